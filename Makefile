@@ -1,0 +1,13 @@
+# Convenience wrappers; ./dev.sh is the real entry point (it also works
+# where make is not installed yet).
+.PHONY: run test setup build format
+run:
+	./dev.sh run
+test:
+	./dev.sh test
+setup:
+	./dev.sh setup
+build:
+	./dev.sh build
+format:
+	find core prune encode solver interpret cli bench tests -name '*.[ch]' | xargs clang-format -i

@@ -1,0 +1,167 @@
+/* The history model: sessions, transactions and operations, as recorded by a
+ * database tester, in compact arrays.
+ *
+ * Layout (after psi_builder_finish):
+ *   txns[0] is the implicit initial transaction: it writes the initial value
+ *   of every key and precedes every session's first transaction. It has no
+ *   materialized operations (n_ops == 0) and session == PSI_NO_SESSION.
+ *   Session s owns txns[sessions[s].first_txn .. + n_txns), in session order;
+ *   sessions are sorted by external id.
+ *   Transaction t owns ops[txns[t].first_op .. + n_ops), in program order.
+ *   Keys are interned: op.key is a dense index into keys[] (external keys).
+ *
+ * Ownership: a psi_history is created by psi_builder_finish (or a reader)
+ * and owns every array in it; psi_history_free releases all of it. Nothing
+ * inside points into the input buffer. */
+#ifndef PSI_CORE_HISTORY_H
+#define PSI_CORE_HISTORY_H
+
+#include "core/diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PSI_NO_SESSION UINT32_MAX
+#define PSI_INIT_TXN   0u
+
+/* Model limits: op and txn indices are 32-bit to keep arrays compact. */
+#define PSI_MAX_TXNS (UINT32_MAX - 1u)
+#define PSI_MAX_OPS  (UINT32_MAX - 1u)
+
+typedef enum psi_op_kind { PSI_OP_READ = 0, PSI_OP_WRITE = 1 } psi_op_kind;
+
+enum psi_op_flags {
+    /* A read that observed the key's initial value (0 in text/dbcop, nil in
+     * EDN, the 0xbebeebee/0xdeadbeef writer in Cobra). value is 0. */
+    PSI_OPF_INIT = 1u << 0,
+    /* A list-append read: the whole observed list is in hist->lists (see
+     * psi_history_list). value is the last element (or 0 with PSI_OPF_INIT
+     * when the list is empty). */
+    PSI_OPF_LIST = 1u << 1,
+    /* A write that is a list append (EDN :append), for conversion back. */
+    PSI_OPF_APPEND = 1u << 2,
+};
+
+typedef struct psi_op {
+    uint64_t value; /* value read or written (unique per key among writes) */
+    uint32_t key;   /* dense key index into psi_history.keys */
+    uint8_t kind;   /* psi_op_kind */
+    uint8_t flags;  /* psi_op_flags */
+    uint16_t reserved;
+} psi_op;
+
+typedef enum psi_txn_status {
+    PSI_TXN_COMMITTED = 0,
+    PSI_TXN_ABORTED = 1,
+    PSI_TXN_UNKNOWN = 2, /* indeterminate (EDN :info); see psi_check_resolve_unknown */
+} psi_txn_status;
+
+typedef struct psi_txn {
+    uint64_t id;       /* external transaction id, as given (or assigned by the reader) */
+    uint64_t src;      /* where it starts in the input: line (text formats) or byte offset */
+    uint32_t session;  /* dense session index, PSI_NO_SESSION for the initial transaction */
+    uint32_t pos;      /* 0-based position in its session */
+    uint32_t first_op; /* index of its first operation in ops[] */
+    uint32_t n_ops;
+    uint8_t status; /* psi_txn_status */
+} psi_txn;
+
+typedef struct psi_session {
+    uint64_t id;        /* external session id */
+    uint32_t first_txn; /* index of its first transaction in txns[] */
+    uint32_t n_txns;
+} psi_session;
+
+/* An observed list of a list-append read: vals[first .. first+len). */
+typedef struct psi_list_read {
+    uint32_t op; /* the read operation */
+    uint32_t len;
+    uint64_t first; /* index into psi_history.list_vals */
+} psi_list_read;
+
+typedef enum psi_format {
+    PSI_FMT_AUTO = 0,
+    PSI_FMT_TEXT,
+    PSI_FMT_DBCOP,
+    PSI_FMT_COBRA,
+    PSI_FMT_EDN,
+} psi_format;
+
+/* dbcop header fields, kept so a dbcop file converts back with its header. */
+typedef struct psi_dbcop_meta {
+    uint64_t id, n_sessions, n_vars, n_txns, n_evts;
+    char *info, *start, *end; /* owned, NUL-terminated; may be NULL */
+} psi_dbcop_meta;
+
+typedef struct psi_history {
+    psi_session *sessions;
+    uint32_t n_sessions;
+    psi_txn *txns; /* txns[0] is the initial transaction */
+    uint32_t n_txns;
+    psi_op *ops;
+    uint32_t n_ops;
+    uint64_t *keys; /* external key of each dense key */
+    uint32_t n_keys;
+    psi_list_read *list_reads; /* sorted by op */
+    uint32_t n_list_reads;
+    uint64_t *list_vals;
+    uint64_t n_list_vals;
+    psi_format format; /* what it was read from */
+    char *source;      /* path it was read from (owned) */
+    psi_dbcop_meta dbcop;
+} psi_history;
+
+void psi_history_free(psi_history *h);
+
+static inline const psi_op *psi_txn_ops(const psi_history *h, uint32_t t)
+{
+    return h->ops + h->txns[t].first_op;
+}
+
+/* Index of the transaction that owns op `op` (binary search over txns). */
+uint32_t psi_history_op_txn(const psi_history *h, uint32_t op);
+
+/* The observed list of a PSI_OPF_LIST read, or NULL (and *len = 0). */
+const uint64_t *psi_history_list(const psi_history *h, uint32_t op, uint32_t *len);
+
+/* Bytes owned by the history (arrays only), for statistics. */
+size_t psi_history_bytes(const psi_history *h);
+
+const char *psi_format_name(psi_format f);
+psi_format psi_format_from_name(const char *name); /* PSI_FMT_AUTO if unknown */
+
+/* ---- Building a history (used by the readers and the generator) ----
+ *
+ * Transactions are given one at a time: begin, any number of ops, end.
+ * Sessions may interleave (EDN does). External transaction ids must be
+ * unique in the whole history; the builder refuses a repeat. */
+typedef struct psi_builder psi_builder;
+
+/* source: path used in diagnostics (copied). */
+psi_builder *psi_builder_new(const char *source, psi_format fmt);
+void psi_builder_free(psi_builder *b);
+
+psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_id, uint64_t src,
+                             psi_diag *d);
+psi_status psi_builder_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_t value,
+                          unsigned flags, psi_diag *d);
+/* A list-append read observing vals[0..n) (n may be 0: the initial empty list). */
+psi_status psi_builder_list_read(psi_builder *b, uint64_t key, const uint64_t *vals, uint32_t n,
+                                 psi_diag *d);
+psi_status psi_builder_end(psi_builder *b, psi_txn_status st, psi_diag *d);
+/* Drops the transaction begun last (e.g. an EDN :info nobody may observe). */
+void psi_builder_discard(psi_builder *b);
+
+/* Ownership of `meta`'s strings passes to the builder. */
+void psi_builder_set_dbcop_meta(psi_builder *b, psi_dbcop_meta *meta);
+
+/* Number of transactions/operations given so far (for readers' limits). */
+uint32_t psi_builder_n_txns(const psi_builder *b);
+uint32_t psi_builder_n_ops(const psi_builder *b);
+
+/* Finishes and frees the builder (also on failure). On success *out owns the
+ * new history. */
+psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d);
+
+#endif

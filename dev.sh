@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One entry point for people and CI, on a fresh Debian 12 machine:
+#   ./dev.sh run    install what is missing, build (Release), check the built-in example
+#   ./dev.sh test   install what is missing, build with ASan+UBSan, run every test (CTest)
+#   ./dev.sh setup  only install what is missing
+#   ./dev.sh build  only build the Release binary (build/release/polysi-solve)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian packages needed to build and test. graphviz renders --dot output in
+# tests; minisat is the reference solver the solver tests and benchmarks use.
+PKGS_BUILD=(build-essential cmake libjudy-dev)
+PKGS_TEST=(libcmocka-dev graphviz minisat clang libclang-rt-14-dev)
+
+missing_pkgs() {
+    local p out=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out+=("$p")
+    done
+    echo "${out[@]:-}"
+}
+
+setup() {
+    local want=("${PKGS_BUILD[@]}")
+    [ "${1:-}" = test ] && want+=("${PKGS_TEST[@]}")
+    local miss
+    miss=$(missing_pkgs "${want[@]}")
+    [ -z "$miss" ] && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "dev.sh: installing $miss"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $miss >/dev/null
+    else
+        echo "dev.sh: missing Debian packages: $miss" >&2
+        echo "dev.sh: install them with: sudo apt-get install -y $miss" >&2
+        exit 2
+    fi
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }
+
+build_release() {
+    cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
+    cmake --build build/release -j"$(jobs)" --target polysi-solve
+}
+
+case "${1:-}" in
+setup)
+    setup test
+    ;;
+build)
+    setup
+    build_release
+    ;;
+run)
+    setup
+    build_release
+    echo "== polysi-solve check --isolation si examples/lost-update.txt"
+    set +e
+    build/release/polysi-solve check --isolation si examples/lost-update.txt
+    rc=$?
+    set -e
+    echo "== exit code $rc (0 accept, 1 reject, 2 error)"
+    [ "$rc" -le 1 ] || exit "$rc"
+    ;;
+test)
+    setup test
+    cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DPSI_SANITIZE=ON -DPSI_TESTS=ON >/dev/null
+    cmake --build build/asan -j"$(jobs)"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir build/asan --output-on-failure -j"$(jobs)"
+    ;;
+*)
+    echo "usage: ./dev.sh run|test|setup|build" >&2
+    exit 2
+    ;;
+esac

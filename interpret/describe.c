@@ -1,0 +1,49 @@
+/* Naming transactions and operations for reports (see describe.h). */
+#include "interpret/describe.h"
+
+#include <stdio.h>
+
+void psi_fmt_txn(const psi_history *h, uint32_t t, char *buf, size_t n)
+{
+    if (t == PSI_INIT_TXN || t >= h->n_txns) {
+        snprintf(buf, n, "(init)");
+        return;
+    }
+    const psi_txn *tx = &h->txns[t];
+    snprintf(buf, n, "(%llu,%llu)", (unsigned long long)h->sessions[tx->session].id,
+             (unsigned long long)tx->id);
+}
+
+void psi_fmt_op(const psi_history *h, uint32_t op, char *buf, size_t n)
+{
+    const psi_op *o = &h->ops[op];
+    unsigned long long key = (unsigned long long)h->keys[o->key];
+    if (o->kind == PSI_OP_WRITE) {
+        snprintf(buf, n, "%s(%llu,%llu)", (o->flags & PSI_OPF_APPEND) ? "append" : "w", key,
+                 (unsigned long long)o->value);
+        return;
+    }
+    if (o->flags & PSI_OPF_LIST) {
+        uint32_t len;
+        const uint64_t *v = psi_history_list(h, op, &len);
+        int k = snprintf(buf, n, "r(%llu,[", key);
+        size_t used = k > 0 ? (size_t)k : 0;
+        for (uint32_t i = 0; i < len && used < n; i++) {
+            if (i == 6 && len > 8) {
+                k = snprintf(buf + used, n - used, "%s... %u more", i ? " " : "", len - i - 1);
+                used += k > 0 ? (size_t)k : 0;
+                i = len - 2;
+                continue;
+            }
+            k = snprintf(buf + used, n - used, "%s%llu", i ? " " : "", (unsigned long long)v[i]);
+            used += k > 0 ? (size_t)k : 0;
+        }
+        if (used < n)
+            snprintf(buf + used, n - used, "])");
+        return;
+    }
+    if (o->flags & PSI_OPF_INIT)
+        snprintf(buf, n, "r(%llu,init)", key);
+    else
+        snprintf(buf, n, "r(%llu,%llu)", key, (unsigned long long)o->value);
+}

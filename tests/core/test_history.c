@@ -1,0 +1,137 @@
+/* The history builder: grouping by session, ordering, limits, ownership. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/history.h"
+
+#include <string.h>
+
+static void test_groups_sessions_and_keeps_order(void **state)
+{
+    (void)state;
+    psi_diag d;
+    psi_builder *b = psi_builder_new("mem", PSI_FMT_TEXT);
+    assert_non_null(b);
+    /* Interleaved sessions 7 and 3; session 3 must come first (sorted ids). */
+    assert_int_equal(psi_builder_begin(b, 7, 100, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 42, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 3, 200, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 42, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 9, 0, PSI_OPF_INIT, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 7, 101, 3, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+
+    assert_int_equal(h->n_sessions, 2);
+    assert_int_equal(h->n_txns, 4);
+    assert_int_equal(h->n_ops, 3);
+    assert_int_equal(h->n_keys, 2);
+    assert_int_equal(h->sessions[0].id, 3);
+    assert_int_equal(h->sessions[0].first_txn, 1);
+    assert_int_equal(h->sessions[0].n_txns, 1);
+    assert_int_equal(h->sessions[1].id, 7);
+    assert_int_equal(h->sessions[1].first_txn, 2);
+    assert_int_equal(h->sessions[1].n_txns, 2);
+    assert_int_equal(h->txns[0].session, PSI_NO_SESSION);
+    assert_int_equal(h->txns[1].id, 200);
+    assert_int_equal(h->txns[1].status, PSI_TXN_ABORTED);
+    assert_int_equal(h->txns[2].id, 100);
+    assert_int_equal(h->txns[2].pos, 0);
+    assert_int_equal(h->txns[3].id, 101);
+    assert_int_equal(h->txns[3].pos, 1);
+    assert_int_equal(h->txns[3].n_ops, 0);
+    const psi_op *r = psi_txn_ops(h, 1);
+    assert_int_equal(h->keys[r[0].key], 42);
+    assert_int_equal(r[0].value, 5);
+    assert_true(r[1].flags & PSI_OPF_INIT);
+    assert_int_equal(psi_history_op_txn(h, 0), 2);
+    assert_int_equal(psi_history_op_txn(h, 2), 1);
+    assert_true(psi_history_bytes(h) > 0);
+    psi_history_free(h);
+}
+
+static void test_refuses_repeated_txn_id(void **state)
+{
+    (void)state;
+    psi_diag d;
+    psi_builder *b = psi_builder_new("dup.txt", PSI_FMT_TEXT);
+    assert_int_equal(psi_builder_begin(b, 1, 9, 4, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 2, 9, 8, &d), PSI_ERR_INPUT);
+    assert_non_null(strstr(d.msg, "dup.txt"));
+    assert_non_null(strstr(d.msg, "transaction id 9"));
+    psi_builder_free(b);
+}
+
+static void test_list_reads_and_discard(void **state)
+{
+    (void)state;
+    psi_diag d;
+    psi_builder *b = psi_builder_new("l.edn", PSI_FMT_EDN);
+    uint64_t vals[] = {4, 8, 15};
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 5, vals, 3, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 6, NULL, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    /* A transaction that is given and then discarded leaves no trace. */
+    assert_int_equal(psi_builder_begin(b, 1, 2, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 5, vals, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 5, 16, PSI_OPF_APPEND, &d), PSI_OK);
+    psi_builder_discard(b);
+    assert_int_equal(psi_builder_begin(b, 1, 2, 3, &d), PSI_OK); /* id reusable */
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    assert_int_equal(h->n_ops, 2);
+    assert_int_equal(h->n_list_reads, 2);
+    assert_int_equal(h->n_list_vals, 3);
+    uint32_t len;
+    const uint64_t *l = psi_history_list(h, 0, &len);
+    assert_int_equal(len, 3);
+    assert_int_equal(l[2], 15);
+    assert_int_equal(h->ops[0].value, 15);
+    psi_history_list(h, 1, &len);
+    assert_int_equal(len, 0);
+    assert_true(h->ops[1].flags & PSI_OPF_INIT);
+    psi_history_free(h);
+}
+
+static void test_unfinished_transaction_is_an_error(void **state)
+{
+    (void)state;
+    psi_diag d;
+    psi_builder *b = psi_builder_new("cut.txt", PSI_FMT_TEXT);
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_ERR_SYNTAX);
+    assert_null(h);
+    assert_non_null(strstr(d.msg, "cut.txt"));
+}
+
+static void test_format_names(void **state)
+{
+    (void)state;
+    assert_int_equal(psi_format_from_name("dbcop"), PSI_FMT_DBCOP);
+    assert_int_equal(psi_format_from_name("edn"), PSI_FMT_EDN);
+    assert_int_equal(psi_format_from_name("nope"), PSI_FMT_AUTO);
+    assert_string_equal(psi_format_name(PSI_FMT_COBRA), "cobra");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_groups_sessions_and_keeps_order),
+        cmocka_unit_test(test_refuses_repeated_txn_id),
+        cmocka_unit_test(test_list_reads_and_discard),
+        cmocka_unit_test(test_unfinished_transaction_is_an_error),
+        cmocka_unit_test(test_format_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
