@@ -1,0 +1,70 @@
+/* An independent brute-force oracle for tiny histories: decides SI and SER
+ * straight from the definitions (Theorem 6 of the PolySI paper) by trying
+ * every version order. It shares no code with core/ prune/ encode/ solver/
+ * (it only reads psi_history's fields), so differential tests can trust it
+ * as a second opinion. Exponential by design: it refuses histories whose
+ * number of version orders exceeds ORACLE_MAX_ORDERS.
+ *
+ * Semantics (the contract the product must match):
+ *  - T0, the implicit initial transaction, writes every key's initial value
+ *    (value 0 / PSI_OPF_INIT reads) and precedes every session's first
+ *    transaction; it is first in every key's version order.
+ *  - Committed transactions take part; an UNKNOWN one takes part iff a
+ *    transaction that takes part reads one of its writes (transitively);
+ *    ABORTED ones never do.
+ *  - Rejected under both SI and SER, before any graph: INT violations,
+ *    aborted reads (G1a), intermediate reads (G1b), reads of values nobody
+ *    wrote, and an external read of a value its own transaction writes later.
+ *  - Input errors (ORACLE_INVALID): a value written twice to one key, a
+ *    write of the initial value 0, list-append histories. */
+#ifndef PSI_TESTS_ORACLE_H
+#define PSI_TESTS_ORACLE_H
+
+#include "core/history.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Refuse when the product over keys of (number of writers)! exceeds this. */
+#define ORACLE_MAX_ORDERS 2000000u
+/* Refuse when more transactions than this take part. */
+#define ORACLE_MAX_TXNS 1024u
+
+typedef enum oracle_verdict {
+    ORACLE_ACCEPT,
+    ORACLE_REJECT,
+    ORACLE_INVALID,
+    ORACLE_TOO_BIG,
+} oracle_verdict;
+
+typedef enum oracle_reason {
+    ORACLE_WHY_NONE,              /* accepted */
+    ORACLE_WHY_INT,               /* internal read disagrees with the txn's own past */
+    ORACLE_WHY_ABORTED_READ,      /* G1a */
+    ORACLE_WHY_INTERMEDIATE_READ, /* G1b */
+    ORACLE_WHY_NO_WRITER,         /* read of a value nobody wrote */
+    ORACLE_WHY_FUTURE_READ,       /* external read of the txn's own later write */
+    ORACLE_WHY_CYCLE,             /* every version order has a forbidden cycle */
+    ORACLE_WHY_DUPLICATE_WRITE,   /* invalid: value written twice to a key */
+    ORACLE_WHY_ZERO_WRITE,        /* invalid: write of the initial value 0 */
+    ORACLE_WHY_LIST,              /* invalid: list-append reads are not supported */
+    ORACLE_WHY_BOUND,             /* too big */
+} oracle_reason;
+
+typedef struct oracle_result {
+    oracle_verdict verdict;
+    oracle_reason why;
+    uint32_t txn;          /* a transaction involved in a graph-free anomaly */
+    uint64_t orders;       /* number of version-order choices in the space */
+    uint64_t orders_tried; /* how many were examined */
+} oracle_result;
+
+/* ser: check serializability; otherwise snapshot isolation. */
+oracle_verdict oracle_check(const psi_history *h, bool ser);
+/* Same, with details in *res (may be NULL). */
+oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *res);
+
+const char *oracle_verdict_name(oracle_verdict v);
+const char *oracle_reason_name(oracle_reason r);
+
+#endif
