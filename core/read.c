@@ -1,0 +1,342 @@
+/* Entry point of the readers: format detection, whole-file input, and the
+ * output file the writers share.
+ *
+ * psi_read_history picks a format (given, or guessed by psi_detect_format),
+ * loads the file with one read into one buffer and hands it to the format's
+ * *_buf reader; Cobra directories are read by psi_read_cobra_dir. Nothing
+ * here knows a format's syntax. */
+#include "core/read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- Input ---- */
+
+psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
+    }
+    /* Regular files are read in one go into a buffer of their exact size;
+     * pipes and devices grow the buffer as data arrives. */
+    if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= SIZE_MAX / 2) {
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+    }
+    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
+    char *p = malloc(cap);
+    if (!p) {
+        close(fd);
+        return psi_diag_nomem(d, "loading the input file");
+    }
+    size_t n = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            /* Full: probe for EOF before growing, so a regular file read in
+             * one go is never copied into a doubled buffer. */
+            char probe;
+            ssize_t k = read(fd, &probe, 1);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k == 0)
+                break;
+            if (k < 0) {
+                int e = errno;
+                free(p);
+                close(fd);
+                return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+            }
+            if (cap > SIZE_MAX / 2) {
+                free(p);
+                close(fd);
+                return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+            }
+            char *q = realloc(p, cap * 2);
+            if (!q) {
+                free(p);
+                close(fd);
+                return psi_diag_nomem(d, "loading the input file");
+            }
+            p = q;
+            cap *= 2;
+            p[n++] = probe;
+            continue;
+        }
+        ssize_t k = read(fd, p + n, cap - 1 - n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(p);
+            close(fd);
+            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    p[n] = '\0';
+    *buf = p;
+    *len = n;
+    return PSI_OK;
+}
+
+/* ---- Format detection ---- */
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static psi_format format_from_extension(const char *path)
+{
+    if (has_suffix(path, ".edn"))
+        return PSI_FMT_EDN;
+    if (has_suffix(path, ".txt"))
+        return PSI_FMT_TEXT;
+    if (has_suffix(path, ".bincode"))
+        return PSI_FMT_DBCOP;
+    if (has_suffix(path, ".log"))
+        return PSI_FMT_COBRA;
+    return PSI_FMT_AUTO;
+}
+
+static bool is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Sniffs the first bytes. Text and EDN are recognized only when the sample
+ * holds no NUL byte: every binary format here has NULs in its first bytes
+ * (dbcop's little-endian u64 header, Cobra's big-endian txn id). */
+static psi_format format_from_content(const unsigned char *s, size_t n)
+{
+    if (memchr(s, 0, n))
+        return PSI_FMT_AUTO;
+    size_t i = 0;
+    while (i < n && is_blank(s[i]))
+        i++;
+    if (i == n)
+        return PSI_FMT_AUTO;
+    if (s[i] == '{' || s[i] == '[')
+        return PSI_FMT_EDN;
+    if (s[i] == '#')
+        return PSI_FMT_TEXT;
+    if (s[i] == 'r' || s[i] == 'w') {
+        size_t j = i + 1;
+        while (j < n && (s[j] == ' ' || s[j] == '\t'))
+            j++;
+        if (j < n && s[j] == '(')
+            return PSI_FMT_TEXT;
+    }
+    return PSI_FMT_AUTO;
+}
+
+psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
+{
+    *fmt = PSI_FMT_AUTO;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) {
+        *fmt = PSI_FMT_COBRA;
+        return PSI_OK;
+    }
+    unsigned char sample[4096];
+    size_t n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    while (n < sizeof sample) {
+        ssize_t k = read(fd, sample + n, sizeof sample - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int e = errno;
+            close(fd);
+            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+
+    psi_format by_content = format_from_content(sample, n);
+    psi_format by_ext = format_from_extension(path);
+    if (by_content != PSI_FMT_AUTO)
+        *fmt = by_content;
+    else if (by_ext != PSI_FMT_AUTO)
+        *fmt = by_ext; /* binary or empty: trust the name (.log = one Cobra log) */
+    else
+        *fmt = PSI_FMT_DBCOP; /* the one format without a recognizable start */
+    return PSI_OK;
+}
+
+/* ---- Dispatch ---- */
+
+psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_history **out,
+                            psi_diag *d)
+{
+    *out = NULL;
+    psi_format fmt = opts ? opts->format : PSI_FMT_AUTO;
+    uint64_t max_ops = opts ? opts->max_ops : 0;
+    psi_status st;
+    if (fmt == PSI_FMT_AUTO) {
+        st = psi_detect_format(path, &fmt, d);
+        if (st != PSI_OK)
+            return st;
+    }
+    if (fmt == PSI_FMT_COBRA) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return psi_read_cobra_dir(path, max_ops, out, d);
+    }
+
+    char *buf;
+    size_t len;
+    st = psi_read_file(path, &buf, &len, d);
+    if (st != PSI_OK)
+        return st;
+    switch (fmt) {
+    case PSI_FMT_TEXT:
+        st = psi_read_text_buf(path, buf, len, max_ops, out, d);
+        break;
+    case PSI_FMT_DBCOP:
+        st = psi_read_dbcop_buf(path, (const unsigned char *)buf, len, max_ops, out, d);
+        break;
+    case PSI_FMT_COBRA:
+        st = psi_read_cobra_buf(path, (const unsigned char *)buf, len, max_ops, out, d);
+        break;
+    case PSI_FMT_EDN:
+        st = psi_read_edn_buf(path, buf, len, max_ops, out, d);
+        break;
+    case PSI_FMT_AUTO:
+    default:
+        st = psi_diag_set(d, PSI_ERR_USAGE, "%s: no history format given", path);
+        break;
+    }
+    free(buf);
+    return st;
+}
+
+/* ---- Output ---- */
+
+struct psi_out {
+    int fd;
+    bool in_place; /* writing straight to path (stdout, device, FIFO) */
+    int err;       /* first errno of a failed write, 0 if none */
+    char *path;
+    char *tmp; /* temporary file renamed over path on commit */
+};
+
+psi_out *psi_out_open(const char *path, psi_diag *d)
+{
+    psi_out *o = calloc(1, sizeof *o);
+    if (!o || !(o->path = strdup(path))) {
+        free(o);
+        psi_diag_nomem(d, "opening the output");
+        return NULL;
+    }
+    struct stat sb;
+    if (strcmp(path, "-") == 0) {
+        o->fd = STDOUT_FILENO;
+        o->in_place = true;
+        return o;
+    }
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        if (S_ISDIR(sb.st_mode)) {
+            psi_diag_set(d, PSI_ERR_IO, "%s: cannot write: %s", path, strerror(EISDIR));
+            goto fail;
+        }
+        o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (o->fd < 0) {
+            psi_diag_set(d, PSI_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+            goto fail;
+        }
+        o->in_place = true;
+        return o;
+    }
+    size_t n = strlen(path);
+    o->tmp = malloc(n + sizeof ".tmpXXXXXX");
+    if (!o->tmp) {
+        psi_diag_nomem(d, "opening the output");
+        goto fail;
+    }
+    memcpy(o->tmp, path, n);
+    memcpy(o->tmp + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        psi_diag_set(d, PSI_ERR_IO, "%s: cannot create a temporary file beside it: %s", path,
+                     strerror(errno));
+        goto fail;
+    }
+    /* mkstemp makes the file 0600; give it the mode a plain open would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(o->fd, 0666 & ~mask);
+    return o;
+fail:
+    free(o->tmp);
+    free(o->path);
+    free(o);
+    return NULL;
+}
+
+void psi_out_write(psi_out *o, const void *bytes, size_t n)
+{
+    const char *p = bytes;
+    while (n && !o->err) {
+        ssize_t k = write(o->fd, p, n);
+        if (k < 0) {
+            if (errno != EINTR)
+                o->err = errno;
+            continue;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d)
+{
+    psi_status st = PSI_OK;
+    if (!o)
+        return PSI_OK;
+    if (commit && !o->err && !o->in_place && fsync(o->fd) != 0)
+        o->err = errno;
+    if (o->fd != STDOUT_FILENO && close(o->fd) != 0 && !o->err)
+        o->err = errno;
+    if (commit && o->err)
+        st = psi_diag_set(d, PSI_ERR_IO, "%s: write failed: %s", o->path, strerror(o->err));
+    if (o->tmp) {
+        if (commit && st == PSI_OK && rename(o->tmp, o->path) != 0)
+            st = psi_diag_set(d, PSI_ERR_IO, "%s: cannot replace it with %s: %s", o->path, o->tmp,
+                              strerror(errno));
+        if (!commit || st != PSI_OK)
+            (void)unlink(o->tmp);
+    }
+    free(o->tmp);
+    free(o->path);
+    free(o);
+    return st;
+}

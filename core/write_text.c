@@ -1,0 +1,111 @@
+/* Writer of the PolySI text format (formats.md §1): one operation per line,
+ * `r(KEY,VALUE,SESSION,TXN)` / `w(...)`, session by session (sorted by id),
+ * each session's transactions in order, each transaction's operations in
+ * program order, with the history's own session and transaction ids.
+ *
+ * The format expresses only committed register histories whose written
+ * values are non-zero, so histories with aborted or unknown transactions,
+ * list-append operations or writes of 0 are refused with a diagnostic
+ * rather than converted lossily. Reads of the initial value are written
+ * with value 0. Transactions without operations have no line to live on and
+ * are left out (they take part in no dependency).
+ *
+ * Reading the output back with psi_read_text_buf gives the same sessions,
+ * transactions (ids, order, status) and operations. */
+#include "core/read.h"
+
+#include <string.h>
+
+static const char *status_name(uint8_t st)
+{
+    return st == PSI_TXN_ABORTED ? "aborted" : st == PSI_TXN_UNKNOWN ? "of unknown outcome" : "";
+}
+
+/* Refuses what the text format cannot say. */
+static psi_status check_expressible(const psi_history *h, const char *path, psi_diag *d)
+{
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        uint64_t sid = h->sessions[tx->session].id;
+        if (tx->status != PSI_TXN_COMMITTED)
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as text: transaction %llu (session %llu) is "
+                                "%s, and the text format has only committed transactions",
+                                path, (unsigned long long)tx->id, (unsigned long long)sid,
+                                status_name(tx->status));
+        const psi_op *ops = psi_txn_ops(h, t);
+        for (uint32_t i = 0; i < tx->n_ops; i++) {
+            if (ops[i].flags & (PSI_OPF_LIST | PSI_OPF_APPEND))
+                return psi_diag_set(d, PSI_ERR_INPUT,
+                                    "%s: cannot write as text: transaction %llu (session %llu) "
+                                    "has a list-append operation on key %llu; the text format "
+                                    "has only register reads and writes",
+                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
+                                    (unsigned long long)h->keys[ops[i].key]);
+            if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0)
+                return psi_diag_set(d, PSI_ERR_INPUT,
+                                    "%s: cannot write as text: transaction %llu (session %llu) "
+                                    "writes value 0 to key %llu, which the text format reserves "
+                                    "for the initial value",
+                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
+                                    (unsigned long long)h->keys[ops[i].key]);
+        }
+    }
+    return PSI_OK;
+}
+
+/* Decimal digits of x at p; returns the end. */
+static char *put_u64(char *p, uint64_t x)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
+{
+    psi_status st = check_expressible(h, path, d);
+    if (st != PSI_OK)
+        return st;
+    psi_out *o = psi_out_open(path, d);
+    if (!o)
+        return d ? d->status : PSI_ERR_IO;
+    enum { BUF = 1 << 16, LINE_MAX_BYTES = 4 + 4 * 21 + 1 };
+    _Static_assert(BUF > LINE_MAX_BYTES, "buffer holds a line");
+    char buf[BUF];
+    size_t n = 0;
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+            const psi_txn *tx = &h->txns[t];
+            const psi_op *ops = psi_txn_ops(h, t);
+            for (uint32_t i = 0; i < tx->n_ops; i++) {
+                if (n > BUF - LINE_MAX_BYTES) {
+                    psi_out_write(o, buf, n);
+                    n = 0;
+                }
+                char *p = buf + n;
+                *p++ = ops[i].kind == PSI_OP_WRITE ? 'w' : 'r';
+                *p++ = '(';
+                p = put_u64(p, h->keys[ops[i].key]);
+                *p++ = ',';
+                p = put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value);
+                *p++ = ',';
+                p = put_u64(p, se->id);
+                *p++ = ',';
+                p = put_u64(p, tx->id);
+                *p++ = ')';
+                *p++ = '\n';
+                n = (size_t)(p - buf);
+            }
+        }
+    }
+    psi_out_write(o, buf, n);
+    return psi_out_close(o, true, d);
+}
