@@ -1,0 +1,176 @@
+/* Writer for Jepsen / Elle EDN histories (formats.md §4), the inverse of
+ * read_edn.c. Each transaction becomes an :invoke line followed by its
+ * completion, because Elle expects invoke/complete pairs:
+ *     {:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 3]], :process 2}
+ *     {:type :ok, :f :txn, :value [[:r 1 5] [:w 1 3]], :process 2, :index 7}
+ * The invoke carries the writes and nil for every read (what a client knows
+ * before running it); the completion carries the values read and its status
+ * (:ok committed, :fail aborted, :info unknown) and the transaction id as
+ * :index (the invoke has none, so ids read back unchanged). Sessions become
+ * processes; transactions are written session by session in session order,
+ * so reading back gives the same sessions and the same order.
+ * Micro-ops: [:r k v] ([:r k nil] for an initial-value read), [:w k v],
+ * [:append k v] for PSI_OPF_APPEND writes, [:r k [v1 ... vn]] for list reads.
+ * What does not survive a round trip, by the reader's rules: reads of :info
+ * transactions, and initial-value (nil) reads of :fail transactions.
+ * On failure a partial regular file is removed. */
+#include "core/read.h"
+
+#include "core/vec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* One output line, grown as needed. */
+typedef struct edn_line {
+    char *buf;
+    size_t n, cap;
+    bool nomem;
+} edn_line;
+
+static void put(edn_line *l, const char *s, size_t n)
+{
+    if (l->nomem || !psi_grow((void **)&l->buf, &l->cap, l->n + n, 1)) {
+        l->nomem = true;
+        return;
+    }
+    memcpy(l->buf + l->n, s, n);
+    l->n += n;
+}
+
+static void puts_(edn_line *l, const char *s)
+{
+    put(l, s, strlen(s));
+}
+
+static void put_u64(edn_line *l, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(l, tmp + i, sizeof tmp - i);
+}
+
+/* The micro-ops of transaction t; reads as nil when `invoke`. */
+static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
+{
+    const psi_txn *tx = &h->txns[t];
+    puts_(l, "[");
+    for (uint32_t i = 0; i < tx->n_ops; i++) {
+        uint32_t o = tx->first_op + i;
+        const psi_op *op = &h->ops[o];
+        if (i)
+            puts_(l, " ");
+        if (op->kind == PSI_OP_WRITE) {
+            puts_(l, op->flags & PSI_OPF_APPEND ? "[:append " : "[:w ");
+            put_u64(l, h->keys[op->key]);
+            puts_(l, " ");
+            put_u64(l, op->value);
+            puts_(l, "]");
+            continue;
+        }
+        puts_(l, "[:r ");
+        put_u64(l, h->keys[op->key]);
+        if (invoke) {
+            puts_(l, " nil]");
+        } else if (op->flags & PSI_OPF_LIST) {
+            uint32_t n;
+            const uint64_t *vals = psi_history_list(h, o, &n);
+            puts_(l, " [");
+            for (uint32_t j = 0; j < n; j++) {
+                if (j)
+                    puts_(l, " ");
+                put_u64(l, vals[j]);
+            }
+            puts_(l, "]]");
+        } else if (op->flags & PSI_OPF_INIT) {
+            puts_(l, " nil]");
+        } else {
+            puts_(l, " ");
+            put_u64(l, op->value);
+            puts_(l, "]");
+        }
+    }
+    puts_(l, "]");
+}
+
+static const char *status_keyword(uint8_t st)
+{
+    switch ((psi_txn_status)st) {
+    case PSI_TXN_COMMITTED:
+        return ":ok";
+    case PSI_TXN_ABORTED:
+        return ":fail";
+    case PSI_TXN_UNKNOWN:
+        return ":info";
+    }
+    return ":info";
+}
+
+/* Removes a partial output, but never anything that is not a regular file
+ * (writing to a device or a pipe is the caller's business). */
+static void remove_partial(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        remove(path);
+}
+
+static psi_status fail_io(FILE *f, const char *path, const char *what, int err, psi_diag *d)
+{
+    if (f)
+        fclose(f);
+    remove_partial(path);
+    return psi_diag_set(d, PSI_ERR_IO, "%s: cannot %s: %s", path, what, strerror(err));
+}
+
+psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    edn_line l = {0};
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+            l.n = 0;
+            puts_(&l, "{:type :invoke, :f :txn, :value ");
+            put_ops(&l, h, t, true);
+            puts_(&l, ", :process ");
+            put_u64(&l, se->id);
+            puts_(&l, "}\n{:type ");
+            puts_(&l, status_keyword(h->txns[t].status));
+            puts_(&l, ", :f :txn, :value ");
+            put_ops(&l, h, t, false);
+            puts_(&l, ", :process ");
+            put_u64(&l, se->id);
+            puts_(&l, ", :index ");
+            put_u64(&l, h->txns[t].id);
+            puts_(&l, "}\n");
+            if (l.nomem) {
+                free(l.buf);
+                fclose(f);
+                remove_partial(path);
+                return psi_diag_nomem(d, "writing EDN");
+            }
+            if (fwrite(l.buf, 1, l.n, f) != l.n) {
+                int err = errno;
+                free(l.buf);
+                return fail_io(f, path, "write", err, d);
+            }
+        }
+    }
+    free(l.buf);
+    if (fflush(f) != 0 || ferror(f))
+        return fail_io(f, path, "write", errno, d);
+    if (fclose(f) != 0)
+        return fail_io(NULL, path, "close", errno, d);
+    return PSI_OK;
+}

@@ -1,0 +1,470 @@
+/* The EDN reader: rw-register and list-append histories, :ok/:fail/:info
+ * semantics, invoke/completion pairing, transaction ids, the EDN syntax that
+ * appears in Jepsen histories, and every kind of bad input with its exact
+ * place. */
+#include "edn_helpers.h"
+
+static void test_rw_register(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 3]], :process 0, :time 1, :index 0}\n"
+        "{:type :invoke, :f :txn, :value [[:w 2 5]], :process 1, :time 2, :index 1}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 nil] [:w 1 3]], :process 0, :time 3, :index 2}\n"
+        "{:type :ok, :f :txn, :value [[:w 2 5]], :process 1, :time 4, :index 3}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:r 2 nil]], :process 0, :index 4}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 3] [:r 2 5]], :process 0, :index 5}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->format, PSI_FMT_EDN);
+    assert_string_equal(h->source, "t.edn");
+    assert_int_equal(h->n_sessions, 2);
+    assert_int_equal(h->n_txns, 4); /* with the initial transaction */
+    assert_int_equal(h->n_ops, 5);
+    assert_int_equal(h->n_list_reads, 0);
+
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->id, 2); /* the completion's :index */
+    assert_int_equal(t->src, 3);
+    assert_int_equal(t->status, PSI_TXN_COMMITTED);
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 0, PSI_OPF_INIT);
+    edn_assert_op(h, t, 1, PSI_OP_WRITE, 1, 3, 0);
+    t = edn_txn(h, 0, 1);
+    assert_int_equal(t->id, 5);
+    assert_int_equal(t->src, 6);
+    assert_int_equal(t->pos, 1);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 3, 0);
+    edn_assert_op(h, t, 1, PSI_OP_READ, 2, 5, 0);
+    t = edn_txn(h, 1, 0);
+    assert_int_equal(t->id, 3);
+    assert_int_equal(t->src, 4);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 2, 5, 0);
+    psi_history_free(h);
+}
+
+static void test_list_append(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :invoke, :f :txn, :value [[:append 7 1] [:r 7 nil]], :process 3}\n"
+        "{:type :ok, :f :txn, :value [[:append 7 1] [:r 7 [1]]], :process 3}\n"
+        "{:type :invoke, :f :txn, :value [[:r 7 nil] [:r 8 nil] [:r 9 nil]], :process 4}\n"
+        "{:type :ok, :f :txn, :value [[:r 7 [1 2 3]] [:r 8 []] [:r 9 nil]], :process 4}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_list_reads, 3);
+    const psi_txn *t = edn_txn(h, 3, 0);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 7, 1, PSI_OPF_APPEND);
+    edn_assert_op(h, t, 1, PSI_OP_READ, 7, 1, PSI_OPF_LIST);
+    uint32_t n;
+    const uint64_t *vals = psi_history_list(h, t->first_op + 1, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(vals[0], 1);
+
+    t = edn_txn(h, 4, 0);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 7, 3, PSI_OPF_LIST);
+    vals = psi_history_list(h, t->first_op, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(vals[0], 1);
+    assert_int_equal(vals[1], 2);
+    assert_int_equal(vals[2], 3);
+    /* [] is the initial empty list; nil is an initial-value read. */
+    edn_assert_op(h, t, 1, PSI_OP_READ, 8, 0, PSI_OPF_LIST | PSI_OPF_INIT);
+    vals = psi_history_list(h, t->first_op + 1, &n);
+    assert_int_equal(n, 0);
+    edn_assert_op(h, t, 2, PSI_OP_READ, 9, 0, PSI_OPF_INIT);
+    /* No :index anywhere: ids are the completions' line numbers. */
+    assert_int_equal(edn_txn(h, 3, 0)->id, 2);
+    assert_int_equal(edn_txn(h, 4, 0)->id, 4);
+    psi_history_free(h);
+}
+
+static void test_ok_fail_info(void **state)
+{
+    (void)state;
+    const char *text =
+        /* :fail: aborted; the nil read is unknown (dropped), the write kept */
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 1]], :process 0}\n"
+        "{:type :fail, :f :txn, :value [[:r 1 nil] [:w 1 1]], :process 0, :error :abort}\n"
+        /* :info: unknown; every read dropped, even one with a value */
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 2] [:r 2 nil]], :process 1}\n"
+        "{:type :info, :f :txn, :value [[:r 1 nil] [:w 1 2] [:r 2 7]], :process 1}\n"
+        /* :fail with a read that has a value keeps it */
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 3]], :process 2}\n"
+        "{:type :fail, :f :txn, :value [[:r 1 5] [:w 1 3]], :process 2}\n"
+        /* never completed: unknown, from the invoke; reads dropped */
+        "{:type :invoke, :f :txn, :value [[:w 3 9] [:r 3 nil] [:append 4 2]], :process 3}\n"
+        /* :info without :value takes the invoke's micro-ops */
+        "{:type :invoke, :f :txn, :value [[:w 5 1] [:r 6 nil]], :process 5}\n"
+        "{:type :info, :f :txn, :process 5, :error :timeout}\n"
+        /* a committed one, for contrast */
+        "{:type :ok, :f :txn, :value [[:r 1 nil]], :process 6}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_sessions, 6);
+
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->status, PSI_TXN_ABORTED);
+    assert_int_equal(t->n_ops, 1);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 1, 1, 0);
+
+    t = edn_txn(h, 1, 0);
+    assert_int_equal(t->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(t->n_ops, 1);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 1, 2, 0);
+
+    t = edn_txn(h, 2, 0);
+    assert_int_equal(t->status, PSI_TXN_ABORTED);
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 5, 0);
+    edn_assert_op(h, t, 1, PSI_OP_WRITE, 1, 3, 0);
+
+    t = edn_txn(h, 3, 0);
+    assert_int_equal(t->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(t->src, 7); /* the invoke's line */
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 3, 9, 0);
+    edn_assert_op(h, t, 1, PSI_OP_WRITE, 4, 2, PSI_OPF_APPEND);
+
+    t = edn_txn(h, 5, 0);
+    assert_int_equal(t->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(t->src, 9); /* the completion's line */
+    assert_int_equal(t->n_ops, 1);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 5, 1, 0);
+
+    t = edn_txn(h, 6, 0);
+    assert_int_equal(t->status, PSI_TXN_COMMITTED);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 0, PSI_OPF_INIT);
+    psi_history_free(h);
+}
+
+/* Invokes and completions of several processes interleave; each completion
+ * pairs with its own process's invoke, sessions keep invoke order. */
+static void test_interleaved(void **state)
+{
+    (void)state;
+    const char *text = "{:type :invoke, :f :txn, :value [[:w 1 10]], :process 0, :index 0}\n"
+                       "{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 1, :index 1}\n"
+                       "{:type :invoke, :f :txn, :value [[:w 2 20]], :process 2, :index 2}\n"
+                       "{:type :ok, :f :txn, :value [[:r 1 10]], :process 1, :index 3}\n"
+                       "{:type :info, :f :start, :process :nemesis, :index 4, :value nil}\n"
+                       "{:type :invoke, :f :txn, :value [[:r 2 nil]], :process 1, :index 5}\n"
+                       "{:type :ok, :f :txn, :value [[:w 2 20]], :process 2, :index 6}\n"
+                       "{:type :ok, :f :txn, :value [[:w 1 10]], :process 0, :index 7}\n"
+                       "{:type :ok, :f :txn, :value [[:r 2 20]], :process 1, :index 8}\n"
+                       "{:type :invoke, :f :read, :value nil, :process 0, :index 9}\n"
+                       "{:type :ok, :f :read, :value 3, :process 0, :index 10}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_sessions, 3);
+    assert_int_equal(h->n_txns, 5);
+    assert_int_equal(edn_txn(h, 0, 0)->id, 7);
+    edn_assert_op(h, edn_txn(h, 0, 0), 0, PSI_OP_WRITE, 1, 10, 0);
+    assert_int_equal(edn_txn(h, 1, 0)->id, 3);
+    edn_assert_op(h, edn_txn(h, 1, 0), 0, PSI_OP_READ, 1, 10, 0);
+    assert_int_equal(edn_txn(h, 1, 1)->id, 8);
+    edn_assert_op(h, edn_txn(h, 1, 1), 0, PSI_OP_READ, 2, 20, 0);
+    assert_int_equal(edn_txn(h, 2, 0)->id, 6);
+    psi_history_free(h);
+}
+
+/* Histories holding only completions are accepted. */
+static void test_completions_only(void **state)
+{
+    (void)state;
+    const char *text = "{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                       "{:type :ok, :f :txn, :value [[:r 1 1]], :process 0}\n"
+                       "{:type :fail, :f :txn, :value [[:w 1 2]], :process 1}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_txns, 4);
+    assert_int_equal(edn_txn(h, 0, 1)->id, 2);
+    assert_int_equal(edn_txn(h, 1, 0)->status, PSI_TXN_ABORTED);
+    psi_history_free(h);
+}
+
+/* :index gives the ids only when every transaction has one and they are
+ * unique; otherwise line numbers. */
+static void test_ids(void **state)
+{
+    (void)state;
+    psi_history *h;
+    psi_diag d;
+    const char *dup = "{:type :ok, :f :txn, :value [[:w 1 1]], :process 0, :index 4}\n"
+                      "{:type :ok, :f :txn, :value [[:w 1 2]], :process 1, :index 4}\n";
+    assert_int_equal(edn_read(dup, &h, &d), PSI_OK);
+    assert_int_equal(edn_txn(h, 0, 0)->id, 1);
+    assert_int_equal(edn_txn(h, 1, 0)->id, 2);
+    psi_history_free(h);
+
+    const char *partial = "{:type :ok, :f :txn, :value [[:w 1 1]], :process 0, :index 40}\n"
+                          "{:type :ok, :f :txn, :value [[:w 1 2]], :process 1}\n";
+    assert_int_equal(edn_read(partial, &h, &d), PSI_OK);
+    assert_int_equal(edn_txn(h, 0, 0)->id, 1);
+    assert_int_equal(edn_txn(h, 1, 0)->id, 2);
+    psi_history_free(h);
+
+    /* An uncompleted invoke contributes its own :index. */
+    const char *pending = "{:type :invoke, :f :txn, :value [[:w 1 1]], :process 0, :index 9}\n"
+                          "{:type :ok, :f :txn, :value [[:w 1 2]], :process 1, :index 11}\n";
+    assert_int_equal(edn_read(pending, &h, &d), PSI_OK);
+    assert_int_equal(edn_txn(h, 0, 0)->id, 9);
+    assert_int_equal(edn_txn(h, 0, 0)->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(edn_txn(h, 1, 0)->id, 11);
+    psi_history_free(h);
+}
+
+/* EDN as Jepsen writes it: comments, blank lines, commas, records, #object,
+ * sets, strings with escapes, floats, namespaced keywords, huge numbers in
+ * ignored fields, CRLF line ends, characters, #_ discards. */
+static void test_edn_syntax(void **state)
+{
+    (void)state;
+    const char *text =
+        "; a comment line\n"
+        "\n"
+        "   ,,  \n"
+        "#jepsen.history.Op{:index 0, :time 12, :type :invoke, :process 0, :f :txn, "
+        ":value [[:w 1 1]]}\r\n"
+        "{:type :info, :f :txn, :process 0, :index 1, :value [[:w 1 1]], "
+        ":error #object[java.lang.Exception 0x5e1c8f \"boom \\\"quoted\\\" \\u00e9\"], "
+        ":latency 1.5e3, :rate 3/4, :big 123456789012345678901234567890N, "
+        ":set #{1 :a \"s\"}, :inst #inst \"2024-01-01T00:00:00Z\", :ch \\a, :nl \\newline, "
+        ":flag true, :other false, :user/ns-key :some.ns/kw, :neg -5, :hex 0xFF, "
+        ":inf ##Inf, :list (1 2 (3)), :nsmap #:foo{:a 1}, #_ :discarded #_ [1 2] :x 1} ; tail\n"
+        "{:type :ok :f :txn :value [[:r 1 1]] :process 1 :index 2 :empty-map {} :empty-vec []}\n";
+    psi_history *h;
+    psi_diag d;
+    psi_status st = edn_read(text, &h, &d);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(h->n_txns, 3);
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(t->src, 5);
+    assert_int_equal(t->id, 1);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, 1, 1, 0);
+    psi_history_free(h);
+}
+
+/* Keys and values up to 2^64-1; hex and N suffixes are integers. */
+static void test_u64_range(void **state)
+{
+    (void)state;
+    const char *text = "{:type :ok, :f :txn, :value [[:w 18446744073709551615 "
+                       "18446744073709551615N] [:w 0x10 0]], :process 18446744073709551615}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    const psi_txn *t = edn_txn(h, UINT64_MAX, 0);
+    edn_assert_op(h, t, 0, PSI_OP_WRITE, UINT64_MAX, UINT64_MAX, 0);
+    edn_assert_op(h, t, 1, PSI_OP_WRITE, 16, 0, 0);
+    psi_history_free(h);
+}
+
+static void test_max_ops(void **state)
+{
+    (void)state;
+    const char *text = "{:type :ok, :f :txn, :value [[:w 1 1] [:w 2 2]], :process 0}\n"
+                       "{:type :ok, :f :txn, :value [[:w 3 3] [:w 4 4]], :process 0}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(psi_read_edn_buf("t.edn", text, strlen(text), 4, &h, &d), PSI_OK);
+    psi_history_free(h);
+    assert_int_equal(psi_read_edn_buf("t.edn", text, strlen(text), 3, &h, &d), PSI_ERR_LIMIT);
+    assert_null(h);
+    assert_string_equal(d.msg, "t.edn:2:39: more than 3 operations (the configured limit)");
+}
+
+/* ---- bad input: each names the file and the exact line:column ---- */
+
+static void test_empty(void **state)
+{
+    (void)state;
+    edn_expect_error("", PSI_ERR_SYNTAX, "t.edn:1:1: ", "no EDN map");
+    edn_expect_error("\n; only a comment\n\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "no EDN map");
+    edn_expect_error("{:type :info, :f :start, :process :nemesis}\n", PSI_ERR_INPUT,
+                     "t.edn: ", "no transaction");
+}
+
+static void test_truncated(void **state)
+{
+    (void)state;
+    /* the vector [:w 1 opened at column 41 is cut at the line's end, column 46 */
+    edn_expect_error("{:type :ok, :f :txn, :value [[:r 1 nil] [:w 1\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:46: ", "line ends inside a vector opened at column 41 (missing ']')");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                     "{:type :ok, :f :txn",
+                     PSI_ERR_SYNTAX,
+                     "t.edn:2:20: ", "line ends inside a map opened at column 1 (missing '}')");
+    edn_expect_error("{:type :ok, :error \"abc\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:24: ", "line ends inside the string opened at column 20");
+    /* a map cannot close a vector */
+    edn_expect_error("{:type :ok, :value [[:w 1 1], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:41: ", "'}' cannot close a vector opened at column 20");
+    edn_expect_error("{:type :ok, :value [[:w 1 1]]]}\n", PSI_ERR_SYNTAX, "t.edn:1:30: ", "'}");
+    edn_expect_error("{:type :ok, :process}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:21: ", "key without a value");
+    edn_expect_error("{:type :ok, :f #}\n", PSI_ERR_SYNTAX, "t.edn:1:16: ", "unsupported dispatch");
+    edn_expect_error("{:type :ok, :f #tag\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:20: ", "value was expected after the tag at column 16");
+    edn_expect_error("{:type :ok, :s \"bad \\q escape\"}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:21: ", "invalid escape");
+}
+
+static void test_not_a_number(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 :x]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:36: ", "expected an integer value, found a keyword ':x'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:r \"k\" 1]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:34: ", "only integer keys and values");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:r 1 [1 nil]]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:39: ", "expected an integer list element");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 2.5]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:36: ", "found a non-integer number '2.5'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w -1 2]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:34: ", "negative key '-1'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 2]], :process -3}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:50: ", "negative :process '-3'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 2]], :process 1, :index :a}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:60: ", "expected an integer :index");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 12ab]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:36: ", "malformed number '12ab'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 012]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:36: ", "leading zeros");
+}
+
+static void test_not_a_map(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                     "  [:type :ok]\n",
+                     PSI_ERR_SYNTAX, "t.edn:2:3: ", "expected a map");
+    edn_expect_error(":ok\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "found a keyword");
+    edn_expect_error("{:type :ok} {:type :ok}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:13: ", "one map per line");
+    edn_expect_error("{:f :txn, :process 0}\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "no :type");
+    edn_expect_error("{:type :ok, :f :txn, :value []}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:1: ", "no :process");
+    edn_expect_error("{:type :done, :f :txn, :process 1}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:8: ", "unknown :type ':done'");
+    edn_expect_error("{:type :ok, :type :ok}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:13: ", "duplicate key :type");
+    edn_expect_error("{:type :ok, :f :txn, :process 1}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:1: ", "needs a :value");
+    edn_expect_error("{:type :ok, :f :txn, :process 1, :value {:a 1}}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:41: ", "vector of micro-ops");
+    edn_expect_error("{:type :ok, :f :txn, :process 1, :value [:w 1 1]}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:42: ", "expected a micro-op");
+    edn_expect_error("{:type :ok, :f :txn, :process 1, :value [[:w 1]]}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:42: ", "has 2 elements");
+    edn_expect_error("{:type :ok, :f :txn, :process 1, :value [[\"w\" 1 1]]}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:43: ", "starts with :r, :w or :append");
+    edn_expect_error("{:type :ok,\x01 :f :txn, :process 1, :value [[:w 1 1]]}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:12: ", "control character");
+    /* columns count characters, not bytes: 'é' is two bytes, one column */
+    edn_expect_error("{:s \"\xc3\xa9\", :type :ok, :f :txn, :process 1, :value [[:w 1 x]]}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:56: ", "found a symbol 'x'");
+}
+
+static void test_unknown_micro_op(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                     "{:type :ok, :f :txn, :value [[:r 1 1] [:cas 1 [1 2]]], :process 0}\n",
+                     PSI_ERR_INPUT, "t.edn:2:40: ", "unsupported micro-op ':cas'");
+    /* also in an uncompleted invoke, reported at the invoke's line */
+    edn_expect_error("{:type :invoke, :f :txn, :value [[:inc 1 1]], :process 0}\n"
+                     "{:type :ok, :f :txn, :value [[:w 1 1]], :process 1}\n",
+                     PSI_ERR_INPUT, "t.edn:1:35: ", "unsupported micro-op ':inc'");
+}
+
+static void test_overflow(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 18446744073709551616]], :process 0}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:36: ", "does not fit 64 bits");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 99999999999999999999999 1]], :process 0}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:34: ", "integer key '99999999999999999999999'");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0x1FFFFFFFFFFFFFFFF}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:50: ", "does not fit 64 bits");
+}
+
+static void test_process_reinvokes(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :invoke, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                     "{:type :invoke, :f :txn, :value [[:w 1 2]], :process 0}\n",
+                     PSI_ERR_INPUT, "t.edn:2:1: ", "invoked on line 1 has not completed");
+}
+
+static void test_deep_nesting(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    char *text = malloc(n + 64);
+    assert_non_null(text);
+    strcpy(text, "{:type :ok, :x ");
+    size_t k = strlen(text);
+    memset(text + k, '[', n);
+    strcpy(text + k + n, "\n");
+    /* the map is depth 0, the first '[' (column 16) depth 1: the 100th '['
+     * is depth 100, column 115; likewise the 100th #_ (column 16 + 2 * 99) and
+     * the 100th tag (column 16 + 3 * 99) */
+    edn_expect_error(text, PSI_ERR_LIMIT, "t.edn:1:115: ", "nested more than 100 deep");
+    for (size_t i = 0; i < n; i += 2)
+        memcpy(text + k + i, "#_", 2);
+    edn_expect_error(text, PSI_ERR_LIMIT, "t.edn:1:214: ", "nested more than 100 deep");
+    for (size_t i = 0; i + 3 <= n; i += 3)
+        memcpy(text + k + i, "#a ", 3);
+    edn_expect_error(text, PSI_ERR_LIMIT, "t.edn:1:313: ", "nested more than 100 deep");
+    free(text);
+}
+
+/* Every prefix of a valid history either reads or fails cleanly (the
+ * sanitizers check for overreads and leaks). */
+static void test_every_prefix(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:append 2 3]], :process 0, :index 0}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 \"x\\u0041\"] [:append 2 3]], :process 0}\n"
+        "{:type :ok, :f :txn, :value [[:r 2 [3]] [:w 1 4]], :process 1, :e #{#_1 \\c}}\n";
+    size_t len = strlen(text);
+    for (size_t i = 0; i <= len; i++) {
+        char *buf = malloc(i ? i : 1);
+        assert_non_null(buf);
+        memcpy(buf, text, i);
+        psi_history *h;
+        psi_diag d;
+        psi_status st = psi_read_edn_buf("p.edn", buf, i, 0, &h, &d);
+        if (st == PSI_OK)
+            psi_history_free(h);
+        else
+            assert_null(h);
+        free(buf);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rw_register),      cmocka_unit_test(test_list_append),
+        cmocka_unit_test(test_ok_fail_info),     cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_completions_only), cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_edn_syntax),       cmocka_unit_test(test_u64_range),
+        cmocka_unit_test(test_max_ops),          cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_truncated),        cmocka_unit_test(test_not_a_number),
+        cmocka_unit_test(test_not_a_map),        cmocka_unit_test(test_unknown_micro_op),
+        cmocka_unit_test(test_overflow),         cmocka_unit_test(test_process_reinvokes),
+        cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_every_prefix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

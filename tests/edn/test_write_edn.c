@@ -1,0 +1,208 @@
+/* The EDN writer: exact output for a small history, round trips
+ * edn -> history -> edn -> history (every array equal), what the format
+ * cannot carry (reads of :info transactions, nil reads of :fail ones), and
+ * I/O errors. */
+#include "edn_helpers.h"
+
+/* A history covering what the writer must express: sessions with sparse ids
+ * given out of order, committed/aborted/unknown transactions, initial-value,
+ * plain and list reads (empty and not), writes, appends, 64-bit extremes. */
+static psi_history *build_sample(void)
+{
+    psi_builder *b = psi_builder_new("sample", PSI_FMT_EDN);
+    psi_diag d;
+    assert_non_null(b);
+    const uint64_t l1[] = {1, 2}, l0[] = {0};
+    assert_int_equal(psi_builder_begin(b, 7, 100, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 0, PSI_OPF_INIT, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 11, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 5, 1, PSI_OPF_APPEND, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+
+    assert_int_equal(psi_builder_begin(b, 3, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 11, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 5, l1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 6, NULL, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 5, 2, PSI_OPF_APPEND, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+
+    assert_int_equal(psi_builder_begin(b, 7, 0, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 11, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 12, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
+
+    assert_int_equal(psi_builder_begin(b, UINT64_MAX, UINT64_MAX, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, UINT64_MAX, UINT64_MAX, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 0, 0, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_UNKNOWN, &d), PSI_OK);
+
+    assert_int_equal(psi_builder_begin(b, 3, 6, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 5, l1, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 0, l0, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+
+    assert_int_equal(psi_builder_begin(b, 3, 7, 0, &d), PSI_OK); /* no ops */
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    return h;
+}
+
+static psi_history *write_and_read(const psi_history *h, char **text)
+{
+    char path[64];
+    edn_temp_path(path);
+    psi_diag d;
+    psi_status st = psi_write_edn(h, path, &d);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    size_t len;
+    char *buf = edn_slurp(path, &len);
+    unlink(path);
+    psi_history *back;
+    st = psi_read_edn_buf("back.edn", buf, len, 0, &back, &d);
+    if (st != PSI_OK)
+        fail_msg("%s\n%s", d.msg, buf);
+    if (text)
+        *text = buf;
+    else
+        free(buf);
+    return back;
+}
+
+static void test_exact_output(void **state)
+{
+    (void)state;
+    psi_history *h = build_sample();
+    char path[64];
+    edn_temp_path(path);
+    psi_diag d;
+    assert_int_equal(psi_write_edn(h, path, &d), PSI_OK);
+    size_t len;
+    char *text = edn_slurp(path, &len);
+    unlink(path);
+    const char *want =
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:r 5 nil] [:r 6 nil] [:append 5 2]], "
+        ":process 3}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 11] [:r 5 [1]] [:r 6 []] [:append 5 2]], "
+        ":process 3, :index 5}\n"
+        "{:type :invoke, :f :txn, :value [[:r 5 nil] [:r 0 nil]], :process 3}\n"
+        "{:type :ok, :f :txn, :value [[:r 5 [1 2]] [:r 0 [0]]], :process 3, :index 6}\n"
+        "{:type :invoke, :f :txn, :value [], :process 3}\n"
+        "{:type :ok, :f :txn, :value [], :process 3, :index 7}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 11] [:append 5 1]], :process 7}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 nil] [:w 1 11] [:append 5 1]], :process 7, "
+        ":index 100}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 12]], :process 7}\n"
+        "{:type :fail, :f :txn, :value [[:r 1 11] [:w 1 12]], :process 7, :index 0}\n"
+        "{:type :invoke, :f :txn, :value [[:w 18446744073709551615 18446744073709551615] "
+        "[:w 0 0]], :process 18446744073709551615}\n"
+        "{:type :info, :f :txn, :value [[:w 18446744073709551615 18446744073709551615] "
+        "[:w 0 0]], :process 18446744073709551615, :index 18446744073709551615}\n";
+    assert_string_equal(text, want);
+    free(text);
+    psi_history_free(h);
+}
+
+/* history -> edn -> history says the same thing (the arrays' order follows
+ * the order transactions were given in); edn -> history -> edn -> history
+ * gives the same file and every array equal, src included. */
+static void test_round_trip(void **state)
+{
+    (void)state;
+    psi_history *h0 = build_sample();
+    char *t1, *t2;
+    psi_history *h1 = write_and_read(h0, &t1);
+    edn_assert_equivalent(h0, h1);
+    assert_int_equal(h1->txns[1].src, 2); /* completion lines */
+    assert_int_equal(h1->txns[2].src, 4);
+    psi_history *h2 = write_and_read(h1, &t2);
+    edn_assert_same(h1, h2, true);
+    assert_string_equal(t1, t2);
+    free(t1);
+    free(t2);
+    psi_history_free(h0);
+    psi_history_free(h1);
+    psi_history_free(h2);
+}
+
+/* A Jepsen-style history (interleaved, nemesis, :info) read, written, read. */
+static void test_round_trip_from_edn(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :invoke, :f :txn, :value [[:append 1 1] [:r 2 nil]], :process 0, :index 0}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 3 1]], :process 1, :index 1}\n"
+        "{:type :info, :f :kill, :process :nemesis, :index 2}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 [1]] [:w 3 1]], :process 1, :index 3}\n"
+        "{:type :info, :f :txn, :value [[:append 1 1] [:r 2 nil]], :process 0, :index 4}\n"
+        "{:type :invoke, :f :txn, :value [[:append 2 5] [:r 3 nil]], :process 5, :index 5}\n"
+        "{:type :fail, :f :txn, :value [[:append 2 5] [:r 3 1]], :process 5, :index 6}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:r 3 nil]], :process 1, :index 7}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 nil] [:r 3 1]], :process 1, :index 8}\n";
+    psi_history *h0, *h1, *h2;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h0, &d), PSI_OK);
+    h1 = write_and_read(h0, NULL);
+    edn_assert_equivalent(h0, h1);
+    h2 = write_and_read(h1, NULL);
+    edn_assert_same(h1, h2, true);
+    psi_history_free(h0);
+    psi_history_free(h1);
+    psi_history_free(h2);
+}
+
+/* What EDN cannot carry, by the reader's rules: reads of unknown
+ * transactions, and initial-value reads of aborted ones. */
+static void test_lossy_parts(void **state)
+{
+    (void)state;
+    psi_builder *b = psi_builder_new("lossy", PSI_FMT_TEXT);
+    psi_diag d;
+    assert_int_equal(psi_builder_begin(b, 1, 1, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 4, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_UNKNOWN, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 1, 2, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 2, 0, PSI_OPF_INIT, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    psi_history *back = write_and_read(h, NULL);
+    assert_int_equal(back->n_txns, 3);
+    const psi_txn *t = edn_txn(back, 1, 0);
+    assert_int_equal(t->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(t->n_ops, 1);
+    edn_assert_op(back, t, 0, PSI_OP_WRITE, 1, 5, 0);
+    t = edn_txn(back, 1, 1);
+    assert_int_equal(t->status, PSI_TXN_ABORTED);
+    assert_int_equal(t->n_ops, 1);
+    edn_assert_op(back, t, 0, PSI_OP_READ, 1, 5, 0);
+    psi_history_free(back);
+    psi_history_free(h);
+}
+
+static void test_io_errors(void **state)
+{
+    (void)state;
+    psi_history *h = build_sample();
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_write_edn(h, "/nonexistent-dir-psi/x.edn", &d), PSI_ERR_IO);
+    assert_non_null(strstr(d.msg, "/nonexistent-dir-psi/x.edn"));
+    assert_int_equal(psi_write_edn(h, "/tmp", &d), PSI_ERR_IO);
+    assert_non_null(strstr(d.msg, "/tmp"));
+    psi_history_free(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_output),        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_from_edn), cmocka_unit_test(test_lossy_parts),
+        cmocka_unit_test(test_io_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
