@@ -125,12 +125,14 @@ static bool is_blank(unsigned char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Sniffs the first bytes. Text and EDN are recognized only when the sample
- * holds no NUL byte: every binary format here has NULs in its first bytes
- * (dbcop's little-endian u64 header, Cobra's big-endian txn id). */
-static psi_format format_from_content(const unsigned char *s, size_t n)
+/* Sniffs the first bytes. A NUL byte means binary: every binary format here
+ * has NULs in its first bytes (dbcop's little-endian u64 header, Cobra's
+ * big-endian txn id), text formats never do. Returns PSI_FMT_AUTO when the
+ * bytes say nothing (empty, blank, or text of no known shape). */
+static psi_format format_from_content(const unsigned char *s, size_t n, bool *binary)
 {
-    if (memchr(s, 0, n))
+    *binary = memchr(s, 0, n) != NULL;
+    if (*binary)
         return PSI_FMT_AUTO;
     size_t i = 0;
     while (i < n && is_blank(s[i]))
@@ -181,12 +183,15 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
     }
     close(fd);
 
-    psi_format by_content = format_from_content(sample, n);
+    bool binary;
+    psi_format by_content = format_from_content(sample, n, &binary);
     psi_format by_ext = format_from_extension(path);
     if (by_content != PSI_FMT_AUTO)
         *fmt = by_content;
+    else if (binary)
+        *fmt = by_ext == PSI_FMT_COBRA ? PSI_FMT_COBRA : PSI_FMT_DBCOP; /* .log: one log */
     else if (by_ext != PSI_FMT_AUTO)
-        *fmt = by_ext; /* binary or empty: trust the name (.log = one Cobra log) */
+        *fmt = by_ext; /* empty, or text of no known shape: trust the name */
     else
         *fmt = PSI_FMT_DBCOP; /* the one format without a recognizable start */
     return PSI_OK;

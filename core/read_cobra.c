@@ -21,7 +21,8 @@
  * or may not have committed. A later validation pass promotes it to
  * committed only if a committed read observes its write. Any other record
  * outside a transaction (W/R/C before the first S or after a C, or a C whose
- * txn id is not the open transaction's) is an error with its byte offset. */
+ * txn id is not the open transaction's) is an error with its byte offset.
+ * Logs without any transaction are refused as an empty history. */
 #include "core/read.h"
 
 #include <dirent.h>
@@ -188,6 +189,9 @@ psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t
     if (!b)
         return psi_diag_nomem(d, "reading the history");
     psi_status st = parse_log(b, name, buf, len, session, op_limit(max_ops), d);
+    if (st == PSI_OK && psi_builder_n_txns(b) == 0)
+        st = psi_diag_offset(d, PSI_ERR_INPUT, name, 0,
+                             "empty history: the log has no transactions");
     if (st != PSI_OK) {
         psi_builder_free(b);
         return st;
@@ -302,6 +306,10 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
                        d);
         free(buf);
     }
+    if (st == PSI_OK && psi_builder_n_txns(b) == 0)
+        st = psi_diag_set(d, PSI_ERR_INPUT,
+                          "%s: empty history: its %zu Cobra log%s hold no transactions", dir,
+                          n_logs, n_logs == 1 ? "" : "s");
     if (st == PSI_OK) {
         st = psi_builder_finish(b, out, d);
         b = NULL;

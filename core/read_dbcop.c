@@ -12,7 +12,8 @@
  * checker reports). A read of 0 reads the initial value; a write of 0 is
  * refused (it would collide with the initial transaction's write). The
  * header is kept in psi_history.dbcop for writing the file back. A session
- * with no transactions leaves no trace in the model.
+ * with no transactions leaves no trace in the model; a file with no
+ * transactions at all is refused as an empty history, as in every format.
  *
  * Every count is checked against the bytes that remain before it is used,
  * so a hostile length costs nothing; truncation, booleans other than 0/1
@@ -227,7 +228,11 @@ psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t
         return psi_diag_nomem(d, "reading the history");
     }
     psi_builder_set_dbcop_meta(b, &meta);
+    size_t body_at = in.off;
     st = read_body(&in, b, limit);
+    if (st == PSI_OK && psi_builder_n_txns(b) == 0)
+        st = psi_diag_offset(d, PSI_ERR_INPUT, name, body_at,
+                             "empty history: the file has no transactions");
     if (st != PSI_OK) {
         psi_builder_free(b);
         return st;
