@@ -13,18 +13,16 @@
  * [:append k v] for PSI_OPF_APPEND writes, [:r k [v1 ... vn]] for list reads.
  * What does not survive a round trip, by the reader's rules: reads of :info
  * transactions, and initial-value (nil) reads of :fail transactions.
- * On failure a partial regular file is removed. */
+ * Output goes through psi_out (read.h): a failed write leaves no partial
+ * file, and "-" is standard output. */
 #include "core/read.h"
 
 #include "core/vec.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* One output line, grown as needed. */
+/* Output text, grown as needed and flushed every FLUSH_AT bytes. */
 typedef struct edn_line {
     char *buf;
     size_t n, cap;
@@ -113,34 +111,16 @@ static const char *status_keyword(uint8_t st)
     return ":info";
 }
 
-/* Removes a partial output, but never anything that is not a regular file
- * (writing to a device or a pipe is the caller's business). */
-static void remove_partial(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-        remove(path);
-}
-
-static psi_status fail_io(FILE *f, const char *path, const char *what, int err, psi_diag *d)
-{
-    if (f)
-        fclose(f);
-    remove_partial(path);
-    return psi_diag_set(d, PSI_ERR_IO, "%s: cannot %s: %s", path, what, strerror(err));
-}
-
 psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
+    psi_out *o = psi_out_open(path, d);
+    if (!o)
+        return d ? d->status : PSI_ERR_IO;
+    enum { FLUSH_AT = 1 << 16 };
     edn_line l = {0};
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         const psi_session *se = &h->sessions[s];
         for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
-            l.n = 0;
             puts_(&l, "{:type :invoke, :f :txn, :value ");
             put_ops(&l, h, t, true);
             puts_(&l, ", :process ");
@@ -156,21 +136,16 @@ psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
             puts_(&l, "}\n");
             if (l.nomem) {
                 free(l.buf);
-                fclose(f);
-                remove_partial(path);
+                psi_out_close(o, false, d);
                 return psi_diag_nomem(d, "writing EDN");
             }
-            if (fwrite(l.buf, 1, l.n, f) != l.n) {
-                int err = errno;
-                free(l.buf);
-                return fail_io(f, path, "write", err, d);
+            if (l.n >= FLUSH_AT) {
+                psi_out_write(o, l.buf, l.n);
+                l.n = 0;
             }
         }
     }
+    psi_out_write(o, l.buf, l.n);
     free(l.buf);
-    if (fflush(f) != 0 || ferror(f))
-        return fail_io(f, path, "write", errno, d);
-    if (fclose(f) != 0)
-        return fail_io(NULL, path, "close", errno, d);
-    return PSI_OK;
+    return psi_out_close(o, true, d);
 }

@@ -1,0 +1,98 @@
+/* Conversions between the PolySI text format and EDN preserve a history
+ * exactly: text -> history -> edn -> history -> text gives the same text,
+ * and the histories agree array by array. Run on a hand-made history and,
+ * when ../shared/corpus is there, on the text histories of the corpus. */
+#include "edn_helpers.h"
+
+static char *write_to_string(psi_status (*writer)(const psi_history *, const char *, psi_diag *),
+                             const psi_history *h, size_t *len)
+{
+    char path[64];
+    edn_temp_path(path);
+    psi_diag d;
+    psi_status st = writer(h, path, &d);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    char *text = edn_slurp(path, len);
+    unlink(path);
+    return text;
+}
+
+static void text_edn_text(const char *name, const char *text0, size_t len0)
+{
+    psi_diag d;
+    psi_history *h0, *canon, *h1, *h2;
+    if (psi_read_text_buf(name, text0, len0, 0, &h0, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    /* The text writer puts sessions in order: read that back as the
+     * canonical history every later step must reproduce exactly. */
+    size_t len1, len_edn, len2;
+    char *text1 = write_to_string(psi_write_text, h0, &len1);
+    if (psi_read_text_buf(name, text1, len1, 0, &canon, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    edn_assert_equivalent(h0, canon);
+
+    char *edn = write_to_string(psi_write_edn, canon, &len_edn);
+    if (psi_read_edn_buf("x.edn", edn, len_edn, 0, &h1, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    edn_assert_same(canon, h1, false);
+
+    char *text2 = write_to_string(psi_write_text, h1, &len2);
+    assert_int_equal(len1, len2);
+    assert_memory_equal(text1, text2, len1);
+    if (psi_read_text_buf(name, text2, len2, 0, &h2, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    edn_assert_same(canon, h2, true);
+
+    free(text1);
+    free(text2);
+    free(edn);
+    psi_history_free(h0);
+    psi_history_free(canon);
+    psi_history_free(h1);
+    psi_history_free(h2);
+}
+
+static void test_hand_made(void **state)
+{
+    (void)state;
+    /* sessions interleave; reads of 0 are initial-value reads */
+    const char *text = "w(1,5,2,20)\n"
+                       "r(1,0,1,10)\n"
+                       "w(2,7,1,10)\n"
+                       "r(2,7,2,20)\n"
+                       "r(1,5,1,11)\n"
+                       "w(1,6,1,11)\n"
+                       "r(18446744073709551615,0,9,30)\n"
+                       "w(18446744073709551615,18446744073709551615,9,31)\n";
+    text_edn_text("hand.txt", text, strlen(text));
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    const char *corpus = getenv("PSI_CORPUS");
+    const char *files[] = {"polysi-artifact/violations/galera/galera.txt",
+                           "polysi-artifact/violations/yugabyte/yugabyte.txt"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", corpus ? corpus : "../shared/corpus", files[i]);
+        if (access(path, R_OK) != 0) {
+            print_message("corpus file %s is missing; skipped\n", path);
+            continue;
+        }
+        size_t len;
+        char *text = edn_slurp(path, &len);
+        text_edn_text(path, text, len);
+        free(text);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_made),
+        cmocka_unit_test(test_corpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
