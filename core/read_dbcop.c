@@ -88,7 +88,7 @@ static psi_status check_count(dbcop_in *in, size_t at, uint64_t count, size_t mi
 static psi_status get_string(dbcop_in *in, const char *what, char **s)
 {
     size_t at = in->off;
-    uint64_t n;
+    uint64_t n = 0;
     char w[64];
     snprintf(w, sizeof w, "length of the %s string", what);
     psi_status st = get_u64(in, w, &n);
@@ -131,7 +131,7 @@ static psi_status read_txn(dbcop_in *in, psi_builder *b, uint64_t session, uint6
                            uint64_t limit, uint64_t *n_ops)
 {
     size_t at = in->off;
-    uint64_t n_events;
+    uint64_t n_events = 0;
     psi_status st = get_u64(in, "transaction event count", &n_events);
     if (st != PSI_OK)
         return st;
@@ -170,7 +170,7 @@ static psi_status read_txn(dbcop_in *in, psi_builder *b, uint64_t session, uint6
         }
         in->off += EVENT_SIZE;
     }
-    bool ok;
+    bool ok = false;
     if ((st = get_bool(in, "transaction success flag", &ok)) != PSI_OK)
         return st;
     return psi_builder_end(b, ok ? PSI_TXN_COMMITTED : PSI_TXN_ABORTED, in->d);
@@ -179,7 +179,7 @@ static psi_status read_txn(dbcop_in *in, psi_builder *b, uint64_t session, uint6
 static psi_status read_body(dbcop_in *in, psi_builder *b, uint64_t limit)
 {
     size_t at = in->off;
-    uint64_t n_sessions, n_ops = 0, txn_id = 0;
+    uint64_t n_sessions = 0, n_ops = 0, txn_id = 0;
     psi_status st = get_u64(in, "session count", &n_sessions);
     if (st != PSI_OK)
         return st;
@@ -187,7 +187,7 @@ static psi_status read_body(dbcop_in *in, psi_builder *b, uint64_t limit)
         return st;
     for (uint64_t s = 0; s < n_sessions; s++) {
         at = in->off;
-        uint64_t n_txns;
+        uint64_t n_txns = 0;
         if ((st = get_u64(in, "session transaction count", &n_txns)) != PSI_OK)
             return st;
         /* A transaction is at least its event count and its success byte. */
