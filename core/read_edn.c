@@ -958,13 +958,13 @@ psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint6
     if (st == PSI_OK)
         st = finish_pending(&r);
     if (st == PSI_OK && r.n_maps == 0)
-        st = psi_diag_line(d, PSI_ERR_SYNTAX, name, 1, 1,
-                           "no EDN map in the input (expected one operation map per line)");
+        st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
+                           "empty history: no EDN map in the file (one operation map per line "
+                           "expected)");
     if (st == PSI_OK && psi_builder_n_txns(r.b) == 0)
-        st = psi_diag_set(d, PSI_ERR_INPUT,
-                          "%s: no transaction in the history (no :f :txn operation from an "
-                          "integer :process)",
-                          name);
+        st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
+                           "empty history: no transaction (no :f :txn operation of an integer "
+                           ":process) in the file");
     if (st != PSI_OK) {
         reader_free(&r);
         return st;
