@@ -174,6 +174,46 @@ static uint32_t lookup_writer(const index_ctx *c, const psi_op *op)
     return slot ? (uint32_t)(*slot - 1) : PSI_SRC_NONE;
 }
 
+uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value)
+{
+    if (key >= idx->n_keys)
+        return PSI_SRC_NONE;
+    Word_t *slot;
+    JLG(slot, idx->writes[key], (Word_t)value);
+    return slot ? (uint32_t)(*slot - 1) : PSI_SRC_NONE;
+}
+
+/* Every element of a list-append read but the last (which is the read's
+ * value, resolved like any read) must be a committed, final write. */
+static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
+{
+    uint32_t len;
+    const uint64_t *vals = psi_history_list(c->h, o, &len);
+    for (uint32_t i = 0; i + 1 < len; i++) {
+        psi_op probe = c->h->ops[o];
+        probe.value = vals[i];
+        uint32_t w = lookup_writer(c, &probe);
+        psi_anomaly a = {.txn = t, .op = o, .other_txn = PSI_SRC_NONE, .other_op = PSI_SRC_NONE};
+        if (w == PSI_SRC_NONE) {
+            a.kind = PSI_ANOM_UNWRITTEN;
+        } else {
+            uint32_t wt = c->idx->op_txn[w];
+            a.other_txn = wt;
+            a.other_op = w;
+            if (wt == t)
+                a.kind = PSI_ANOM_INT;
+            else if (c->h->txns[wt].status != PSI_TXN_COMMITTED)
+                a.kind = PSI_ANOM_G1A;
+            else
+                continue; /* appends are not overwrites: any committed append is fine */
+        }
+        psi_status st = add_anomaly(c, a);
+        if (st != PSI_OK)
+            return st;
+    }
+    return PSI_OK;
+}
+
 /* Pass 4: committed reads promote the unknown transactions they observe. */
 static psi_status settle_unknown(index_ctx *c)
 {
@@ -219,6 +259,11 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
         const psi_op *op = &h->ops[o];
         if (!(c->idx->op_info[o] & PSI_OI_EXTERNAL_READ))
             continue;
+        if (op->flags & PSI_OPF_LIST) {
+            psi_status st = check_list(c, t, o);
+            if (st != PSI_OK)
+                return st;
+        }
         if (op->flags & PSI_OPF_INIT) {
             c->idx->read_src[o] = PSI_SRC_INIT;
             continue;
@@ -292,14 +337,9 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
     }
 
 out:
-    if (c.writes) {
-        for (uint32_t k = 0; k < h->n_keys; k++) {
-            Word_t bytes;
-            JLFA(bytes, c.writes[k]);
-            (void)bytes;
-        }
-        free(c.writes);
-    }
+    /* The write map stays with the index (psi_index_writer). */
+    idx->writes = c.writes;
+    idx->n_keys = c.writes ? h->n_keys : 0;
     free(c.order);
     if (st != PSI_OK)
         psi_index_free(idx);
@@ -308,6 +348,14 @@ out:
 
 void psi_index_free(psi_index *idx)
 {
+    if (idx->writes) {
+        for (uint32_t k = 0; k < idx->n_keys; k++) {
+            Word_t bytes;
+            JLFA(bytes, idx->writes[k]);
+            (void)bytes;
+        }
+        free(idx->writes);
+    }
     free(idx->op_txn);
     free(idx->read_src);
     free(idx->op_info);

@@ -54,6 +54,8 @@ typedef struct psi_index {
     uint32_t n_promoted;                        /* unknown txns settled as committed */
     psi_anomaly *anomalies;
     size_t n_anomalies;
+    void **writes; /* [n_keys] JudyL value -> write op + 1, for psi_index_writer */
+    uint32_t n_keys;
 } psi_index;
 
 /* Builds the index. Fails (PSI_ERR_INPUT) when a value is written twice to
@@ -61,6 +63,9 @@ typedef struct psi_index {
  * failures: they are listed in idx->anomalies. */
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d);
 void psi_index_free(psi_index *idx);
+
+/* The write op that wrote `value` to dense key `key`, or PSI_SRC_NONE. */
+uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value);
 
 const char *psi_anomaly_name(psi_anomaly_kind k);  /* "G1a", ... */
 const char *psi_anomaly_title(psi_anomaly_kind k); /* "aborted read", ... */

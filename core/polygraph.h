@@ -1,0 +1,124 @@
+/* The generalized polygraph of a history (PolySI §3, Def. 9): a known graph
+ * plus generalized constraints over pairs of writers of a key.
+ *
+ * Nodes are transaction indices (0 = the initial transaction). Only
+ * committed transactions take part. Known edges:
+ *   SO  session order between consecutive committed transactions, and the
+ *       initial transaction before every session's first one (decision 4);
+ *   WR  writer -> reader for every external read (reads of the initial
+ *       value need no edge: the initial transaction precedes everyone);
+ *   WW/RW forced by the initial transaction: it is first in every key's
+ *       version order, so init ->WW S and R ->RW S for every reader R of
+ *       the initial value of x and every writer S of x;
+ *   WW  from list-append reads, whose observed list is a version-order prefix.
+ * A constraint for writers T, S of key(s) K chooses between
+ *   either: T ->WW S, and R ->RW S for every R reading x∈K from T;
+ *   or:     S ->WW T, and R ->RW T for every R reading x∈K from S.
+ * With coalescing (default) one constraint covers all keys a writer pair
+ * shares: mixed directions would form a WW cycle anyway.
+ *
+ * Edge kinds: SO/WR/WW are DEP edges, RW is ANTI (decision 3).
+ *
+ * Ownership: psi_polygraph_build allocates everything; psi_polygraph_free
+ * releases it. The polygraph refers to the history and index by indices
+ * only, but they must outlive it for the readers lists to make sense. */
+#ifndef PSI_CORE_POLYGRAPH_H
+#define PSI_CORE_POLYGRAPH_H
+
+#include "core/diag.h"
+#include "core/history.h"
+#include "core/index.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum psi_edge_type {
+    PSI_EDGE_SO = 0,
+    PSI_EDGE_WR = 1,
+    PSI_EDGE_WW = 2,
+    PSI_EDGE_RW = 3,
+} psi_edge_type;
+
+static inline bool psi_edge_is_anti(psi_edge_type t)
+{
+    return t == PSI_EDGE_RW;
+}
+
+/* A known edge. key is the dense key (UINT32_MAX for SO). */
+typedef struct psi_edge {
+    uint32_t from, to;
+    uint32_t key;
+    uint8_t type; /* psi_edge_type */
+} psi_edge;
+
+/* One key's share of a constraint: the final writes of T and S on it. */
+typedef struct psi_ckey {
+    uint32_t key;
+    uint32_t op_t, op_s; /* final write ops of T and S on key */
+} psi_ckey;
+
+typedef struct psi_constraint {
+    uint32_t t, s;  /* writer transactions, t < s */
+    uint32_t first; /* index into polygraph.ckeys */
+    uint32_t n_keys;
+    uint8_t state; /* psi_cstate */
+} psi_constraint;
+
+typedef enum psi_cstate {
+    PSI_C_OPEN = 0,   /* unresolved */
+    PSI_C_EITHER = 1, /* resolved: T before S */
+    PSI_C_OR = 2,     /* resolved: S before T */
+} psi_cstate;
+
+typedef struct psi_polygraph {
+    uint32_t n_nodes; /* = history n_txns */
+    psi_edge *known;
+    uint64_t n_known, cap_known;
+    psi_constraint *cons;
+    uint32_t n_cons;
+    psi_ckey *ckeys;
+    uint64_t n_ckeys;
+    /* readers of each final write: readers[reader_off[w - ...]] via
+     * psi_polygraph_readers(); CSR over write ops. */
+    uint32_t *reader_off; /* [n_ops + 1] */
+    uint32_t *readers;    /* reader transactions */
+    /* Counts for statistics (the paper's Table 3 columns, before pruning). */
+    uint64_t n_so, n_wr, n_init_edges, n_list_ww;
+    uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
+} psi_polygraph;
+
+typedef struct psi_polygraph_opts {
+    bool no_coalescing; /* one constraint per (pair, key) */
+} psi_polygraph_opts;
+
+psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
+                               const psi_polygraph_opts *opts, psi_polygraph *g, psi_diag *d);
+void psi_polygraph_free(psi_polygraph *g);
+
+/* Transactions that read the final write `op` (external reads only). */
+static inline const uint32_t *psi_polygraph_readers(const psi_polygraph *g, uint32_t op,
+                                                    uint32_t *n)
+{
+    *n = g->reader_off[op + 1] - g->reader_off[op];
+    return g->readers + g->reader_off[op];
+}
+
+/* Appends a known edge (used by pruning when a constraint is resolved). */
+psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
+                                   uint32_t key, psi_diag *d);
+
+/* Number of edges of one side of constraint c (1 WW + readers per key,
+ * self-loops excluded). */
+uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *c, bool either);
+
+/* Calls fn(ctx, from, to, type, key) for every edge of one side
+ * (either: T before S; or: S before T). Stops early if fn returns false;
+ * returns false then. */
+typedef bool (*psi_edge_fn)(void *ctx, uint32_t from, uint32_t to, psi_edge_type type,
+                            uint32_t key);
+bool psi_constraint_for_each(const psi_polygraph *g, const psi_constraint *c, bool either,
+                             psi_edge_fn fn, void *ctx);
+
+const char *psi_edge_type_name(psi_edge_type t); /* "SO", "WR", "WW", "RW" */
+
+#endif

@@ -1,0 +1,177 @@
+/* Fixpoint pruning (see prune.h). Each round rebuilds reachability from the
+ * known graph, then tests both sides of every open constraint against it.
+ * Deductions made within a round stay valid when later rounds add edges
+ * (more edges only make sides more impossible), so a round may resolve many
+ * constraints from one snapshot; a contradiction among them shows up as a
+ * known-graph cycle in the next round. */
+#include "prune/prune.h"
+
+#include "prune/reach.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct side_check {
+    const psi_reach *r;
+    bool ser;
+    bool bad;
+    psi_edge culprit; /* the side's edge that closes a cycle */
+} side_check;
+
+static bool edge_closes_cycle(const psi_reach *r, bool ser, uint32_t from, uint32_t to,
+                              psi_edge_type type)
+{
+    if (ser)
+        return psi_reach_to(r, to, from);
+    if (psi_edge_is_anti(type))
+        return psi_reach_to(r, 2 * to + 1, from);
+    return psi_reach_to(r, 2 * to, from) || psi_reach_to_anti(r, 2 * to, from);
+}
+
+static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    side_check *sc = ctx;
+    if (!edge_closes_cycle(sc->r, sc->ser, from, to, type))
+        return true;
+    sc->bad = true;
+    sc->culprit = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    return false;
+}
+
+typedef struct adder {
+    psi_polygraph *g;
+    psi_diag *d;
+    psi_status st;
+} adder;
+
+static bool add_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    adder *a = ctx;
+    a->st = psi_polygraph_add_known(a->g, from, to, type, key, a->d);
+    return a->st == PSI_OK;
+}
+
+/* The cycle closed by `e`: e itself, then a path back from its head. */
+static psi_status closing_cycle(const psi_reach *r, const psi_polygraph *g, bool ser,
+                                const psi_edge *e, psi_edge **out, uint32_t *len, psi_diag *d)
+{
+    uint32_t *path = NULL, n = 0;
+    psi_status st;
+    if (ser) {
+        st = psi_reach_path(r, e->to, e->from, &path, &n, d);
+    } else if (psi_edge_is_anti((psi_edge_type)e->type)) {
+        st = psi_reach_path(r, 2 * e->to + 1, 2 * e->from, &path, &n, d);
+    } else {
+        st = psi_reach_path(r, 2 * e->to, 2 * e->from, &path, &n, d);
+        if (st == PSI_OK && n == 0)
+            st = psi_reach_path(r, 2 * e->to, 2 * e->from + 1, &path, &n, d);
+    }
+    if (st != PSI_OK)
+        return st;
+    *out = malloc(((size_t)n + 1) * sizeof **out);
+    if (!*out) {
+        free(path);
+        return psi_diag_nomem(d, "recording a cycle");
+    }
+    (*out)[0] = *e;
+    for (uint32_t i = 0; i < n; i++)
+        (*out)[i + 1] = g->known[path[i]];
+    *len = n + 1;
+    free(path);
+    return PSI_OK;
+}
+
+static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t node,
+                              psi_prune_result *res, psi_diag *d)
+{
+    uint32_t *path = NULL, n = 0;
+    psi_status st = psi_reach_cycle(r, node, &path, &n, d);
+    if (st != PSI_OK)
+        return st;
+    res->cycle[0] = malloc((n ? n : 1) * sizeof *res->cycle[0]);
+    if (!res->cycle[0]) {
+        free(path);
+        return psi_diag_nomem(d, "recording a cycle");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        res->cycle[0][i] = g->known[path[i]];
+    res->cycle_len[0] = n;
+    res->outcome = PSI_PRUNE_KNOWN_CYCLE;
+    free(path);
+    return PSI_OK;
+}
+
+psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
+                     psi_prune_result *res, psi_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    bool ser = opts && opts->ser, disabled = opts && opts->disabled;
+    psi_status st = PSI_OK;
+    for (;;) {
+        psi_reach r;
+        uint32_t cyc;
+        res->rounds++;
+        if ((st = psi_reach_build(&r, h, g, !ser, &cyc, d)) != PSI_OK)
+            return st;
+        size_t bytes = psi_reach_bytes(&r);
+        if (bytes > res->peak_bytes)
+            res->peak_bytes = bytes;
+        if (cyc != UINT32_MAX) {
+            st = known_cycle(&r, g, cyc, res, d);
+            psi_reach_free(&r);
+            return st;
+        }
+        if (disabled) {
+            psi_reach_free(&r);
+            break;
+        }
+        uint32_t changed = 0;
+        for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
+            psi_constraint *con = &g->cons[c];
+            if (con->state != PSI_C_OPEN)
+                continue;
+            side_check e = {.r = &r, .ser = ser}, o = {.r = &r, .ser = ser};
+            psi_constraint_for_each(g, con, true, check_edge, &e);
+            psi_constraint_for_each(g, con, false, check_edge, &o);
+            if (e.bad && o.bad) {
+                res->outcome = PSI_PRUNE_BOTH_SIDES;
+                res->constraint = c;
+                st = closing_cycle(&r, g, ser, &e.culprit, &res->cycle[0], &res->cycle_len[0], d);
+                if (st == PSI_OK)
+                    st = closing_cycle(&r, g, ser, &o.culprit, &res->cycle[1], &res->cycle_len[1],
+                                       d);
+                psi_reach_free(&r);
+                return st;
+            }
+            if (!e.bad && !o.bad)
+                continue;
+            adder a = {.g = g, .d = d, .st = PSI_OK};
+            con->state = e.bad ? PSI_C_OR : PSI_C_EITHER;
+            psi_constraint_for_each(g, con, !e.bad, add_edge, &a);
+            st = a.st;
+            changed++;
+        }
+        psi_reach_free(&r);
+        if (st != PSI_OK)
+            return st;
+        res->resolved += changed;
+        if (!changed)
+            break;
+    }
+    for (uint32_t c = 0; c < g->n_cons; c++) {
+        const psi_constraint *con = &g->cons[c];
+        if (con->state != PSI_C_OPEN)
+            continue;
+        res->remaining++;
+        res->remaining_unknown_deps +=
+            psi_constraint_side_size(g, con, true) + psi_constraint_side_size(g, con, false);
+    }
+    return PSI_OK;
+}
+
+void psi_prune_result_free(psi_prune_result *res)
+{
+    free(res->cycle[0]);
+    free(res->cycle[1]);
+    memset(res, 0, sizeof *res);
+}

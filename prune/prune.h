@@ -1,0 +1,62 @@
+/* Fixpoint pruning of a generalized polygraph (PolySI Alg. 1 / Alg. 2,
+ * §4.3, Appendix A), for SI and its analogue for SER.
+ *
+ * A side of a constraint is impossible when one of its edges would close a
+ * forbidden cycle with the known graph: for SER any cycle, for SI a cycle
+ * without two consecutive RW edges. Such a constraint is resolved to its
+ * other side, whose edges become known. Rounds repeat until nothing
+ * changes. If both sides of a constraint are impossible, or the known graph
+ * itself has a forbidden cycle, the history is rejected right there and the
+ * cycle(s) are kept for the counterexample.
+ *
+ * "Forbidden cycle" is decided exactly on a doubled graph for SI (every
+ * transaction v has v0, reached by DEP edges or at the start, and v1,
+ * reached by an RW edge; DEP u->v gives u0->v0 and u1->v0, RW u->v gives
+ * u0->v1), so that pruning never misses a cycle the solver would find via
+ * an edge's own predecessor. Reachability is kept per node as the earliest
+ * reachable position in every session (design decision 1): memory is
+ * nodes x sessions, never nodes^2, because every session is an SO chain.
+ *
+ * Ownership: psi_prune fills a caller-provided result; psi_prune_result_free
+ * releases its arrays. The polygraph is modified in place (constraint
+ * states, known edges appended). */
+#ifndef PSI_PRUNE_PRUNE_H
+#define PSI_PRUNE_PRUNE_H
+
+#include "core/history.h"
+#include "core/polygraph.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum psi_prune_outcome {
+    PSI_PRUNE_OK = 0,          /* no contradiction; open constraints remain for the solver */
+    PSI_PRUNE_KNOWN_CYCLE = 1, /* the known graph has a forbidden cycle */
+    PSI_PRUNE_BOTH_SIDES = 2,  /* a constraint with both sides impossible */
+} psi_prune_outcome;
+
+typedef struct psi_prune_opts {
+    bool ser;      /* serializability (plain acyclicity) instead of SI */
+    bool disabled; /* --no-pruning: only check the known graph for a cycle */
+} psi_prune_opts;
+
+typedef struct psi_prune_result {
+    psi_prune_outcome outcome;
+    uint32_t rounds;
+    uint32_t resolved;               /* constraints resolved by pruning */
+    uint32_t remaining;              /* open constraints left */
+    uint64_t remaining_unknown_deps; /* edges in the remaining constraints (both sides) */
+    uint32_t constraint;             /* PSI_PRUNE_BOTH_SIDES: the constraint */
+    /* The forbidden cycle(s): for KNOWN_CYCLE one cycle in cycle[0]; for
+     * BOTH_SIDES cycle[0] closes with the either side, cycle[1] with the or
+     * side (each includes the constraint edge that closes it, first). */
+    psi_edge *cycle[2];
+    uint32_t cycle_len[2];
+    size_t peak_bytes; /* reachability memory */
+} psi_prune_result;
+
+psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
+                     psi_prune_result *res, psi_diag *d);
+void psi_prune_result_free(psi_prune_result *res);
+
+#endif

@@ -1,0 +1,75 @@
+/* Reachability over the known graph for pruning (see prune.h).
+ *
+ * Internal nodes: SER uses one node per transaction; SI two (v0 = 2v,
+ * v1 = 2v+1). frontier[u * S + s] is the smallest position p (as in
+ * psi_txn.pos) such that u reaches the transaction at position p of session
+ * s through at least one edge, arriving at its v0 node (SER: at the node);
+ * UINT32_MAX when none. Because consecutive committed transactions of a
+ * session are joined by SO (a DEP edge), reaching position p means reaching
+ * every later committed position too, so one number per session suffices.
+ *
+ * Ownership: psi_reach_build allocates; psi_reach_free releases. */
+#ifndef PSI_PRUNE_REACH_H
+#define PSI_PRUNE_REACH_H
+
+#include "core/history.h"
+#include "core/polygraph.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct psi_reach {
+    const psi_history *h;
+    bool doubled; /* SI */
+    uint32_t n;   /* internal nodes */
+    uint32_t n_sessions;
+    uint64_t *off; /* [n + 1] CSR of out-edges */
+    uint32_t *dst; /* internal target node */
+    uint32_t *eid; /* index of the known edge it comes from */
+    uint64_t m;
+    uint32_t *frontier; /* [n * n_sessions], see above */
+    /* SI only: for each transaction, the sources X of known RW edges X -> T
+     * (CSR), to decide "reaches T1". */
+    uint64_t *anti_off; /* [n_txns + 1] */
+    uint32_t *anti_src;
+} psi_reach;
+
+/* Builds the internal graph from the polygraph's known edges and, if it is
+ * acyclic, the frontier. If it has a cycle, returns PSI_OK with
+ * *cycle_node set to an internal node on a cycle (else UINT32_MAX) and no
+ * frontier. */
+psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
+                           uint32_t *cycle_node, psi_diag *d);
+void psi_reach_free(psi_reach *r);
+
+static inline uint32_t psi_reach_node(const psi_reach *r, uint32_t txn, int copy)
+{
+    return r->doubled ? 2 * txn + (uint32_t)copy : txn;
+}
+
+/* Does internal node u reach transaction t (its v0 node) by >= 1 edge? */
+static inline bool psi_reach_to(const psi_reach *r, uint32_t u, uint32_t t)
+{
+    const psi_txn *tx = &r->h->txns[t];
+    if (tx->session == PSI_NO_SESSION)
+        return false; /* nothing reaches the initial transaction */
+    return r->frontier[(uint64_t)u * r->n_sessions + tx->session] <= tx->pos;
+}
+
+/* Does internal node u reach t1 (SI: t arrived at through an RW edge)? */
+bool psi_reach_to_anti(const psi_reach *r, uint32_t u, uint32_t t);
+
+/* Shortest path (in edges) from internal node `from` to internal node `to`
+ * as known-edge indices in *path (malloc'd, caller frees), or *len = 0 if
+ * none. from == to finds a cycle through it. */
+psi_status psi_reach_path(const psi_reach *r, uint32_t from, uint32_t to, uint32_t **path,
+                          uint32_t *len, psi_diag *d);
+
+/* An internal cycle through node u (which must lie on one), as known-edge
+ * indices. */
+psi_status psi_reach_cycle(const psi_reach *r, uint32_t u, uint32_t **path, uint32_t *len,
+                           psi_diag *d);
+
+size_t psi_reach_bytes(const psi_reach *r);
+
+#endif
