@@ -308,8 +308,8 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
     }
     if (st == PSI_OK && psi_builder_n_txns(b) == 0)
         st = psi_diag_set(d, PSI_ERR_INPUT,
-                          "%s: empty history: its %zu Cobra log%s hold no transactions", dir,
-                          n_logs, n_logs == 1 ? "" : "s");
+                          "%s: empty history: no transaction in its %zu Cobra log%s", dir, n_logs,
+                          n_logs == 1 ? "" : "s");
     if (st == PSI_OK) {
         st = psi_builder_finish(b, out, d);
         b = NULL;

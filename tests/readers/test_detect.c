@@ -1,0 +1,158 @@
+/* psi_detect_format and the dispatch of psi_read_history: directories are
+ * Cobra; content decides (EDN '{'/'[', text r( w( #, NUL bytes = binary);
+ * the extension decides only what content cannot (empty files, a single
+ * binary .log); I/O errors name the path. */
+#include "rd_util.h"
+
+static char *g_dir;
+
+static int setup(void **state)
+{
+    (void)state;
+    g_dir = rd_tmpdir();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rd_rmdir(g_dir);
+    return 0;
+}
+
+static void expect_format(const char *name, const void *bytes, size_t n, psi_format want)
+{
+    char *p = rd_write(g_dir, name, bytes, n);
+    psi_format f = PSI_FMT_AUTO;
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_detect_format(p, &f, &d), PSI_OK);
+    if (f != want)
+        fail_msg("%s: detected %s, expected %s", name, psi_format_name(f), psi_format_name(want));
+    unlink(p);
+    free(p);
+}
+
+static void test_by_content(void **state)
+{
+    (void)state;
+    const char *edn = "{:type :ok, :f :txn, :value [[:r 1 nil]], :process 0}\n";
+    expect_format("a", edn, strlen(edn), PSI_FMT_EDN);
+    expect_format("a.txt", edn, strlen(edn), PSI_FMT_EDN); /* content wins */
+    expect_format("a", "\n  [1 2]", 8, PSI_FMT_EDN);
+    expect_format("a", "r(1,0,1,1)\n", 11, PSI_FMT_TEXT);
+    expect_format("a.edn", "  w (1,1,1,1)\n", 14, PSI_FMT_TEXT);
+    expect_format("a", "# comment\n", 10, PSI_FMT_TEXT);
+    /* binary: dbcop, whatever the name, except a .log (one Cobra log) */
+    static const unsigned char dbcop[16] = {0, 0, 0, 0, 0, 0, 0, 0, 5};
+    expect_format("history.bincode", dbcop, sizeof dbcop, PSI_FMT_DBCOP);
+    expect_format("h.txt", dbcop, sizeof dbcop, PSI_FMT_DBCOP);
+    expect_format("noext", dbcop, sizeof dbcop, PSI_FMT_DBCOP);
+    static const unsigned char cobra[9] = {'S', 0, 0, 0, 0, 0, 0, 0, 1};
+    expect_format("T3.log", cobra, sizeof cobra, PSI_FMT_COBRA);
+    /* a file that starts with 'r' but is not text of a known shape */
+    expect_format("x.txt", "random words", 12, PSI_FMT_TEXT);
+    expect_format("x", "random words", 12, PSI_FMT_DBCOP);
+}
+
+static void test_by_extension(void **state)
+{
+    (void)state;
+    expect_format("e.txt", "", 0, PSI_FMT_TEXT);
+    expect_format("e.edn", "", 0, PSI_FMT_EDN);
+    expect_format("e.bincode", "", 0, PSI_FMT_DBCOP);
+    expect_format("e.log", "", 0, PSI_FMT_COBRA);
+    expect_format("e", "", 0, PSI_FMT_DBCOP);
+    expect_format("b.txt", " \n\n", 3, PSI_FMT_TEXT);
+}
+
+static void test_directory_and_missing(void **state)
+{
+    (void)state;
+    psi_format f;
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_detect_format(g_dir, &f, &d), PSI_OK);
+    assert_int_equal(f, PSI_FMT_COBRA);
+    char missing[1200];
+    snprintf(missing, sizeof missing, "%s/missing", g_dir);
+    rd_expect(psi_detect_format(missing, &f, &d), &d, PSI_ERR_IO, missing,
+              "No such file or directory");
+    /* an empty directory and one with only an empty log */
+    psi_history *h;
+    rd_expect(psi_read_history(g_dir, NULL, &h, &d), &d, PSI_ERR_INPUT, g_dir,
+              "no Cobra session logs");
+    char *p = rd_write(g_dir, "T1.log", "", 0);
+    rd_expect(psi_read_history(g_dir, NULL, &h, &d), &d, PSI_ERR_INPUT, g_dir,
+              "empty history: no transaction in its 1 Cobra log");
+    unlink(p);
+    free(p);
+}
+
+/* A single Cobra log file, by extension or by the format option; the
+ * session id comes from its name. */
+static void test_single_cobra_file(void **state)
+{
+    (void)state;
+    rd_bytes b = {0};
+    rd_u8(&b, 'S');
+    rd_be64(&b, 9);
+    rd_u8(&b, 'W');
+    rd_be64(&b, 1);
+    rd_be64(&b, 2);
+    rd_be64(&b, 3);
+    rd_u8(&b, 'C');
+    rd_be64(&b, 9);
+    char *p = rd_write(g_dir, "T4.log", b.p, b.n);
+    char *q = rd_write(g_dir, "session.bin", b.p, b.n);
+    psi_history *h;
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_read_history(p, NULL, &h, &d), PSI_OK);
+    assert_int_equal(h->format, PSI_FMT_COBRA);
+    assert_int_equal(h->sessions[0].id, 4);
+    assert_int_equal(h->txns[1].id, 9);
+    psi_history_free(h);
+    psi_read_opts o = {.format = PSI_FMT_COBRA};
+    assert_int_equal(psi_read_history(q, &o, &h, &d), PSI_OK);
+    assert_int_equal(h->sessions[0].id, 0);
+    psi_history_free(h);
+    /* the wrong format forced: the dbcop reader reports where it fails */
+    o.format = PSI_FMT_DBCOP;
+    rd_expect(psi_read_history(q, &o, &h, &d), &d, PSI_ERR_SYNTAX, "session.bin: byte ");
+    unlink(p);
+    unlink(q);
+    free(p);
+    free(q);
+    rd_free(&b);
+}
+
+static void test_read_file(void **state)
+{
+    (void)state;
+    char *p = rd_write(g_dir, "f", "abc", 3);
+    char *buf;
+    size_t len;
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_read_file(p, &buf, &len, &d), PSI_OK);
+    assert_int_equal(len, 3);
+    assert_string_equal(buf, "abc"); /* NUL-terminated */
+    free(buf);
+    rd_expect(psi_read_file(g_dir, &buf, &len, &d), &d, PSI_ERR_IO, g_dir, "Is a directory");
+    assert_null(buf);
+    unlink(p);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_by_content),
+        cmocka_unit_test(test_by_extension),
+        cmocka_unit_test(test_directory_and_missing),
+        cmocka_unit_test(test_single_cobra_file),
+        cmocka_unit_test(test_read_file),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
