@@ -1,0 +1,93 @@
+/* The acyclicity theory (psi_acyc_*): a directed graph whose edges are
+ * switched on by literals, kept acyclic during search.
+ *
+ * Each edge has a kind (DEP or ANTI) and a label of zero, one or two
+ * literals; it is active when all its label literals are true. Unlabelled
+ * ("known") edges are always active. Modes:
+ *   PSI_ACYC_SER: no cycle of active edges at all.
+ *   PSI_ACYC_SI:  no cycle of active edges without two cyclically
+ *                 consecutive ANTI edges (a cycle in DEP ∪ DEP;ANTI).
+ * SI is checked as plain acyclicity of a doubled graph (node v becomes v0
+ * "arrived by DEP or start" and v1 "arrived by ANTI"; DEP u->v gives u0->v0
+ * and u1->v0, ANTI u->v gives u0->v1), so no SAT variable is created for
+ * composed edges.
+ *
+ * Use from encode/:
+ *     psi_sat *s = psi_sat_new();
+ *     psi_acyc *g = psi_acyc_new(s, n, PSI_ACYC_SI);   // attaches as s's theory
+ *     psi_acyc_add_edge(g, a, b, PSI_EDGE_DEP, 0, 0);   // known edge
+ *     psi_acyc_add_edge(g, a, b, PSI_EDGE_ANTI, c, 0);  // active iff c
+ *     psi_acyc_add_edge(g, a, b, PSI_EDGE_DEP, c, d);   // active iff c && d
+ *     ... clauses over the selector variables ...
+ *     r = psi_sat_solve(s);
+ *     SAT:   psi_acyc_edge_active(g, e) tells which edges the model switched on.
+ *     UNSAT: psi_acyc_known_cycle(g, ...) if the known edges alone are cyclic,
+ *            psi_acyc_conflict_cycle(g, ...) for the cycle of the last theory
+ *            conflict (the one that proved UNSAT when the final conflict came
+ *            from the theory), psi_sat_final_conflict for assumptions.
+ *     psi_sat_free(s); psi_acyc_free(g);   // either order
+ *
+ * Edges may be added between solves, never during one. Known edges are best
+ * added before the first solve: they are then ordered by one static
+ * topological sort instead of incremental insertion. Ownership: the graph is
+ * allocated by psi_acyc_new and freed by psi_acyc_free; arrays returned by
+ * queries belong to the graph and stay valid until its next modification. */
+#ifndef PSI_SOLVER_ACYCLIC_H
+#define PSI_SOLVER_ACYCLIC_H
+
+#include "sat.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct psi_acyc psi_acyc;
+
+typedef enum psi_acyc_mode { PSI_ACYC_SER = 0, PSI_ACYC_SI = 1 } psi_acyc_mode;
+typedef enum psi_edge_kind { PSI_EDGE_DEP = 0, PSI_EDGE_ANTI = 1 } psi_edge_kind;
+
+typedef struct psi_acyc_stats {
+    uint64_t activations;   /* internal edges switched on during search */
+    uint64_t reorders;      /* activations that needed the order repaired */
+    uint64_t visited;       /* nodes visited by the searches */
+    uint64_t conflicts;     /* cycles found */
+    uint64_t conflict_lits; /* total length of the conflict clauses */
+    uint64_t propagations;  /* labels set false because they would close a cycle */
+    uint64_t explanations, explanation_lits;
+} psi_acyc_stats;
+
+/* Creates a graph of nodes 0..nodes-1 and attaches it to s as its theory.
+ * NULL when out of memory or nodes is too large. */
+psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode);
+
+/* Frees the graph without touching the solver (so either may go first).
+ * A solver whose graph was freed must not solve again unless the theory
+ * is detached with psi_sat_set_theory(s, NULL) (theory.h). */
+void psi_acyc_free(psi_acyc *g);
+
+/* Adds an edge; lit_a / lit_b are DIMACS literals or 0 for none. Returns
+ * the edge id (0, 1, 2, ... in order of addition) or a negative
+ * PSI_SAT_ENOMEM / PSI_SAT_EINVAL (bad node or literal). */
+int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind kind, int lit_a,
+                          int lit_b);
+
+/* Theory propagation (label := false when the edge would close a forbidden
+ * cycle); on by default. Only between solves. */
+void psi_acyc_set_propagation(psi_acyc *g, bool on);
+
+/* The user-edge ids of the cycle behind the most recent theory conflict, in
+ * cycle order (each edge's target is the next edge's source), or n = 0. */
+const uint32_t *psi_acyc_conflict_cycle(const psi_acyc *g, size_t *n);
+
+/* Standalone: is there a forbidden cycle among known (unlabelled) edges?
+ * Returns 1 and the cycle (user-edge ids, cycle order), 0 if none, or
+ * PSI_SAT_ENOMEM. */
+int psi_acyc_known_cycle(psi_acyc *g, const uint32_t **edges, size_t *n);
+
+/* After a SAT answer: is edge e active in the model? */
+bool psi_acyc_edge_active(const psi_acyc *g, uint32_t e);
+
+size_t psi_acyc_num_edges(const psi_acyc *g);
+void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out);
+
+#endif

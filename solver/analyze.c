@@ -1,0 +1,230 @@
+/* Conflict analysis: first-UIP learning, recursive minimization (a literal
+ * is dropped when its reasons lead only to literals already in the clause),
+ * glue computation, and the final conflict over assumptions. Theory reasons
+ * are requested here, lazily, and stored as learned clauses so they can act
+ * as ordinary reasons (and be reduced like any learned clause later). */
+#include "internal.h"
+
+static lit_t true_lit(const psi_sat *s, uint32_t v)
+{
+    return s->vals[2 * v] > 0 ? 2 * v : 2 * v + 1;
+}
+
+/* Returns the reason cref of v, REASON_NONE for decisions, REASON_UNIT when
+ * the theory explained it with a unit clause; asks the theory if needed.
+ * On ENOMEM sets s->nomem and returns REASON_NONE. */
+uint32_t psi_reason_of(psi_sat *s, uint32_t v)
+{
+    uint32_t r = s->reason[v];
+    if (r != REASON_THEORY)
+        return r;
+    lit_t p = true_lit(s, v);
+    psi_theory_out *o = &s->tout;
+    o->clause.n = 0;
+    s->st.theory_explanations++;
+    double t0 = psi_sat_now();
+    int rc = s->theory.explain(s->theory.ctx, lit_to_int(p), o);
+    s->st.theory_seconds += psi_sat_now() - t0;
+    if (rc != PSI_THEORY_OK || !psi_u32_reserve(&s->tconfl, o->clause.n + 1)) {
+        s->nomem = true;
+        return REASON_NONE;
+    }
+    /* Reorder: implied literal first, then the false one of highest level. */
+    uint32_t *c = s->tconfl.a, n = 0;
+    c[n++] = p;
+    for (size_t i = 0; i < o->clause.n; i++) {
+        lit_t q = lit_of_int(o->clause.lits[i]);
+        if (q == p)
+            continue;
+        /* theory contract: q false and assigned before p */
+        c[n++] = q;
+        if (n > 2 && s->level[lit_var(q)] > s->level[lit_var(c[1])]) {
+            c[n - 1] = c[1];
+            c[1] = q;
+        }
+    }
+    if (n == 1) {
+        s->reason[v] = REASON_UNIT;
+        return REASON_UNIT;
+    }
+    uint32_t cref = psi_clause_new(s, c, n, true, n);
+    if (cref == REASON_NONE)
+        return REASON_NONE;
+    psi_clause_attach(s, cref);
+    s->reason[v] = cref;
+    return cref;
+}
+
+static uint32_t abstract_level(const psi_sat *s, uint32_t v)
+{
+    return 1u << (s->level[v] & 31u);
+}
+
+/* Is literal l (in the learned clause) implied by the other literals? */
+static bool redundant(psi_sat *s, lit_t l, uint32_t levels)
+{
+    size_t top = s->to_clear.n;
+    s->stack.n = 0;
+    if (!psi_u32_push(&s->stack, lit_var(l)))
+        return false;
+    while (s->stack.n) {
+        uint32_t v = s->stack.a[--s->stack.n];
+        uint32_t r = psi_reason_of(s, v);
+        if (r == REASON_UNIT)
+            continue;
+        if (r == REASON_NONE)
+            goto fail; /* only possible on ENOMEM */
+        uint32_t n = cl_size(s, r);
+        for (uint32_t k = 0; k < n; k++) {
+            lit_t q = cl_lits(s, r)[k];
+            uint32_t u = lit_var(q);
+            if (u == v || s->seen[u] || !s->level[u])
+                continue;
+            uint32_t ru = s->reason[u];
+            if (ru == REASON_NONE || !(abstract_level(s, u) & levels))
+                goto fail;
+            s->seen[u] = 1;
+            if (!psi_u32_push(&s->stack, u) || !psi_u32_push(&s->to_clear, u))
+                goto fail;
+        }
+    }
+    return true;
+fail:
+    for (size_t i = top; i < s->to_clear.n; i++)
+        s->seen[s->to_clear.a[i]] = 0;
+    s->to_clear.n = top;
+    return false;
+}
+
+static uint32_t compute_glue(psi_sat *s, const lit_t *c, uint32_t n)
+{
+    if (++s->stamp == 0) {
+        for (uint32_t i = 0; i < s->lvl_stamp_cap; i++)
+            s->lvl_stamp[i] = 0;
+        s->stamp = 1;
+    }
+    uint32_t glue = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lv = s->level[lit_var(c[i])];
+        if (lv < s->lvl_stamp_cap && s->lvl_stamp[lv] != s->stamp) {
+            s->lvl_stamp[lv] = s->stamp;
+            glue++;
+        }
+    }
+    return glue;
+}
+
+/* Learns a clause from conflict c (all literals false, at least one at the
+ * current level) into s->learnt, asserting literal first and the literal of
+ * the backjump level second. Returns 0 or PSI_SAT_ENOMEM. */
+int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
+{
+    uint32_t dl = decision_level(s);
+    s->learnt.n = 0;
+    s->to_clear.n = 0;
+    if (!psi_u32_push(&s->learnt, LIT_UNDEF))
+        return PSI_SAT_ENOMEM;
+    const uint32_t *lits = c.lits;
+    uint32_t n = c.n;
+    uint32_t path = 0, idx = s->trail_n;
+    lit_t p = LIT_UNDEF;
+    for (;;) {
+        for (uint32_t k = 0; k < n; k++) {
+            lit_t q = lits[k];
+            uint32_t v = lit_var(q);
+            if ((p != LIT_UNDEF && v == lit_var(p)) || s->seen[v] || !s->level[v])
+                continue;
+            s->seen[v] = 1;
+            psi_var_bump(s, v);
+            if (!psi_u32_push(&s->to_clear, v))
+                return PSI_SAT_ENOMEM;
+            if (s->level[v] >= dl)
+                path++;
+            else if (!psi_u32_push(&s->learnt, q))
+                return PSI_SAT_ENOMEM;
+        }
+        do
+            p = s->trail[--idx];
+        while (!s->seen[lit_var(p)]);
+        s->seen[lit_var(p)] = 0;
+        if (--path == 0)
+            break;
+        uint32_t r = psi_reason_of(s, lit_var(p));
+        if (s->nomem)
+            return PSI_SAT_ENOMEM;
+        if (r == REASON_UNIT) {
+            n = 0;
+            continue;
+        }
+        if (cl_flags(s, r) & CL_LEARNT)
+            s->arena[r + 1] |= CL_USED;
+        lits = cl_lits(s, r);
+        n = cl_size(s, r);
+    }
+    s->learnt.a[0] = lit_neg(p);
+
+    /* Minimization. */
+    uint32_t levels = 0;
+    for (size_t i = 1; i < s->learnt.n; i++)
+        levels |= abstract_level(s, lit_var(s->learnt.a[i]));
+    size_t j = 1;
+    for (size_t i = 1; i < s->learnt.n; i++) {
+        lit_t q = s->learnt.a[i];
+        if (s->reason[lit_var(q)] == REASON_NONE || !redundant(s, q, levels))
+            s->learnt.a[j++] = q;
+    }
+    s->st.minimized_literals += s->learnt.n - j;
+    s->learnt.n = j;
+    for (size_t i = 0; i < s->to_clear.n; i++)
+        s->seen[s->to_clear.a[i]] = 0;
+    if (s->nomem)
+        return PSI_SAT_ENOMEM;
+
+    /* Backjump level: the highest level below the current one. */
+    *bt_level = 0;
+    if (s->learnt.n > 1) {
+        size_t best = 1;
+        for (size_t i = 2; i < s->learnt.n; i++)
+            if (s->level[lit_var(s->learnt.a[i])] > s->level[lit_var(s->learnt.a[best])])
+                best = i;
+        lit_t t = s->learnt.a[1];
+        s->learnt.a[1] = s->learnt.a[best];
+        s->learnt.a[best] = t;
+        *bt_level = s->level[lit_var(s->learnt.a[1])];
+    }
+    *glue = compute_glue(s, s->learnt.a, (uint32_t)s->learnt.n);
+    return 0;
+}
+
+/* The assumption a is false: collects the assumptions that force it. */
+int psi_analyze_final(psi_sat *s, lit_t a)
+{
+    s->final_conflict.n = 0;
+    if (!psi_lits_push(&s->final_conflict, lit_to_int(a)))
+        return PSI_SAT_ENOMEM;
+    if (decision_level(s) == 0)
+        return 0;
+    s->seen[lit_var(a)] = 1;
+    for (uint32_t i = s->trail_n; i-- > s->trail_lim.a[0];) {
+        lit_t t = s->trail[i];
+        uint32_t x = lit_var(t);
+        if (!s->seen[x])
+            continue;
+        s->seen[x] = 0;
+        uint32_t r = psi_reason_of(s, x);
+        if (s->nomem)
+            return PSI_SAT_ENOMEM;
+        if (r == REASON_NONE) {
+            if (!psi_lits_push(&s->final_conflict, lit_to_int(t)))
+                return PSI_SAT_ENOMEM;
+        } else if (r != REASON_UNIT) {
+            for (uint32_t k = 0; k < cl_size(s, r); k++) {
+                uint32_t u = lit_var(cl_lits(s, r)[k]);
+                if (u != x && s->level[u])
+                    s->seen[u] = 1;
+            }
+        }
+    }
+    s->seen[lit_var(a)] = 0;
+    return 0;
+}

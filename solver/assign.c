@@ -1,0 +1,45 @@
+/* The trail: assigning literals, opening decision levels, backtracking.
+ * Backtracking saves phases, returns variables to the decision heap and
+ * tells the theory, so theory state always shrinks in step with the trail. */
+#include "internal.h"
+
+void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
+{
+    uint32_t v = lit_var(l);
+    s->vals[l] = 1;
+    s->vals[lit_neg(l)] = -1;
+    s->level[v] = decision_level(s);
+    s->reason[v] = reason;
+    s->trail_pos[v] = s->trail_n;
+    s->trail[s->trail_n++] = l;
+}
+
+void psi_new_level(psi_sat *s)
+{
+    if (!psi_u32_push(&s->trail_lim, s->trail_n))
+        s->nomem = true;
+}
+
+void psi_backtrack(psi_sat *s, uint32_t level)
+{
+    if (decision_level(s) <= level)
+        return;
+    uint32_t keep = s->trail_lim.a[level];
+    for (uint32_t i = s->trail_n; i-- > keep;) {
+        lit_t l = s->trail[i];
+        uint32_t v = lit_var(l);
+        s->vals[l] = 0;
+        s->vals[lit_neg(l)] = 0;
+        s->phase[v] = (uint8_t)(l & 1u);
+        if (s->heap_pos[v] == UINT32_MAX)
+            (void)psi_heap_insert(s, v); /* capacity is reserved per variable */
+    }
+    s->trail_n = keep;
+    if (s->qhead > keep)
+        s->qhead = keep;
+    if (s->theory_head > keep)
+        s->theory_head = keep;
+    s->trail_lim.n = level;
+    if (s->has_theory)
+        s->theory.backtrack(s->theory.ctx, level);
+}

@@ -1,0 +1,199 @@
+/* The solver's private state and the small helpers every solver file shares.
+ *
+ * Internal literals are unsigned: 2*v for variable v (0-based) and 2*v+1 for
+ * its negation. Clauses live in one flat arena of uint32_t words addressed by
+ * offsets ("crefs"), so a reference costs 4 bytes and clause memory is
+ * contiguous; see clause.c for the layout. Not for use outside solver/. */
+#ifndef PSI_SOLVER_INTERNAL_H
+#define PSI_SOLVER_INTERNAL_H
+
+#include "sat.h"
+#include "theory.h"
+#include "vec.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint32_t lit_t;
+
+#define LIT_UNDEF UINT32_MAX
+/* Reason codes besides arena offsets. */
+#define REASON_NONE   UINT32_MAX       /* decision or root-level unit */
+#define REASON_THEORY (UINT32_MAX - 1) /* implied by the theory, not yet explained */
+#define REASON_UNIT   (UINT32_MAX - 2) /* explained by a theory lemma of size one */
+#define CREF_MAX      (UINT32_MAX - 16)
+
+/* Clause header: word 0 = size, word 1 = flags and glue. */
+#define CL_HDR        2
+#define CL_LEARNT     1u
+#define CL_DELETED    2u
+#define CL_USED       4u
+#define CL_MOVED      8u
+#define CL_GLUE_SHIFT 8
+
+/* A watch: the blocking literal and the clause; binary clauses keep the
+ * other literal as blocker and are flagged so propagation never touches
+ * the arena for them. */
+#define WATCH_BIN 0x80000000u
+typedef struct watch {
+    lit_t blocker;
+    uint32_t ref; /* cref | WATCH_BIN */
+} watch;
+
+typedef struct watches {
+    watch *w;
+    uint32_t n, cap;
+} watches;
+
+struct psi_sat {
+    /* Variables (indexed by 0-based var) and literals. */
+    uint32_t nvars, cap_vars;
+    int8_t *vals;        /* per literal: 1 true, -1 false, 0 unassigned */
+    uint32_t *level;     /* per var */
+    uint32_t *reason;    /* per var: cref or REASON_* */
+    uint32_t *trail_pos; /* per var: index on the trail */
+    uint8_t *phase;      /* per var: saved polarity, 1 = negative */
+    uint8_t *seen;       /* per var: analysis marks */
+    uint8_t *observed;   /* per var: theory wants to hear about it */
+    double *activity;    /* per var: VSIDS score */
+    watches *watches;    /* per literal: clauses watching that literal */
+    /* Decision heap (binary max-heap on activity). */
+    uint32_t *heap, heap_n;
+    uint32_t *heap_pos; /* UINT32_MAX when not in the heap */
+    double var_inc, var_decay;
+
+    /* Trail. */
+    lit_t *trail;
+    uint32_t trail_n, qhead, theory_head;
+    u32vec trail_lim; /* trail size at the start of each level */
+
+    /* Clause arena. */
+    uint32_t *arena;
+    size_t arena_n, arena_cap, arena_wasted;
+    u32vec originals, learnts;
+
+    /* Analysis scratch. */
+    u32vec learnt, to_clear, stack, tconfl;
+    uint32_t *lvl_stamp; /* per level, for glue */
+    uint32_t lvl_stamp_cap, stamp;
+
+    /* Assumptions and the final conflict (public literals). */
+    u32vec assumptions;
+    psi_lits final_conflict;
+    uint8_t *failed; /* per literal */
+
+    /* Model after SAT, per var: 1 true, -1 false. */
+    int8_t *model;
+    bool has_model;
+    bool inconsistent; /* empty clause derived at root */
+    bool nomem;
+
+    /* Theory. */
+    bool has_theory;
+    psi_theory theory;
+    psi_theory_out tout;
+    u32vec late; /* root literals observed after they were handed over */
+    psi_lits scratch;
+
+    /* Search control. */
+    int64_t conflict_limit;
+    double time_limit, start_time;
+    uint64_t conflicts_at_start;
+    double ema_fast, ema_slow;
+    uint64_t ema_count;
+    uint64_t restart_at_conflicts, conflicts_since_restart;
+    bool stable;
+    uint64_t mode_switch_at, mode_len;
+    uint64_t luby_i, luby_limit;
+    uint64_t reduce_at, reduce_inc;
+    uint32_t simplified_root; /* root trail size at the last simplification */
+    uint64_t simplify_at;     /* conflicts before the next simplification */
+
+    /* Proof. */
+    FILE *proof;
+    char *proof_buf;
+    size_t proof_n;
+
+    psi_sat_stats st;
+};
+
+/* Literal helpers. */
+static inline uint32_t lit_var(lit_t l)
+{
+    return l >> 1;
+}
+static inline lit_t lit_neg(lit_t l)
+{
+    return l ^ 1u;
+}
+static inline lit_t lit_of_int(int x)
+{
+    return x > 0 ? (lit_t)(x - 1) * 2u : (lit_t)(-(x + 1)) * 2u + 1u;
+}
+static inline int lit_to_int(lit_t l)
+{
+    int v = (int)lit_var(l) + 1;
+    return (l & 1u) ? -v : v;
+}
+static inline uint32_t *cl_lits(psi_sat *s, uint32_t cref)
+{
+    return s->arena + cref + CL_HDR;
+}
+static inline uint32_t cl_size(const psi_sat *s, uint32_t cref)
+{
+    return s->arena[cref];
+}
+static inline uint32_t cl_flags(const psi_sat *s, uint32_t cref)
+{
+    return s->arena[cref + 1];
+}
+static inline uint32_t decision_level(const psi_sat *s)
+{
+    return (uint32_t)s->trail_lim.n;
+}
+
+bool psi_watch_push(watches *ws, watch w);
+
+/* clause.c: arena allocation, attaching, deleting, garbage collection. */
+uint32_t psi_clause_new(psi_sat *s, const lit_t *lits, uint32_t n, bool learnt, uint32_t glue);
+void psi_clause_attach(psi_sat *s, uint32_t cref);
+void psi_clause_delete(psi_sat *s, uint32_t cref);
+bool psi_clause_locked(const psi_sat *s, uint32_t cref);
+bool psi_clause_collect(psi_sat *s);
+
+/* assign.c: trail and backtracking. */
+void psi_assign(psi_sat *s, lit_t l, uint32_t reason);
+void psi_backtrack(psi_sat *s, uint32_t level);
+void psi_new_level(psi_sat *s);
+
+/* heap.c: VSIDS decisions. */
+bool psi_heap_insert(psi_sat *s, uint32_t v);
+uint32_t psi_heap_pop(psi_sat *s);
+void psi_var_bump(psi_sat *s, uint32_t v);
+void psi_var_decay(psi_sat *s);
+
+/* propagate.c: unit propagation plus the theory; returns the conflict. */
+typedef struct conflict {
+    const uint32_t *lits; /* NULL: no conflict */
+    uint32_t n;
+} conflict;
+conflict psi_propagate(psi_sat *s);
+
+/* analyze.c */
+int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue);
+int psi_analyze_final(psi_sat *s, lit_t p);
+uint32_t psi_reason_of(psi_sat *s, uint32_t v);
+
+/* reduce.c */
+bool psi_reduce(psi_sat *s);
+bool psi_simplify(psi_sat *s);
+
+/* proof.c */
+void psi_proof_add(psi_sat *s, const lit_t *lits, uint32_t n);
+void psi_proof_delete(psi_sat *s, const lit_t *lits, uint32_t n);
+void psi_proof_flush(psi_sat *s);
+
+/* search.c */
+int psi_search(psi_sat *s);
+
+#endif

@@ -1,0 +1,78 @@
+/* Learned-clause database maintenance.
+ *
+ * psi_reduce keeps clauses of glue <= 2 forever, spares any clause used in
+ * conflict analysis since the previous reduction (clearing the mark, so a
+ * clause must keep earning its place), and deletes the worse half of the
+ * rest, worst meaning highest glue, then longest. psi_simplify removes
+ * clauses satisfied at the root once new root units exist. Both finish by
+ * collecting garbage, which rebuilds the watch lists. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+typedef struct cand {
+    uint64_t key;
+    uint32_t cref;
+} cand;
+
+static int by_key_desc(const void *a, const void *b)
+{
+    uint64_t x = ((const cand *)a)->key, y = ((const cand *)b)->key;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+bool psi_reduce(psi_sat *s)
+{
+    s->st.reductions++;
+    size_t n = s->learnts.n;
+    cand *c = malloc((n ? n : 1) * sizeof *c);
+    if (!c)
+        return true; /* reduction is an optimisation: skip it */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cref = s->learnts.a[i];
+        uint32_t fl = cl_flags(s, cref);
+        uint32_t glue = fl >> CL_GLUE_SHIFT;
+        if (fl & CL_DELETED)
+            continue;
+        if (fl & CL_USED) {
+            s->arena[cref + 1] &= ~CL_USED;
+            continue;
+        }
+        if (glue <= 2 || psi_clause_locked(s, cref))
+            continue;
+        c[m++] = (cand){((uint64_t)glue << 32) | cl_size(s, cref), cref};
+    }
+    qsort(c, m, sizeof *c, by_key_desc);
+    for (size_t i = 0; i < m / 2; i++)
+        psi_clause_delete(s, c[i].cref);
+    s->st.deleted += m / 2;
+    free(c);
+    return psi_clause_collect(s);
+}
+
+static bool satisfied(const psi_sat *s, uint32_t cref)
+{
+    const uint32_t *c = s->arena + cref + CL_HDR;
+    for (uint32_t i = 0; i < s->arena[cref]; i++)
+        if (s->vals[c[i]] > 0)
+            return true;
+    return false;
+}
+
+/* Only at decision level 0 (root values are then all there is). */
+bool psi_simplify(psi_sat *s)
+{
+    if (s->trail_n == s->simplified_root)
+        return true;
+    s->simplified_root = s->trail_n;
+    u32vec *lists[2] = {&s->originals, &s->learnts};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < lists[k]->n; i++) {
+            uint32_t cref = lists[k]->a[i];
+            if (!(cl_flags(s, cref) & CL_DELETED) && satisfied(s, cref) &&
+                !psi_clause_locked(s, cref))
+                psi_clause_delete(s, cref);
+        }
+    return psi_clause_collect(s);
+}

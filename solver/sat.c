@@ -1,0 +1,394 @@
+/* The public face of the solver: life cycle, variables, clauses,
+ * assumptions, solving, models, limits, statistics, theory attachment.
+ * Everything here runs at decision level 0; the search itself is search.c. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+psi_sat *psi_sat_new(void)
+{
+    psi_sat *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->var_inc = 1.0;
+    s->var_decay = 0.95;
+    s->conflict_limit = -1;
+    s->time_limit = -1;
+    s->mode_len = 1000;
+    s->mode_switch_at = 1000;
+    s->luby_i = 1;
+    s->luby_limit = 512;
+    s->reduce_at = 2000;
+    s->reduce_inc = 300;
+    return s;
+}
+
+void psi_sat_free(psi_sat *s)
+{
+    if (!s)
+        return;
+    psi_proof_flush(s);
+    free(s->proof_buf);
+    for (uint32_t l = 0; l < 2 * s->cap_vars; l++)
+        free(s->watches[l].w);
+    void *ptrs[] = {s->vals,
+                    s->level,
+                    s->reason,
+                    s->trail_pos,
+                    s->phase,
+                    s->seen,
+                    s->observed,
+                    s->activity,
+                    s->watches,
+                    s->heap,
+                    s->heap_pos,
+                    s->trail,
+                    s->trail_lim.a,
+                    s->arena,
+                    s->originals.a,
+                    s->learnts.a,
+                    s->learnt.a,
+                    s->to_clear.a,
+                    s->stack.a,
+                    s->tconfl.a,
+                    s->lvl_stamp,
+                    s->assumptions.a,
+                    s->final_conflict.lits,
+                    s->failed,
+                    s->model,
+                    s->tout.clause.lits,
+                    s->tout.implied.lits,
+                    s->late.a,
+                    s->scratch.lits};
+    for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
+        free(ptrs[i]);
+    free(s);
+}
+
+static bool resize(void **p, size_t n, size_t elem, size_t old)
+{
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    memset((char *)q + old * elem, 0, (n - old) * elem);
+    *p = q;
+    return true;
+}
+
+/* Grows per-variable arrays to hold at least n variables. */
+static bool grow_vars(psi_sat *s, uint32_t n)
+{
+    if (n <= s->cap_vars)
+        return true;
+    uint32_t cap = s->cap_vars ? s->cap_vars : 64;
+    while (cap < n)
+        cap = cap > UINT32_MAX / 4 ? n : cap * 2;
+    size_t o = s->cap_vars;
+    if (!resize((void **)&s->vals, 2 * (size_t)cap, 1, 2 * o) ||
+        !resize((void **)&s->level, cap, sizeof *s->level, o) ||
+        !resize((void **)&s->reason, cap, sizeof *s->reason, o) ||
+        !resize((void **)&s->trail_pos, cap, sizeof *s->trail_pos, o) ||
+        !resize((void **)&s->phase, cap, 1, o) || !resize((void **)&s->seen, cap, 1, o) ||
+        !resize((void **)&s->observed, cap, 1, o) ||
+        !resize((void **)&s->activity, cap, sizeof *s->activity, o) ||
+        !resize((void **)&s->watches, 2 * (size_t)cap, sizeof *s->watches, 2 * o) ||
+        !resize((void **)&s->heap, cap, sizeof *s->heap, o) ||
+        !resize((void **)&s->heap_pos, cap, sizeof *s->heap_pos, o) ||
+        !resize((void **)&s->trail, cap, sizeof *s->trail, o) ||
+        !resize((void **)&s->lvl_stamp, (size_t)cap + 1, sizeof *s->lvl_stamp, o ? o + 1 : 0) ||
+        !resize((void **)&s->failed, 2 * (size_t)cap, 1, 2 * o) ||
+        !resize((void **)&s->model, cap, 1, o))
+        return false;
+    s->cap_vars = cap;
+    s->lvl_stamp_cap = cap + 1;
+    return true;
+}
+
+int psi_sat_reserve(psi_sat *s, int n)
+{
+    if (n < 0 || n >= INT32_MAX / 2)
+        return PSI_SAT_EINVAL;
+    if ((uint32_t)n <= s->nvars)
+        return 0;
+    if (!grow_vars(s, (uint32_t)n)) {
+        s->nomem = true;
+        return PSI_SAT_ENOMEM;
+    }
+    for (uint32_t v = s->nvars; v < (uint32_t)n; v++) {
+        s->reason[v] = REASON_NONE;
+        s->phase[v] = 1; /* try false first, as MiniSat does */
+        s->heap_pos[v] = UINT32_MAX;
+        (void)psi_heap_insert(s, v);
+    }
+    s->nvars = (uint32_t)n;
+    return 0;
+}
+
+int psi_sat_nvars(const psi_sat *s)
+{
+    return (int)s->nvars;
+}
+
+static int check_lit(psi_sat *s, int lit)
+{
+    if (lit == 0 || lit == INT32_MIN || lit >= INT32_MAX / 2 || lit <= -(INT32_MAX / 2))
+        return PSI_SAT_EINVAL;
+    int v = lit < 0 ? -lit : lit;
+    return psi_sat_reserve(s, v);
+}
+
+static void root(psi_sat *s)
+{
+    psi_backtrack(s, 0);
+}
+
+int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
+{
+    if (s->nomem)
+        return PSI_SAT_ENOMEM;
+    if (n >= UINT32_MAX / 2)
+        return PSI_SAT_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        int rc = check_lit(s, lits[i]);
+        if (rc)
+            return rc;
+    }
+    root(s);
+    s->has_model = false;
+    s->st.clauses++;
+    if (s->inconsistent)
+        return 0;
+    s->learnt.n = 0;
+    if (!psi_u32_reserve(&s->learnt, n + 1))
+        return s->nomem = true, PSI_SAT_ENOMEM;
+    /* Drop root-false and duplicate literals; skip satisfied/tautological
+     * clauses. seen[] marks 1 = positive present, 2 = negative present. */
+    bool changed = false, skip = false;
+    uint32_t m = 0;
+    for (size_t i = 0; i < n && !skip; i++) {
+        lit_t l = lit_of_int(lits[i]);
+        uint32_t v = lit_var(l);
+        uint8_t mark = (l & 1u) ? 2 : 1;
+        if (s->vals[l] > 0 || (s->seen[v] & (3 - mark)))
+            skip = true;
+        else if (s->vals[l] < 0 || (s->seen[v] & mark))
+            changed = true;
+        else {
+            s->seen[v] |= mark;
+            s->learnt.a[m++] = l;
+        }
+    }
+    for (uint32_t i = 0; i < m; i++)
+        s->seen[lit_var(s->learnt.a[i])] = 0;
+    if (skip)
+        return 0;
+    if (changed)
+        psi_proof_add(s, s->learnt.a, m);
+    if (m == 0) {
+        s->inconsistent = true;
+        return 0;
+    }
+    if (m == 1) {
+        psi_assign(s, s->learnt.a[0], REASON_NONE);
+        return 0;
+    }
+    uint32_t cref = psi_clause_new(s, s->learnt.a, m, false, 0);
+    if (cref == REASON_NONE)
+        return PSI_SAT_ENOMEM;
+    psi_clause_attach(s, cref);
+    return s->nomem ? PSI_SAT_ENOMEM : 0;
+}
+
+int psi_sat_assume(psi_sat *s, int lit)
+{
+    int rc = check_lit(s, lit);
+    if (rc)
+        return rc;
+    if (!psi_u32_push(&s->assumptions, lit_of_int(lit)))
+        return s->nomem = true, PSI_SAT_ENOMEM;
+    return 0;
+}
+
+/* Applies a theory answer received at the root (prepare or a late
+ * notification). Returns false on ENOMEM. */
+static bool root_theory_result(psi_sat *s, int rc)
+{
+    if (rc == PSI_THEORY_ENOMEM)
+        return !(s->nomem = true);
+    if (rc == PSI_THEORY_CONFLICT) {
+        s->st.theory_conflicts++;
+        s->inconsistent = true; /* all its literals are false at the root */
+        return true;
+    }
+    for (size_t k = 0; k < s->tout.implied.n; k++) {
+        lit_t l = lit_of_int(s->tout.implied.lits[k]);
+        if (s->vals[l] < 0)
+            s->inconsistent = true;
+        else if (!s->vals[l])
+            psi_assign(s, l, REASON_NONE);
+    }
+    return true;
+}
+
+static int theory_start(psi_sat *s)
+{
+    psi_theory_out *o = &s->tout;
+    if (s->theory.prepare) {
+        o->clause.n = o->implied.n = 0;
+        if (!root_theory_result(s, s->theory.prepare(s->theory.ctx, o)))
+            return PSI_SAT_ENOMEM;
+    }
+    for (size_t i = 0; i < s->late.n && !s->inconsistent; i++) {
+        o->clause.n = o->implied.n = 0;
+        s->st.theory_calls++;
+        int rc = s->theory.notify(s->theory.ctx, lit_to_int(s->late.a[i]), 0, o);
+        if (!root_theory_result(s, rc))
+            return PSI_SAT_ENOMEM;
+    }
+    s->late.n = 0;
+    return 0;
+}
+
+int psi_sat_solve(psi_sat *s)
+{
+    s->start_time = psi_sat_now();
+    s->has_model = false;
+    for (size_t i = 0; i < s->final_conflict.n; i++)
+        s->failed[lit_of_int(s->final_conflict.lits[i])] = 0;
+    s->final_conflict.n = 0;
+    int res;
+    if (s->nomem) {
+        res = PSI_SAT_ENOMEM;
+        goto done;
+    }
+    root(s);
+    s->conflicts_at_start = s->st.conflicts;
+    if (!s->inconsistent && s->has_theory) {
+        double t0 = psi_sat_now();
+        res = theory_start(s);
+        s->st.theory_seconds += psi_sat_now() - t0;
+        if (res)
+            goto done;
+    }
+    res = s->inconsistent ? PSI_SAT_UNSAT : psi_search(s);
+    if (res == PSI_SAT_SAT) {
+        for (uint32_t v = 0; v < s->nvars; v++)
+            s->model[v] = s->vals[2 * v] > 0 ? 1 : -1;
+        s->has_model = true;
+    } else if (res == PSI_SAT_UNSAT) {
+        if (s->inconsistent) {
+            s->final_conflict.n = 0;
+            psi_proof_add(s, NULL, 0);
+        }
+        for (size_t i = 0; i < s->final_conflict.n; i++)
+            s->failed[lit_of_int(s->final_conflict.lits[i])] = 1;
+    }
+    root(s);
+done:
+    s->assumptions.n = 0;
+    psi_proof_flush(s);
+    s->st.solve_seconds += psi_sat_now() - s->start_time;
+    return res;
+}
+
+int psi_sat_value(const psi_sat *s, int lit)
+{
+    if (!s->has_model || lit == 0 || lit == INT32_MIN)
+        return 0;
+    uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
+    if (v >= s->nvars)
+        return 0;
+    return lit > 0 ? s->model[v] : -s->model[v];
+}
+
+int psi_sat_root_value(const psi_sat *s, int lit)
+{
+    if (lit == 0 || lit == INT32_MIN)
+        return 0;
+    uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
+    if (v >= s->nvars)
+        return 0;
+    lit_t l = lit_of_int(lit);
+    if (!s->vals[l] || s->level[v] != 0)
+        return 0;
+    return s->vals[l];
+}
+
+int psi_sat_current_value(const psi_sat *s, int lit)
+{
+    if (lit == 0 || lit == INT32_MIN)
+        return 0;
+    uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
+    if (v >= s->nvars)
+        return 0;
+    return s->vals[lit_of_int(lit)];
+}
+
+int psi_sat_failed(const psi_sat *s, int lit)
+{
+    if (lit == 0 || lit == INT32_MIN)
+        return 0;
+    uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
+    if (v >= s->nvars)
+        return 0;
+    return s->failed[lit_of_int(lit)];
+}
+
+const int *psi_sat_final_conflict(const psi_sat *s, size_t *n)
+{
+    *n = s->final_conflict.n;
+    return s->final_conflict.lits;
+}
+
+void psi_sat_set_conflict_limit(psi_sat *s, int64_t conflicts)
+{
+    s->conflict_limit = conflicts < 0 ? -1 : conflicts;
+}
+
+void psi_sat_set_time_limit(psi_sat *s, double seconds)
+{
+    s->time_limit = seconds < 0 ? -1 : seconds;
+}
+
+int psi_sat_set_proof(psi_sat *s, FILE *f)
+{
+    if (s->has_theory || s->st.clauses)
+        return PSI_SAT_EINVAL;
+    s->proof = f;
+    return 0;
+}
+
+void psi_sat_get_stats(const psi_sat *s, psi_sat_stats *out)
+{
+    *out = s->st;
+    out->vars = s->nvars;
+}
+
+void psi_sat_set_theory(psi_sat *s, const psi_theory *t)
+{
+    root(s);
+    s->has_theory = t != NULL;
+    if (t)
+        s->theory = *t;
+    s->theory_head = s->trail_n; /* earlier root literals arrive via observe */
+}
+
+int psi_sat_observe(psi_sat *s, int var)
+{
+    if (var <= 0)
+        return PSI_SAT_EINVAL;
+    int rc = psi_sat_reserve(s, var);
+    if (rc)
+        return rc;
+    uint32_t v = (uint32_t)var - 1;
+    if (s->observed[v])
+        return 0;
+    s->observed[v] = 1;
+    if (s->vals[2 * v] && s->trail_pos[v] < s->theory_head) {
+        lit_t l = s->vals[2 * v] > 0 ? 2 * v : 2 * v + 1;
+        if (!psi_u32_push(&s->late, l))
+            return s->nomem = true, PSI_SAT_ENOMEM;
+    }
+    return 0;
+}

@@ -1,0 +1,180 @@
+/* The CDCL search loop: propagate, learn from conflicts, restart, reduce,
+ * decide (assumptions first). Restarts alternate between two modes, as in
+ * modern solvers: "focused" phases restart whenever the recent glue average
+ * (a fast EMA) rises above the long-run one (a slow EMA), which helps on
+ * unsatisfiable instances; "stable" phases restart on a Luby schedule with a
+ * large unit, which lets the search dig deep for models. */
+#include "internal.h"
+
+static uint64_t luby(uint64_t i)
+{
+    /* i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
+    uint64_t k = 1;
+    while ((((uint64_t)1 << k) - 1) < i)
+        k++;
+    while ((((uint64_t)1 << k) - 1) != i) {
+        i -= ((uint64_t)1 << (k - 1)) - 1;
+        k = 1;
+        while ((((uint64_t)1 << k) - 1) < i)
+            k++;
+    }
+    return (uint64_t)1 << (k - 1);
+}
+
+static void update_ema(psi_sat *s, uint32_t glue)
+{
+    double g = glue;
+    if (s->ema_count++ == 0) {
+        s->ema_fast = s->ema_slow = g;
+        return;
+    }
+    s->ema_fast += (g - s->ema_fast) / 32.0;
+    s->ema_slow += (g - s->ema_slow) / 4096.0;
+}
+
+static bool restart_due(psi_sat *s)
+{
+    if (s->stable)
+        return s->conflicts_since_restart >= s->luby_limit;
+    return s->conflicts_since_restart >= 2 && s->ema_fast > 1.1 * s->ema_slow;
+}
+
+static void restart(psi_sat *s)
+{
+    s->st.restarts++;
+    s->conflicts_since_restart = 0;
+    if (s->stable)
+        s->luby_limit = 512 * luby(++s->luby_i);
+    if (s->st.conflicts >= s->mode_switch_at) {
+        s->stable = !s->stable;
+        s->var_decay = s->stable ? 0.975 : 0.95;
+        if (!s->stable)
+            s->mode_len *= 2;
+        s->mode_switch_at = s->st.conflicts + s->mode_len;
+        s->luby_i = 1;
+        s->luby_limit = 512;
+    }
+    psi_backtrack(s, 0);
+}
+
+static lit_t decide(psi_sat *s)
+{
+    for (;;) {
+        uint32_t v = psi_heap_pop(s);
+        if (v == UINT32_MAX)
+            return LIT_UNDEF;
+        if (!s->vals[2 * v])
+            return 2 * v + s->phase[v];
+    }
+}
+
+static bool limit_hit(psi_sat *s, uint32_t *tick)
+{
+    if (s->conflict_limit >= 0 &&
+        s->st.conflicts - s->conflicts_at_start >= (uint64_t)s->conflict_limit)
+        return true;
+    if (s->time_limit >= 0 && (++*tick & 255u) == 0 &&
+        psi_sat_now() - s->start_time >= s->time_limit)
+        return true;
+    return false;
+}
+
+/* Conflict clauses from the theory may lie entirely below the current
+ * level; backtrack to their highest level so analysis sees a normal
+ * conflict. Returns false when the conflict holds at the root. */
+static bool align_conflict(psi_sat *s, conflict c)
+{
+    uint32_t maxl = 0;
+    for (uint32_t i = 0; i < c.n; i++)
+        if (s->level[lit_var(c.lits[i])] > maxl)
+            maxl = s->level[lit_var(c.lits[i])];
+    if (maxl == 0)
+        return false;
+    if (maxl < decision_level(s))
+        psi_backtrack(s, maxl);
+    return true;
+}
+
+static int learn(psi_sat *s, conflict c)
+{
+    uint32_t bt, glue;
+    if (psi_analyze(s, c, &bt, &glue))
+        return PSI_SAT_ENOMEM;
+    psi_backtrack(s, bt);
+    uint32_t n = (uint32_t)s->learnt.n;
+    psi_proof_add(s, s->learnt.a, n);
+    s->st.learned++;
+    s->st.learned_literals += n;
+    if (n == 1) {
+        psi_assign(s, s->learnt.a[0], REASON_NONE);
+    } else {
+        uint32_t cref = psi_clause_new(s, s->learnt.a, n, true, glue);
+        if (cref == REASON_NONE)
+            return PSI_SAT_ENOMEM;
+        psi_clause_attach(s, cref);
+        psi_assign(s, s->learnt.a[0], cref);
+    }
+    psi_var_decay(s);
+    update_ema(s, glue);
+    return 0;
+}
+
+int psi_search(psi_sat *s)
+{
+    uint32_t tick = 0;
+    for (;;) {
+        conflict c = psi_propagate(s);
+        if (s->nomem)
+            return PSI_SAT_ENOMEM;
+        if (c.lits) {
+            s->st.conflicts++;
+            s->conflicts_since_restart++;
+            if (!align_conflict(s, c)) {
+                s->inconsistent = true;
+                return PSI_SAT_UNSAT;
+            }
+            if (learn(s, c))
+                return PSI_SAT_ENOMEM;
+            continue;
+        }
+        if (limit_hit(s, &tick))
+            return PSI_SAT_UNKNOWN;
+        if (restart_due(s))
+            restart(s);
+        if (decision_level(s) == 0 && s->st.conflicts >= s->simplify_at) {
+            s->simplify_at = s->st.conflicts + 1000;
+            if (!psi_simplify(s))
+                return PSI_SAT_ENOMEM;
+        }
+        if (s->st.conflicts >= s->reduce_at) {
+            s->reduce_at = s->st.conflicts + s->reduce_inc;
+            s->reduce_inc += 300;
+            if (!psi_reduce(s))
+                return PSI_SAT_ENOMEM;
+        }
+        lit_t next = LIT_UNDEF;
+        while (decision_level(s) < s->assumptions.n) {
+            lit_t a = s->assumptions.a[decision_level(s)];
+            if (s->vals[a] > 0) {
+                psi_new_level(s); /* already true: an empty level keeps indices aligned */
+            } else if (s->vals[a] < 0) {
+                if (psi_analyze_final(s, a))
+                    return PSI_SAT_ENOMEM;
+                return PSI_SAT_UNSAT;
+            } else {
+                next = a;
+                break;
+            }
+        }
+        if (next == LIT_UNDEF) {
+            next = decide(s);
+            if (next == LIT_UNDEF)
+                return PSI_SAT_SAT;
+            s->st.decisions++;
+        }
+        psi_new_level(s);
+        if (s->nomem)
+            return PSI_SAT_ENOMEM;
+        psi_assign(s, next, REASON_NONE);
+    }
+}

@@ -1,0 +1,25 @@
+/* Small shared helpers of solver/: a growable uint32_t vector and a
+ * monotonic clock. Vectors are owned by whoever embeds them and freed with
+ * free(v.a). Growth failures are reported, never fatal. */
+#ifndef PSI_SOLVER_VEC_H
+#define PSI_SOLVER_VEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct u32vec {
+    uint32_t *a;
+    size_t n, cap;
+} u32vec;
+
+bool psi_u32_push(u32vec *v, uint32_t x);
+bool psi_u32_reserve(u32vec *v, size_t n);
+
+/* Grows *p (an array of elem-byte items with capacity *cap) to hold need. */
+bool psi_grow_array(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Seconds on a monotonic clock. */
+double psi_sat_now(void);
+
+#endif
