@@ -10,6 +10,11 @@
  * as whitespace and ; comments, and refuses nesting deeper than
  * EDN_MAX_DEPTH. Above it, the history layer interprets op maps.
  *
+ * The whole history may also be one EDN vector with one map per line,
+ *     [{:type :invoke, ...}
+ *      {:type :ok, ...}]
+ * as jepsen.history prints it.
+ *
  * Interpretation (each choice is deliberate; tests/edn/ pins them down):
  * - Keys used: :type, :f, :process, :value, :index; any other key is ignored.
  *   A map without :type or :process is an error.
@@ -531,7 +536,7 @@ static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out)
 /* An :invoke waiting for its completion: where its line is, to parse it
  * again only if its :value is needed. */
 typedef struct edn_pending {
-    size_t start, end;
+    size_t line_start, at, end; /* its line, and where its map starts */
     uint64_t line;
     bool active;
 } edn_pending;
@@ -556,6 +561,12 @@ typedef struct edn_reader {
     uint64_t *vals;   /* scratch for a list read */
     size_t cap_vals;
     uint64_t n_maps; /* maps seen (any kind) */
+    /* The whole history may be one vector, [{...}\n {...}\n ...], as
+     * jepsen.history prints it; still one map per line. */
+    enum { WRAP_UNKNOWN, WRAP_NONE, WRAP_OPEN, WRAP_CLOSED } wrap;
+    uint64_t wrap_line, wrap_col; /* where the '[' is */
+    size_t last_start, last_end;  /* the last non-blank line */
+    uint64_t last_line;
 } edn_reader;
 
 enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
@@ -601,6 +612,9 @@ static psi_status get_u64(const edn_parser *p, uint32_t n, const char *what, uin
         const char *hint = (nd->kind == EDN_STRING || nd->kind == EDN_KEYWORD)
                                ? " (only integer keys and values are supported)"
                                : "";
+        if (nd->kind == EDN_NIL || nd->kind >= EDN_MAP) /* no text worth quoting */
+            return perr(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s%s", what,
+                        kind_name(nd->kind), hint);
         return perr(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s '%.*s'%s", what,
                     kind_name(nd->kind), NODE_TEXT(p, nd), hint);
     }
@@ -624,9 +638,10 @@ static void set_line(edn_parser *p, size_t start, size_t end, uint64_t line)
     p->line = line;
 }
 
-/* Parses the line [start, end) into the arena (appending); *root is the op
- * map, or 0 for a blank line. */
-static psi_status parse_line(edn_parser *p, uint32_t *root)
+/* Parses the op map at p->pos into the arena (appending): *root is the map,
+ * or 0 when the rest of the line is blank; *at is where it starts. Text
+ * after it is the caller's business. */
+static psi_status parse_map(edn_parser *p, uint32_t *root, size_t *at)
 {
     *root = 0;
     uint32_t v = 0;
@@ -634,16 +649,13 @@ static psi_status parse_line(edn_parser *p, uint32_t *root)
         skip_ws(p);
         if (p->pos >= p->end)
             return PSI_OK; /* blank, comment, or only discarded values */
+        *at = p->pos;
         psi_status st = parse_value(p, 0, &v);
         if (st != PSI_OK)
             return st;
         if (v)
             break;
     }
-    skip_ws(p);
-    if (p->pos < p->end)
-        return perr(p, PSI_ERR_SYNTAX, p->pos,
-                    "unexpected text after the map (one map per line expected)");
     const edn_node *nd = &p->nodes[v];
     /* A record such as #jepsen.history.Op{...} is the map it wraps. */
     if (nd->kind == EDN_TAGGED && p->nodes[nd->child].kind == EDN_MAP)
@@ -761,9 +773,11 @@ static psi_status get_index(const edn_parser *p, const edn_op *op, bool *has, ui
  * the parser's context at it. */
 static psi_status reparse_invoke(edn_reader *r, const edn_pending *pd, edn_op *op)
 {
-    set_line(&r->p, pd->start, pd->end, pd->line);
+    set_line(&r->p, pd->line_start, pd->end, pd->line);
+    r->p.pos = pd->at;
     uint32_t root;
-    psi_status st = parse_line(&r->p, &root);
+    size_t at;
+    psi_status st = parse_map(&r->p, &root, &at);
     if (st != PSI_OK)
         return st;
     return op_fields(&r->p, root, op);
@@ -774,10 +788,44 @@ static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t 
     edn_parser *p = &r->p;
     p->n_nodes = 1; /* keep the sentinel */
     set_line(p, start, end, line);
-    uint32_t root;
-    psi_status st = parse_line(p, &root);
-    if (st != PSI_OK || root == 0)
+    skip_ws(p);
+    if (p->pos >= p->end)
+        return PSI_OK; /* blank line */
+    r->last_start = start;
+    r->last_end = end;
+    r->last_line = line;
+    if (r->wrap == WRAP_UNKNOWN) {
+        r->wrap = WRAP_NONE;
+        if (p->buf[p->pos] == '[') {
+            r->wrap = WRAP_OPEN;
+            r->wrap_line = line;
+            r->wrap_col = column(p, p->pos);
+            p->pos++;
+        }
+    }
+    if (r->wrap == WRAP_CLOSED)
+        return perr(p, PSI_ERR_SYNTAX, p->pos,
+                    "text after the ']' that closed the history vector opened on line %llu",
+                    (unsigned long long)r->wrap_line);
+    uint32_t root = 0;
+    size_t at = p->pos;
+    psi_status st = PSI_OK;
+    skip_ws(p);
+    if (!(r->wrap == WRAP_OPEN && p->pos < p->end && p->buf[p->pos] == ']'))
+        st = parse_map(p, &root, &at);
+    if (st != PSI_OK)
         return st;
+    skip_ws(p);
+    if (r->wrap == WRAP_OPEN && p->pos < p->end && p->buf[p->pos] == ']') {
+        r->wrap = WRAP_CLOSED;
+        p->pos++;
+        skip_ws(p);
+    }
+    if (p->pos < p->end)
+        return perr(p, PSI_ERR_SYNTAX, p->pos,
+                    "unexpected text after the map (one map per line expected)");
+    if (root == 0)
+        return PSI_OK;
     r->n_maps++;
 
     edn_op op;
@@ -831,7 +879,8 @@ static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t 
                         "process %llu invokes a new operation while its operation invoked "
                         "on line %llu has not completed",
                         (unsigned long long)process, (unsigned long long)pd->line);
-        *pd = (edn_pending){.start = start, .end = end, .line = line, .active = true};
+        *pd =
+            (edn_pending){.line_start = start, .at = at, .end = end, .line = line, .active = true};
         return PSI_OK;
     }
 
@@ -954,6 +1003,13 @@ psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint6
         size_t end = nl ? (size_t)(nl - buf) : len;
         st = handle_line(&r, pos, end, line);
         pos = nl ? end + 1 : len;
+    }
+    if (st == PSI_OK && r.wrap == WRAP_OPEN) {
+        set_line(&r.p, r.last_start, r.last_end, r.last_line);
+        st = perr(&r.p, PSI_ERR_SYNTAX, r.last_end,
+                  "input ends inside the history vector opened at line %llu, column %llu "
+                  "(missing ']')",
+                  (unsigned long long)r.wrap_line, (unsigned long long)r.wrap_col);
     }
     if (st == PSI_OK)
         st = finish_pending(&r);

@@ -328,6 +328,10 @@ static void test_not_a_number(void **state)
                      "t.edn:1:34: ", "only integer keys and values");
     edn_expect_error("{:type :ok, :f :txn, :value [[:r 1 [1 nil]]], :process 0}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:39: ", "expected an integer list element");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 nil]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:36: ", "expected an integer value, found nil");
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w [1] 1]], :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:34: ", "expected an integer key, found a vector");
     edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 2.5]], :process 0}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:36: ", "found a non-integer number '2.5'");
     edn_expect_error("{:type :ok, :f :txn, :value [[:w -1 2]], :process 0}\n", PSI_ERR_SYNTAX,
@@ -454,6 +458,50 @@ static void test_every_prefix(void **state)
     }
 }
 
+/* The whole history as one vector, one map per line (jepsen.history's
+ * printed form). */
+static void test_wrapped_vector(void **state)
+{
+    (void)state;
+    const char *text =
+        "[{:type :invoke, :f :txn, :value [[:w 2 1]], :process 0, :index 0}\n"
+        " {:type :invoke, :f :txn, :value [[:r 0 nil] [:w 1 1]], :process 2, :index 1}\n"
+        " {:type :fail, :f :txn, :value [[:r 0 nil] [:w 1 1]], :process 2, :index 2, "
+        ":error [:duplicate-key \"etcd: duplicate key\"]}\n"
+        " {:type :ok, :f :txn, :value [[:w 2 1]], :process 0, :index 3}\n"
+        " {:type :invoke, :f :txn, :value [[:w 3 3]], :process 4, :index 4}]\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_txns, 4);
+    edn_assert_op(h, edn_txn(h, 0, 0), 0, PSI_OP_WRITE, 2, 1, 0);
+    assert_int_equal(edn_txn(h, 0, 0)->id, 3);
+    assert_int_equal(edn_txn(h, 2, 0)->status, PSI_TXN_ABORTED);
+    assert_int_equal(edn_txn(h, 4, 0)->status, PSI_TXN_UNKNOWN);
+    assert_int_equal(edn_txn(h, 4, 0)->id, 4);
+    psi_history_free(h);
+
+    /* the first line's invoke, never completed, is found again */
+    const char *first = "[\n{:type :invoke, :f :txn, :value [[:w 3 3]], :process 4}\n]\n";
+    assert_int_equal(edn_read(first, &h, &d), PSI_OK);
+    edn_assert_op(h, edn_txn(h, 4, 0), 0, PSI_OP_WRITE, 3, 3, 0);
+    psi_history_free(h);
+    const char *same_line = "[{:type :invoke, :f :txn, :value [[:w 3 3]], :process 4}]";
+    assert_int_equal(edn_read(same_line, &h, &d), PSI_OK);
+    edn_assert_op(h, edn_txn(h, 4, 0), 0, PSI_OP_WRITE, 3, 3, 0);
+    psi_history_free(h);
+
+    edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}\n"
+                     " {:type :ok, :f :txn, :value [[:w 2 2]], :process 0}  \n\n",
+                     PSI_ERR_SYNTAX,
+                     "t.edn:2:55: ", "inside the history vector opened at line 1, column 1");
+    edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}]\n"
+                     "{:type :ok, :f :txn, :value [[:w 2 2]], :process 0}\n",
+                     PSI_ERR_SYNTAX, "t.edn:2:1: ", "text after the ']'");
+    edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}] ]\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:55: ", "unexpected text after the map");
+}
+
 /* Random mutations of a valid history never crash, leak or return a
  * partial history; every failure names the file. */
 static void test_mutations(void **state)
@@ -508,7 +556,7 @@ int main(void)
         cmocka_unit_test(test_not_a_map),        cmocka_unit_test(test_unknown_micro_op),
         cmocka_unit_test(test_overflow),         cmocka_unit_test(test_process_reinvokes),
         cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_every_prefix),
-        cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_mutations),        cmocka_unit_test(test_wrapped_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
