@@ -17,10 +17,12 @@
  * value (PSI_OPF_INIT); a write of 0 is refused, since it would be
  * indistinguishable from the initial transaction's write.
  *
- * One pass parses every line into a flat array of records (24 bytes per
- * operation, no per-operation allocation), grouping lines by TXN with a
- * JudyL map; the records are then handed to the builder transaction by
- * transaction (a counting sort by group only when transactions interleave). */
+ * Usually each transaction's lines are contiguous, and one pass hands the
+ * operations straight to the builder with nothing stored per operation. If
+ * a transaction id comes back after another transaction's lines, reading
+ * starts over in grouping mode: every line goes into a flat array of
+ * records (24 bytes per operation, no per-operation allocation), grouped by
+ * TXN with a JudyL map, then handed over transaction by transaction. */
 #include "core/read.h"
 
 #include "core/vec.h"
@@ -126,157 +128,257 @@ static psi_status expect_char(text_parser *tp, char c, const char *what)
     return expected(tp, tp->p, what);
 }
 
+/* One parsed operation line. */
+typedef struct text_op {
+    uint64_t key, value, session, txn;
+    uint8_t kind;
+    uint64_t line;
+    uint64_t col_op, col_session; /* columns, for diagnostics */
+} text_op;
+
+/* Parses up to the next operation, skipping blank and comment lines; *have
+ * is false at the end of the input. A write of 0 is refused here. */
+static psi_status next_op(text_parser *tp, text_op *op, bool *have)
+{
+    *have = false;
+    while (tp->p < tp->end) {
+        skip_spaces(tp);
+        if (at_line_end(tp)) {
+            /* Blank line or comment: skip to the next line. */
+            const char *nl = memchr(tp->p, '\n', (size_t)(tp->end - tp->p));
+            if (!nl) {
+                tp->p = tp->end;
+                break;
+            }
+            tp->p = nl + 1;
+            tp->line_start = tp->p;
+            tp->line++;
+            continue;
+        }
+        const char *op_start = tp->p;
+        char c = *tp->p;
+        if (c != 'r' && c != 'w')
+            return expected(tp, tp->p, "an operation r(...) or w(...), a comment or a blank line");
+        tp->p++;
+        psi_status st = expect_char(tp, '(', c == 'r' ? "'(' after 'r'" : "'(' after 'w'");
+        if (st != PSI_OK)
+            return st;
+        uint64_t f[4];
+        const char *at[4];
+        static const char *const field[4] = {"KEY", "VALUE", "SESSION", "TXN"};
+        for (int i = 0; i < 4; i++) {
+            if (i > 0 && (st = expect_char(tp, ',', "','")) != PSI_OK)
+                return st;
+            if ((st = parse_u64(tp, field[i], &f[i], &at[i])) != PSI_OK)
+                return st;
+        }
+        if ((st = expect_char(tp, ')', "')' after TXN")) != PSI_OK)
+            return st;
+        skip_spaces(tp);
+        if (!at_line_end(tp))
+            return expected(tp, tp->p, "end of line after the operation");
+        if (c == 'w' && f[1] == 0)
+            return psi_diag_line(tp->d, PSI_ERR_INPUT, tp->name, tp->line, col_of(tp, at[1]),
+                                 "write of value 0 to key %llu: 0 is the initial value of "
+                                 "every key, so reads of it would be ambiguous",
+                                 (unsigned long long)f[0]);
+        *op = (text_op){.key = f[0],
+                        .value = f[1],
+                        .session = f[2],
+                        .txn = f[3],
+                        .kind = c == 'w' ? PSI_OP_WRITE : PSI_OP_READ,
+                        .line = tp->line,
+                        .col_op = col_of(tp, op_start),
+                        .col_session = col_of(tp, at[2])};
+        /* Leave the parser at the next line (past a trailing comment). */
+        const char *nl = memchr(tp->p, '\n', (size_t)(tp->end - tp->p));
+        tp->p = nl ? nl + 1 : tp->end;
+        if (nl) {
+            tp->line_start = tp->p;
+            tp->line++;
+        }
+        *have = true;
+        return PSI_OK;
+    }
+    return PSI_OK;
+}
+
+static psi_status too_many(const text_parser *tp, const text_op *op, uint64_t limit)
+{
+    return psi_diag_line(tp->d, PSI_ERR_LIMIT, tp->name, op->line, op->col_op,
+                         "history has more than %llu operations (the limit)",
+                         (unsigned long long)limit);
+}
+
+static psi_status two_sessions(const text_parser *tp, const text_op *op, uint64_t first_session,
+                               uint64_t first_line)
+{
+    return psi_diag_line(tp->d, PSI_ERR_INPUT, tp->name, op->line, op->col_session,
+                         "transaction %llu is in session %llu here but in session %llu at "
+                         "line %llu; a transaction id must belong to one session",
+                         (unsigned long long)op->txn, (unsigned long long)op->session,
+                         (unsigned long long)first_session, (unsigned long long)first_line);
+}
+
+static psi_status add_op(psi_builder *b, uint8_t kind, uint64_t key, uint64_t value, psi_diag *d)
+{
+    bool init = kind == PSI_OP_READ && value == 0;
+    return psi_builder_op(b, (psi_op_kind)kind, key, value, init ? PSI_OPF_INIT : 0u, d);
+}
+
+/* ---- Direct mode: every transaction's lines are contiguous ----
+ * The usual case: operations go straight to the builder, nothing is stored
+ * per operation. Returns with *interleaved set (and nothing reported) as
+ * soon as a transaction id comes back after another transaction's lines. */
+static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, uint64_t *n_ops,
+                              bool *interleaved)
+{
+    Pvoid_t seen = NULL; /* JudyL: TXN ids begun so far */
+    bool open = false;
+    uint64_t cur_txn = 0, cur_session = 0, cur_line = 0, n = 0;
+    psi_status st = PSI_OK;
+    text_op op;
+    bool have;
+    *interleaved = false;
+    while ((st = next_op(tp, &op, &have)) == PSI_OK && have) {
+        if (n >= limit) {
+            st = too_many(tp, &op, limit);
+            break;
+        }
+        if (!open || op.txn != cur_txn) {
+            Word_t *slot;
+            JLI(slot, seen, (Word_t)op.txn);
+            if (slot == PJERR) {
+                st = psi_diag_nomem(tp->d, "indexing transactions");
+                break;
+            }
+            if (*slot) {
+                *interleaved = true;
+                break;
+            }
+            *slot = 1;
+            if (open && (st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d)) != PSI_OK)
+                break;
+            if ((st = psi_builder_begin(b, op.session, op.txn, op.line, tp->d)) != PSI_OK)
+                break;
+            open = true;
+            cur_txn = op.txn;
+            cur_session = op.session;
+            cur_line = op.line;
+        } else if (op.session != cur_session) {
+            st = two_sessions(tp, &op, cur_session, cur_line);
+            break;
+        }
+        if ((st = add_op(b, op.kind, op.key, op.value, tp->d)) != PSI_OK)
+            break;
+        n++;
+    }
+    if (st == PSI_OK && !*interleaved && open)
+        st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d);
+    Word_t freed;
+    JLFA(freed, seen);
+    (void)freed;
+    *n_ops = n;
+    return st;
+}
+
+/* ---- Grouping mode: some transaction's lines are interleaved ----
+ * Every operation is stored (24 bytes each, in one array), grouped by TXN
+ * with a JudyL map, then handed over transaction by transaction. */
 typedef struct text_state {
     text_rec *recs;
     size_t n_recs, cap_recs;
     text_group *groups;
     size_t n_groups, cap_groups;
     Pvoid_t txn_index; /* JudyL: TXN id -> group index + 1 */
-    bool interleaved;  /* some transaction's lines are not contiguous */
 } text_state;
 
-static psi_status parse(text_parser *tp, text_state *ts, uint64_t limit)
+static psi_status parse_grouped(text_parser *tp, text_state *ts, uint64_t limit)
 {
     uint64_t last_txn = 0;
     size_t last_group = SIZE_MAX;
-    while (tp->p < tp->end) {
-        skip_spaces(tp);
-        if (!at_line_end(tp)) {
-            const char *op_start = tp->p;
-            char c = *tp->p;
-            if (c != 'r' && c != 'w')
-                return expected(tp, tp->p,
-                                "an operation r(...) or w(...), a comment or a "
-                                "blank line");
-            tp->p++;
-            psi_status st = expect_char(tp, '(', c == 'r' ? "'(' after 'r'" : "'(' after 'w'");
-            if (st != PSI_OK)
-                return st;
-            uint64_t f[4];
-            const char *at[4];
-            static const char *const field[4] = {"KEY", "VALUE", "SESSION", "TXN"};
-            for (int i = 0; i < 4; i++) {
-                if (i > 0 && (st = expect_char(tp, ',', "','")) != PSI_OK)
-                    return st;
-                if ((st = parse_u64(tp, field[i], &f[i], &at[i])) != PSI_OK)
-                    return st;
+    psi_status st;
+    text_op op;
+    bool have;
+    while ((st = next_op(tp, &op, &have)) == PSI_OK && have) {
+        if (ts->n_recs >= limit)
+            return too_many(tp, &op, limit);
+        /* Find the operation's transaction: usually the previous line's. */
+        size_t g;
+        if (last_group != SIZE_MAX && op.txn == last_txn) {
+            g = last_group;
+        } else {
+            Word_t *slot;
+            JLI(slot, ts->txn_index, (Word_t)op.txn);
+            if (slot == PJERR)
+                return psi_diag_nomem(tp->d, "indexing transactions");
+            if (*slot == 0) {
+                if (!psi_grow((void **)&ts->groups, &ts->cap_groups, ts->n_groups + 1,
+                              sizeof *ts->groups))
+                    return psi_diag_nomem(tp->d, "storing transactions");
+                ts->groups[ts->n_groups] =
+                    (text_group){.session = op.session, .txn = op.txn, .line = op.line};
+                *slot = (Word_t)++ts->n_groups;
             }
-            if ((st = expect_char(tp, ')', "')' after TXN")) != PSI_OK)
-                return st;
-            skip_spaces(tp);
-            if (!at_line_end(tp))
-                return expected(tp, tp->p, "end of line after the operation");
-
-            if (ts->n_recs >= limit)
-                return psi_diag_line(tp->d, PSI_ERR_LIMIT, tp->name, tp->line, col_of(tp, op_start),
-                                     "history has more than %llu operations (the limit)",
-                                     (unsigned long long)limit);
-            if (c == 'w' && f[1] == 0)
-                return psi_diag_line(
-                    tp->d, PSI_ERR_INPUT, tp->name, tp->line, col_of(tp, at[1]),
-                    "write of value 0 to key %llu: 0 is the initial value of every key, "
-                    "so reads of it would be ambiguous",
-                    (unsigned long long)f[0]);
-
-            /* Find the operation's transaction: usually the previous line's. */
-            size_t g;
-            if (last_group != SIZE_MAX && f[3] == last_txn) {
-                g = last_group;
-            } else {
-                Word_t *slot;
-                JLI(slot, ts->txn_index, (Word_t)f[3]);
-                if (slot == PJERR)
-                    return psi_diag_nomem(tp->d, "indexing transactions");
-                if (*slot == 0) {
-                    if (!psi_grow((void **)&ts->groups, &ts->cap_groups, ts->n_groups + 1,
-                                  sizeof *ts->groups))
-                        return psi_diag_nomem(tp->d, "storing transactions");
-                    ts->groups[ts->n_groups] =
-                        (text_group){.session = f[2], .txn = f[3], .line = tp->line};
-                    *slot = (Word_t)++ts->n_groups;
-                } else if (*slot - 1 != last_group) {
-                    ts->interleaved = true;
-                }
-                g = (size_t)(*slot - 1);
-                last_group = g;
-                last_txn = f[3];
-            }
-            text_group *grp = &ts->groups[g];
-            if (grp->session != f[2])
-                return psi_diag_line(tp->d, PSI_ERR_INPUT, tp->name, tp->line, col_of(tp, at[2]),
-                                     "transaction %llu is in session %llu here but in session "
-                                     "%llu at line %llu; a transaction id must belong to one "
-                                     "session",
-                                     (unsigned long long)f[3], (unsigned long long)f[2],
-                                     (unsigned long long)grp->session,
-                                     (unsigned long long)grp->line);
-            if (grp->n_ops == UINT32_MAX - 1)
-                return psi_diag_line(tp->d, PSI_ERR_LIMIT, tp->name, tp->line, col_of(tp, op_start),
-                                     "transaction %llu has too many operations",
-                                     (unsigned long long)f[3]);
-            grp->n_ops++;
-            if (!psi_grow((void **)&ts->recs, &ts->cap_recs, ts->n_recs + 1, sizeof *ts->recs))
-                return psi_diag_nomem(tp->d, "storing operations");
-            ts->recs[ts->n_recs++] = (text_rec){.key = f[0],
-                                                .value = f[1],
-                                                .group = (uint32_t)g,
-                                                .kind = c == 'w' ? PSI_OP_WRITE : PSI_OP_READ};
+            g = (size_t)(*slot - 1);
+            last_group = g;
+            last_txn = op.txn;
         }
-        /* Skip the rest of the line (a comment, or the line end). */
-        const char *nl = memchr(tp->p, '\n', (size_t)(tp->end - tp->p));
-        if (!nl)
-            break;
-        tp->p = nl + 1;
-        tp->line_start = tp->p;
-        tp->line++;
+        text_group *grp = &ts->groups[g];
+        if (grp->session != op.session)
+            return two_sessions(tp, &op, grp->session, grp->line);
+        grp->n_ops++;
+        if (!psi_grow((void **)&ts->recs, &ts->cap_recs, ts->n_recs + 1, sizeof *ts->recs))
+            return psi_diag_nomem(tp->d, "storing operations");
+        ts->recs[ts->n_recs++] =
+            (text_rec){.key = op.key, .value = op.value, .group = (uint32_t)g, .kind = op.kind};
     }
-    return PSI_OK;
+    return st;
 }
 
-static psi_status add_op(psi_builder *b, const text_rec *r, psi_diag *d)
+/* Hands the grouped transactions to the builder in order of first line:
+ * a stable counting sort of the records by group. */
+static psi_status build_grouped(psi_builder *b, text_state *ts, psi_diag *d)
 {
-    bool init = r->kind == PSI_OP_READ && r->value == 0;
-    return psi_builder_op(b, (psi_op_kind)r->kind, r->key, r->value, init ? PSI_OPF_INIT : 0u, d);
-}
-
-/* Hands the parsed transactions to the builder in order of first line. */
-static psi_status build(const char *name, text_state *ts, psi_history **out, psi_diag *d)
-{
-    psi_builder *b = psi_builder_new(name, PSI_FMT_TEXT);
-    if (!b)
-        return psi_diag_nomem(d, "reading the history");
+    uint32_t *order = malloc((ts->n_recs ? ts->n_recs : 1) * sizeof *order);
+    if (!order)
+        return psi_diag_nomem(d, "grouping operations by transaction");
+    uint32_t at = 0;
+    for (size_t g = 0; g < ts->n_groups; g++) {
+        ts->groups[g].next = at;
+        at += ts->groups[g].n_ops;
+    }
+    for (size_t i = 0; i < ts->n_recs; i++)
+        order[ts->groups[ts->recs[i].group].next++] = (uint32_t)i;
     psi_status st = PSI_OK;
-    uint32_t *order = NULL;
-    if (ts->interleaved) {
-        /* Counting sort of records by group, stable (file order). */
-        order = malloc(ts->n_recs * sizeof *order);
-        if (!order) {
-            psi_builder_free(b);
-            return psi_diag_nomem(d, "grouping operations by transaction");
-        }
-        uint32_t at = 0;
-        for (size_t g = 0; g < ts->n_groups; g++) {
-            ts->groups[g].next = at;
-            at += ts->groups[g].n_ops;
-        }
-        for (size_t i = 0; i < ts->n_recs; i++)
-            order[ts->groups[ts->recs[i].group].next++] = (uint32_t)i;
-    }
     size_t i = 0;
     for (size_t g = 0; g < ts->n_groups && st == PSI_OK; g++) {
         const text_group *grp = &ts->groups[g];
         st = psi_builder_begin(b, grp->session, grp->txn, grp->line, d);
-        for (uint32_t k = 0; k < grp->n_ops && st == PSI_OK; k++, i++)
-            st = add_op(b, &ts->recs[order ? order[i] : i], d);
+        for (uint32_t k = 0; k < grp->n_ops && st == PSI_OK; k++, i++) {
+            const text_rec *r = &ts->recs[order[i]];
+            st = add_op(b, r->kind, r->key, r->value, d);
+        }
         if (st == PSI_OK)
             st = psi_builder_end(b, PSI_TXN_COMMITTED, d);
     }
     free(order);
-    if (st != PSI_OK) {
-        psi_builder_free(b);
-        return st;
-    }
-    return psi_builder_finish(b, out, d);
+    return st;
+}
+
+static psi_status read_grouped(text_parser *tp, psi_builder *b, uint64_t limit, uint64_t *n_ops)
+{
+    text_state ts = {0};
+    psi_status st = parse_grouped(tp, &ts, limit);
+    Word_t freed;
+    JLFA(freed, ts.txn_index);
+    (void)freed;
+    *n_ops = ts.n_recs;
+    if (st == PSI_OK)
+        st = build_grouped(b, &ts, tp->d);
+    free(ts.recs);
+    free(ts.groups);
+    return st;
 }
 
 psi_status psi_read_text_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
@@ -286,19 +388,29 @@ psi_status psi_read_text_buf(const char *name, const char *buf, size_t len, uint
     if (!name)
         name = "<input>";
     uint64_t limit = max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
-    text_parser tp = {
+    const text_parser start = {
         .name = name, .p = buf, .end = buf + len, .line_start = buf, .line = 1, .d = d};
-    text_state ts = {0};
-    psi_status st = parse(&tp, &ts, limit);
-    if (st == PSI_OK && ts.n_recs == 0)
+    text_parser tp = start;
+    psi_builder *b = psi_builder_new(name, PSI_FMT_TEXT);
+    if (!b)
+        return psi_diag_nomem(d, "reading the history");
+    uint64_t n_ops = 0;
+    bool interleaved;
+    psi_status st = read_direct(&tp, b, limit, &n_ops, &interleaved);
+    if (st == PSI_OK && interleaved) {
+        /* Start over, keeping every operation until all lines are seen. */
+        psi_builder_free(b);
+        if (!(b = psi_builder_new(name, PSI_FMT_TEXT)))
+            return psi_diag_nomem(d, "reading the history");
+        tp = start;
+        st = read_grouped(&tp, b, limit, &n_ops);
+    }
+    if (st == PSI_OK && n_ops == 0)
         st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
                            "empty history: no r(...) or w(...) operation in the file");
-    Word_t freed;
-    JLFA(freed, ts.txn_index);
-    (void)freed;
-    if (st == PSI_OK)
-        st = build(name, &ts, out, d);
-    free(ts.recs);
-    free(ts.groups);
-    return st;
+    if (st != PSI_OK) {
+        psi_builder_free(b);
+        return st;
+    }
+    return psi_builder_finish(b, out, d);
 }

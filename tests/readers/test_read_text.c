@@ -190,6 +190,9 @@ static void test_input_errors(void **state)
     /* one TXN id under two sessions: both lines are named */
     expect_text_error("w(1,1,1,7)\nw(2,1,1,8)\n\nr(1,1,2,7)\n", PSI_ERR_INPUT, "mem.txt:4:7:",
                       "transaction 7 is in session 2 here but in session 1 at line 1");
+    /* ... also on consecutive lines */
+    expect_text_error("w(1,1,1,7)\nr(1,1,2,7)\n", PSI_ERR_INPUT, "mem.txt:2:7:",
+                      "transaction 7 is in session 2 here but in session 1 at line 1");
     /* a write of 0 collides with the initial value */
     expect_text_error("w(1,1,1,1)\nw(42,0,1,2)\n", PSI_ERR_INPUT,
                       "mem.txt:2:6:", "write of value 0 to key 42");
@@ -215,6 +218,10 @@ static void test_max_ops(void **state)
     assert_int_equal(psi_read_text_buf("mem.txt", text, strlen(text), 3, &h, &d), PSI_OK);
     assert_int_equal(h->n_ops, 3);
     psi_history_free(h);
+    /* the same when transactions interleave */
+    const char *inter = "w(1,1,1,1)\nw(3,1,1,2)\nw(2,1,1,1)\n";
+    st = psi_read_text_buf("mem.txt", inter, strlen(inter), 2, &h, &d);
+    rd_expect(st, &d, PSI_ERR_LIMIT, "mem.txt:3:1:", "more than 2 operations");
 }
 
 /* Through psi_read_history: detection, the file name in messages, I/O errors. */
