@@ -138,10 +138,22 @@ static inline void rd_free(rd_bytes *b)
 
 /* ---- diagnostics ---- */
 
-/* Asserts that st and d report `want`, and that d's message contains every
- * NULL-terminated needle (file name, "line:col", "byte N", ...). */
+/* The exit-style category of a reader failure: the CLI exits with 2 for
+ * every error; readers report input problems only as I/O, syntax, input or
+ * limit errors (never usage errors, which would mean a caller bug). */
+static inline int rd_exit_code(psi_status st)
+{
+    return st == PSI_OK ? 0 : 2;
+}
+
+/* Asserts that st and d report `want` (an input-error category, exit 2),
+ * and that d's message contains every NULL-terminated needle (file name,
+ * "line:col", "byte N", ...). */
 static inline void rd_expect_(psi_status st, const psi_diag *d, psi_status want, ...)
 {
+    assert_true(want == PSI_ERR_IO || want == PSI_ERR_SYNTAX || want == PSI_ERR_INPUT ||
+                want == PSI_ERR_LIMIT);
+    assert_int_equal(rd_exit_code(st), 2);
     if (st != want || d->status != want)
         fail_msg("expected status %s, got %s (diag %s): %s", psi_status_name(want),
                  psi_status_name(st), psi_status_name(d->status), d->msg);
