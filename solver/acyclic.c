@@ -434,35 +434,104 @@ static bool build_tables(psi_acyc *g)
 
 /* --- static order of the known graph ------------------------------------ */
 
-/* Walks backwards from a node left over by Kahn's algorithm until a node
- * repeats; the walk's loop is a cycle of known edges. */
-static bool extract_static_cycle(psi_acyc *g, const uint32_t *indeg, uint32_t start)
+/* Kahn's algorithm over the known internal edges only, on private CSR
+ * arrays (so it can run at any time, whatever is active). Writes positions
+ * to ord if given; on a cycle fills g->known_cycle with one (walking back
+ * from a node Kahn could not place until a node repeats). Returns 1 if
+ * cyclic, 0 if not, -1 on ENOMEM. */
+static int known_sort(psi_acyc *g, uint32_t *ord)
 {
-    new_epoch(g);
+    size_t N = g->N ? g->N : 1, m = 0;
+    for (size_t i = 0; i < g->ue_n; i++)
+        if (!g->ue[i].need && !g->ue[i].dead)
+            m += g->ue[i].nie;
+    uint32_t *ostart = calloc(N + 1, sizeof *ostart), *istart = calloc(N + 1, sizeof *istart);
+    uint32_t *oe = malloc((m ? m : 1) * sizeof *oe), *ie = malloc((m ? m : 1) * sizeof *ie);
+    uint32_t *indeg = calloc(N, sizeof *indeg), *queue = malloc(N * sizeof *queue);
+    int res = -1;
+    if (!ostart || !istart || !oe || !ie || !indeg || !queue)
+        goto out;
+    for (size_t i = 0; i < g->ue_n; i++)
+        if (!g->ue[i].need && !g->ue[i].dead)
+            for (uint32_t j = 0; j < g->ue[i].nie; j++) {
+                uint32_t e = g->ue[i].ie + j;
+                ostart[g->ie_from[e] + 1]++;
+                istart[g->ie_to[e] + 1]++;
+            }
+    for (size_t v = 0; v < N; v++) {
+        ostart[v + 1] += ostart[v];
+        istart[v + 1] += istart[v];
+    }
+    for (size_t i = 0; i < g->ue_n; i++)
+        if (!g->ue[i].need && !g->ue[i].dead)
+            for (uint32_t j = 0; j < g->ue[i].nie; j++) {
+                uint32_t e = g->ue[i].ie + j;
+                oe[ostart[g->ie_from[e]]++] = e;
+                ie[istart[g->ie_to[e]]++] = e;
+            }
+    for (size_t v = N; v > 0; v--) {
+        ostart[v] = ostart[v - 1];
+        istart[v] = istart[v - 1];
+    }
+    ostart[0] = istart[0] = 0;
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < g->N; v++) {
+        indeg[v] = istart[v + 1] - istart[v];
+        if (!indeg[v])
+            queue[tail++] = v;
+    }
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        if (ord)
+            ord[v] = head - 1;
+        for (uint32_t k = ostart[v]; k < ostart[v + 1]; k++)
+            if (--indeg[g->ie_to[oe[k]]] == 0)
+                queue[tail++] = g->ie_to[oe[k]];
+    }
     g->known_cycle.n = 0;
-    g->fwd.n = 0; /* edges walked, newest last */
+    res = tail < g->N;
+    if (!res)
+        goto out;
+    uint32_t pos = tail, start = UINT32_MAX;
+    for (uint32_t v = 0; v < g->N; v++)
+        if (indeg[v]) {
+            if (ord)
+                ord[v] = pos++;
+            if (start == UINT32_MAX)
+                start = v;
+        }
+    /* Every unplaced node has an in-edge from another unplaced node. */
+    new_epoch(g);
+    g->fwd.n = 0;
     uint32_t v = start, step = 0;
     while (g->fmark[v] != g->epoch) {
         g->fmark[v] = g->epoch;
         g->dist[v] = step++;
         uint32_t pick = UINT32_MAX;
-        for (uint32_t i = 0; i < g->in[v].n; i++)
-            if (indeg[g->in[v].a[i].node]) {
-                pick = i;
-                break;
-            }
+        for (uint32_t k = istart[v]; k < istart[v + 1] && pick == UINT32_MAX; k++)
+            if (indeg[g->ie_from[ie[k]]])
+                pick = ie[k];
         assert(pick != UINT32_MAX);
-        if (pick == UINT32_MAX)
-            return true;
-        if (!psi_u32_push(&g->fwd, g->in[v].a[pick].edge))
-            return false;
-        v = g->in[v].a[pick].node;
+        if (pick == UINT32_MAX || !psi_u32_push(&g->fwd, pick)) {
+            res = -1;
+            goto out;
+        }
+        v = g->ie_from[pick];
     }
-    /* Edges from index dist[v] on form the cycle, in backward order. */
+    /* The walk's edges from index dist[v] on form the cycle, backwards. */
     for (size_t i = g->fwd.n; i-- > g->dist[v];)
-        if (!psi_u32_push(&g->known_cycle, g->ie_user[g->fwd.a[i]]))
-            return false;
-    return true;
+        if (!psi_u32_push(&g->known_cycle, g->ie_user[g->fwd.a[i]])) {
+            res = -1;
+            goto out;
+        }
+out:
+    free(ostart);
+    free(istart);
+    free(oe);
+    free(ie);
+    free(indeg);
+    free(queue);
+    return res;
 }
 
 /* Puts every known internal edge into the graph and computes the initial
@@ -471,6 +540,10 @@ static bool static_setup(psi_acyc *g)
 {
     if (g->ordered)
         return true;
+    int cyc = known_sort(g, g->ord);
+    if (cyc < 0)
+        return false;
+    g->static_cycle = cyc == 1;
     for (size_t i = 0; i < g->ue_n; i++) {
         uedge *u = &g->ue[i];
         if (u->need || u->dead)
@@ -483,50 +556,18 @@ static bool static_setup(psi_acyc *g)
         }
         u->active = u->root = 1;
     }
-    uint32_t *indeg = calloc(g->N ? g->N : 1, sizeof *indeg);
-    uint32_t *queue = malloc((g->N ? g->N : 1) * sizeof *queue);
-    if (!indeg || !queue) {
-        free(indeg);
-        free(queue);
-        return false;
-    }
-    for (uint32_t v = 0; v < g->N; v++)
-        indeg[v] = g->in[v].n;
-    uint32_t head = 0, tail = 0;
-    for (uint32_t v = 0; v < g->N; v++)
-        if (!indeg[v])
-            queue[tail++] = v;
-    while (head < tail) {
-        uint32_t v = queue[head++];
-        g->ord[v] = head - 1;
-        for (uint32_t i = 0; i < g->out[v].n; i++)
-            if (--indeg[g->out[v].a[i].node] == 0)
-                queue[tail++] = g->out[v].a[i].node;
-    }
-    bool ok = true;
-    if (tail < g->N) {
-        g->static_cycle = true;
-        uint32_t pos = tail;
-        for (uint32_t v = 0; v < g->N; v++)
-            if (indeg[v]) {
-                g->ord[v] = pos++;
-                if (!g->known_cycle.n)
-                    ok = extract_static_cycle(g, indeg, v);
-            }
-    }
-    free(indeg);
-    free(queue);
     g->ordered = true;
-    return ok;
+    return true;
 }
 
 int psi_acyc_known_cycle(psi_acyc *g, const uint32_t **edges, size_t *n)
 {
-    if (!g->ordered && !static_setup(g))
+    int r = known_sort(g, NULL);
+    if (r < 0)
         return PSI_SAT_ENOMEM;
     *edges = g->known_cycle.a;
     *n = g->known_cycle.n;
-    return g->known_cycle.n > 0;
+    return r;
 }
 
 /* --- activation ----------------------------------------------------------- */
@@ -779,17 +820,8 @@ static int cb_prepare(void *ctx, psi_theory_out *out)
             continue;
         if (u->cnt == u->need) {
             int rc = activate_user(g, (uint32_t)i, 0, out);
-            if (rc != PSI_THEORY_OK) {
-                if (rc == PSI_THEORY_CONFLICT && !u->need) {
-                    /* A known edge closed a cycle of known/root edges. */
-                    g->static_cycle = true;
-                    g->known_cycle.n = 0;
-                    for (size_t k = 0; k < g->cycle.n; k++)
-                        if (!psi_u32_push(&g->known_cycle, g->cycle.a[k]))
-                            return PSI_THEORY_ENOMEM;
-                }
-                return rc;
-            }
+            if (rc != PSI_THEORY_OK)
+                return rc; /* a conflict here holds at the root: UNSAT */
         }
     }
     g->ue_done = g->ue_n;

@@ -1,0 +1,459 @@
+/* The acyclicity theory against brute force. Random small graphs with known
+ * edges, one- and two-literal labels, DEP/ANTI kinds, SI and SER modes,
+ * theory propagation on and off, clauses over the labels, edges and clauses
+ * added between solves, and assumptions. The oracle enumerates assignments
+ * and decides cycles its own way: transitive closure of the active edges
+ * (SER) or of DEP ∪ DEP;ANTI (SI), never the doubled graph the theory uses.
+ * Every model is checked against all clauses and for acyclicity; every
+ * reported cycle is checked to be a closed walk that is forbidden. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "acyclic.h"
+#include "sat.h"
+#include "theory.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s)
+{
+    rng_state = s * 0x9E3779B97F4A7C15ull + 7;
+}
+static uint32_t rng(uint32_t n)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 33) % n;
+}
+
+enum { MAXN = 40, MAXE = 160, MAXC = 80 };
+
+typedef struct inst {
+    int nodes, nvars, mode;
+    int ne, nc;
+    int from[MAXE], to[MAXE], kind[MAXE], la[MAXE], lb[MAXE];
+    int clen[MAXC], cl[MAXC][3];
+} inst;
+
+static int rand_lit(int nvars)
+{
+    int v = 1 + (int)rng((uint32_t)nvars);
+    return rng(2) ? v : -v;
+}
+
+static void random_inst(inst *g, int nodes, int nvars, int ne, int nc)
+{
+    g->nodes = nodes;
+    g->nvars = nvars;
+    g->mode = (int)rng(2);
+    g->ne = ne;
+    g->nc = nc;
+    for (int i = 0; i < ne; i++) {
+        g->from[i] = (int)rng((uint32_t)nodes);
+        g->to[i] = rng(8) ? (int)rng((uint32_t)nodes) : g->from[i];
+        g->kind[i] = (int)rng(2);
+        uint32_t t = rng(8);
+        g->la[i] = t < 2 ? 0 : rand_lit(nvars);
+        g->lb[i] = t >= 6 ? rand_lit(nvars) : 0;
+    }
+    for (int i = 0; i < nc; i++) {
+        g->clen[i] = 1 + (int)rng(3);
+        for (int k = 0; k < g->clen[i]; k++)
+            g->cl[i][k] = rand_lit(nvars);
+    }
+}
+
+/* Value of lit under assignment bits a (bit v-1 = variable v). */
+static bool lv(uint64_t a, int lit)
+{
+    int v = lit > 0 ? lit : -lit;
+    bool b = (a >> (v - 1)) & 1u;
+    return lit > 0 ? b : !b;
+}
+
+/* Oracle cycle check over the given active edges. */
+static bool forbidden_cycle(const inst *g, const bool *active)
+{
+    static bool dep[MAXN][MAXN], anti[MAXN][MAXN], r[MAXN][MAXN];
+    int n = g->nodes;
+    memset(dep, 0, sizeof dep);
+    memset(anti, 0, sizeof anti);
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < g->ne; i++) {
+        if (!active[i])
+            continue;
+        if (g->mode == PSI_ACYC_SER || g->kind[i] == PSI_EDGE_DEP)
+            dep[g->from[i]][g->to[i]] = true;
+        else
+            anti[g->from[i]][g->to[i]] = true;
+    }
+    /* SER: r = dep. SI: r = dep ∪ dep;anti. */
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            r[a][b] = dep[a][b];
+            for (int c = 0; c < n && !r[a][b]; c++)
+                r[a][b] = dep[a][c] && anti[c][b];
+        }
+    for (int k = 0; k < n; k++)
+        for (int a = 0; a < n; a++)
+            if (r[a][k])
+                for (int b = 0; b < n; b++)
+                    r[a][b] |= r[k][b];
+    for (int a = 0; a < n; a++)
+        if (r[a][a])
+            return true;
+    return false;
+}
+
+static bool edge_on(const inst *g, int i, uint64_t a)
+{
+    return (!g->la[i] || lv(a, g->la[i])) && (!g->lb[i] || lv(a, g->lb[i]));
+}
+
+/* Brute force over edges [0, ne) and clauses [0, nc) with unit assumptions. */
+static bool brute(const inst *g, int ne, int nc, const int *as, int na)
+{
+    inst h = *g;
+    h.ne = ne;
+    bool active[MAXE];
+    for (uint64_t a = 0; a < (1ull << g->nvars); a++) {
+        bool ok = true;
+        for (int i = 0; i < na && ok; i++)
+            ok = lv(a, as[i]);
+        for (int i = 0; i < nc && ok; i++) {
+            bool c = false;
+            for (int k = 0; k < g->clen[i]; k++)
+                c |= lv(a, g->cl[i][k]);
+            ok = c;
+        }
+        if (!ok)
+            continue;
+        for (int i = 0; i < ne; i++)
+            active[i] = edge_on(g, i, a);
+        if (!forbidden_cycle(&h, active))
+            return true;
+    }
+    return false;
+}
+
+/* A reported cycle must be a closed walk of the given edges whose labels
+ * are all true under the current model/conflict, and forbidden by mode. */
+static void check_cycle_shape(const inst *g, const uint32_t *cyc, size_t n, int ne)
+{
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(cyc[i] < (uint32_t)ne);
+        uint32_t nx = cyc[(i + 1) % n];
+        assert_int_equal(g->to[cyc[i]], g->from[nx]);
+        if (g->mode == PSI_ACYC_SI)
+            assert_false(g->kind[cyc[i]] == PSI_EDGE_ANTI && g->kind[nx] == PSI_EDGE_ANTI && n > 1);
+    }
+    if (g->mode == PSI_ACYC_SI && n == 1)
+        assert_int_equal(g->kind[cyc[0]], PSI_EDGE_DEP);
+}
+
+static void check_model(psi_sat *s, psi_acyc *a, const inst *g, int ne, int nc, const int *as,
+                        int na)
+{
+    uint64_t m = 0;
+    for (int v = 1; v <= g->nvars; v++) {
+        int x = psi_sat_value(s, v);
+        assert_true(x == 1 || x == -1);
+        if (x > 0)
+            m |= 1ull << (v - 1);
+    }
+    for (int i = 0; i < nc; i++) {
+        bool c = false;
+        for (int k = 0; k < g->clen[i]; k++)
+            c |= lv(m, g->cl[i][k]);
+        assert_true(c);
+    }
+    for (int i = 0; i < na; i++)
+        assert_true(lv(m, as[i]));
+    inst h = *g;
+    h.ne = ne;
+    bool active[MAXE];
+    for (int i = 0; i < ne; i++) {
+        active[i] = edge_on(g, i, m);
+        assert_int_equal(psi_acyc_edge_active(a, (uint32_t)i), active[i]);
+    }
+    assert_false(forbidden_cycle(&h, active));
+}
+
+static psi_acyc *load(psi_sat *s, const inst *g, int e0, int e1, int c0, int c1, psi_acyc *a,
+                      bool prop)
+{
+    if (!a) {
+        a = psi_acyc_new(s, (uint32_t)g->nodes, (psi_acyc_mode)g->mode);
+        assert_non_null(a);
+        psi_acyc_set_propagation(a, prop);
+        psi_sat_reserve(s, g->nvars);
+    }
+    for (int i = e0; i < e1; i++)
+        assert_int_equal(psi_acyc_add_edge(a, (uint32_t)g->from[i], (uint32_t)g->to[i],
+                                           (psi_edge_kind)g->kind[i], g->la[i], g->lb[i]),
+                         i);
+    for (int i = c0; i < c1; i++)
+        assert_int_equal(psi_sat_add_clause(s, g->cl[i], (size_t)g->clen[i]), 0);
+    return a;
+}
+
+static void run_random(uint64_t seed0, int count, bool prop, int *nsat, int *nunsat)
+{
+    inst g;
+    for (uint64_t seed = seed0; seed < seed0 + (uint64_t)count; seed++) {
+        rng_seed(seed);
+        int nodes = 1 + (int)rng(5), nvars = 1 + (int)rng(8);
+        random_inst(&g, nodes, nvars, (int)rng(11), (int)rng((uint32_t)nvars + 2));
+        psi_sat *s = psi_sat_new();
+        assert_non_null(s);
+        /* Stage 1: some edges and clauses; stage 2: the rest, then
+         * assumptions. */
+        int e1 = g.ne ? (int)rng((uint32_t)g.ne + 1) : 0, c1 = (int)rng((uint32_t)g.nc + 1);
+        psi_acyc *a = load(s, &g, 0, e1, 0, c1, NULL, prop);
+        int r = psi_sat_solve(s);
+        bool exp = brute(&g, e1, c1, NULL, 0);
+        assert_int_equal(r, exp ? PSI_SAT_SAT : PSI_SAT_UNSAT);
+        if (r == PSI_SAT_SAT)
+            check_model(s, a, &g, e1, c1, NULL, 0);
+        load(s, &g, e1, g.ne, c1, g.nc, a, prop);
+        for (int rep = 0; rep < 3; rep++) {
+            int as[4], na = rep == 0 ? 0 : (int)rng(4);
+            for (int i = 0; i < na; i++) {
+                as[i] = rand_lit(nvars);
+                psi_sat_assume(s, as[i]);
+            }
+            r = psi_sat_solve(s);
+            exp = brute(&g, g.ne, g.nc, as, na);
+            assert_int_equal(r, exp ? PSI_SAT_SAT : PSI_SAT_UNSAT);
+            if (r == PSI_SAT_SAT) {
+                check_model(s, a, &g, g.ne, g.nc, as, na);
+                (*nsat)++;
+            } else {
+                size_t nc;
+                const int *core = psi_sat_final_conflict(s, &nc);
+                int sub[4];
+                for (size_t i = 0; i < nc; i++)
+                    sub[i] = core[i];
+                assert_false(brute(&g, g.ne, g.nc, sub, (int)nc));
+                size_t n;
+                const uint32_t *cyc = psi_acyc_conflict_cycle(a, &n);
+                if (n)
+                    check_cycle_shape(&g, cyc, n, g.ne);
+                (*nunsat)++;
+            }
+        }
+        /* The known edges alone: the standalone query agrees with the oracle. */
+        bool known[MAXE];
+        for (int i = 0; i < g.ne; i++)
+            known[i] = !g.la[i] && !g.lb[i];
+        const uint32_t *kc;
+        size_t kn;
+        int kr = psi_acyc_known_cycle(a, &kc, &kn);
+        assert_int_equal(kr, forbidden_cycle(&g, known) ? 1 : 0);
+        if (kr) {
+            check_cycle_shape(&g, kc, kn, g.ne);
+            for (size_t i = 0; i < kn; i++)
+                assert_true(known[kc[i]]);
+        }
+        psi_acyc_free(a);
+        psi_sat_free(s);
+    }
+}
+
+static void test_random_small_with_propagation(void **state)
+{
+    (void)state;
+    int sat = 0, unsat = 0;
+    run_random(1, 2500, true, &sat, &unsat);
+    assert_true(sat > 1000 && unsat > 1000);
+}
+
+static void test_random_small_without_propagation(void **state)
+{
+    (void)state;
+    int sat = 0, unsat = 0;
+    run_random(1, 2500, false, &sat, &unsat);
+    assert_true(sat > 1000 && unsat > 1000);
+}
+
+/* Hand-made SI/SER semantics cases. */
+static int solve_edges(psi_acyc_mode mode, int n, const int (*e)[3], int ne)
+{
+    psi_sat *s = psi_sat_new();
+    psi_acyc *a = psi_acyc_new(s, (uint32_t)n, mode);
+    for (int i = 0; i < ne; i++)
+        psi_acyc_add_edge(a, (uint32_t)e[i][0], (uint32_t)e[i][1], (psi_edge_kind)e[i][2], 0, 0);
+    int r = psi_sat_solve(s);
+    if (r == PSI_SAT_UNSAT) {
+        size_t k;
+        const uint32_t *c = psi_acyc_conflict_cycle(a, &k);
+        assert_true(k > 0);
+        const uint32_t *kc;
+        size_t kn;
+        assert_int_equal(psi_acyc_known_cycle(a, &kc, &kn), 1);
+        assert_int_equal(kn, k);
+        (void)c;
+    }
+    psi_acyc_free(a);
+    psi_sat_free(s);
+    return r;
+}
+
+static void test_si_semantics(void **state)
+{
+    (void)state;
+    const int D = PSI_EDGE_DEP, A = PSI_EDGE_ANTI;
+    const int two_anti[][3] = {{0, 1, A}, {1, 0, A}};
+    const int dep_anti[][3] = {{0, 1, D}, {1, 0, A}};
+    const int lost_update[][3] = {{0, 1, D}, {1, 2, A}, {2, 0, A}}; /* consecutive ANTI */
+    const int long_cycle[][3] = {{0, 1, A}, {1, 2, D}, {2, 3, A}, {3, 0, D}};
+    const int anti_self[][3] = {{0, 0, A}};
+    const int dep_self[][3] = {{0, 0, D}};
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 2, two_anti, 2), PSI_SAT_SAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SER, 2, two_anti, 2), PSI_SAT_UNSAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 2, dep_anti, 2), PSI_SAT_UNSAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 3, lost_update, 3), PSI_SAT_SAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 4, long_cycle, 4), PSI_SAT_UNSAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 1, anti_self, 1), PSI_SAT_SAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SER, 1, anti_self, 1), PSI_SAT_UNSAT);
+    assert_int_equal(solve_edges(PSI_ACYC_SI, 1, dep_self, 1), PSI_SAT_UNSAT);
+}
+
+/* Either/or constraints over a chain, like encode/ produces: the conflict
+ * clause of a cycle names only labelled edges, and the shortest such cycle
+ * is found even when a longer one exists. */
+static void test_short_conflict(void **state)
+{
+    (void)state;
+    psi_sat *s = psi_sat_new();
+    psi_acyc *a = psi_acyc_new(s, 10, PSI_ACYC_SER);
+    /* Known chain 0->1->...->9. */
+    for (uint32_t i = 0; i + 1 < 10; i++)
+        psi_acyc_add_edge(a, i, i + 1, PSI_EDGE_DEP, 0, 0);
+    /* Back edges: 9->0 labelled x1 (cycle of one labelled edge), and
+     * 9->5 x2, 5->0 x3 (two labelled edges). */
+    int64_t e1 = psi_acyc_add_edge(a, 9, 0, PSI_EDGE_DEP, 1, 0);
+    psi_acyc_add_edge(a, 9, 5, PSI_EDGE_DEP, 2, 0);
+    psi_acyc_add_edge(a, 4, 0, PSI_EDGE_DEP, 3, 0);
+    psi_acyc_set_propagation(a, false);
+    psi_sat_assume(s, 1);
+    assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
+    assert_true(psi_sat_failed(s, 1));
+    size_t n;
+    const uint32_t *c = psi_acyc_conflict_cycle(a, &n);
+    assert_int_equal(n, 10);
+    assert_int_equal(c[0], (uint32_t)e1);
+    /* x2 and x3 together: cycle 9->5->...? 5 reaches 9 via the chain, so
+     * 9->5 alone closes a cycle; x3 (4->0) closes 0..4->0 alone. */
+    int c23[2] = {2, 3};
+    psi_sat_add_clause(s, c23, 2);
+    assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
+    psi_acyc_stats st;
+    psi_acyc_get_stats(a, &st);
+    assert_true(st.conflicts > 0);
+    assert_true(st.conflict_lits <= st.conflicts); /* one label per cycle */
+    psi_acyc_free(a);
+    psi_sat_free(s);
+}
+
+/* Larger random graphs: propagation on and off must agree; every model is
+ * verified with the oracle's cycle check. */
+static void test_larger_random_agree(void **state)
+{
+    (void)state;
+    inst g;
+    int sat = 0, unsat = 0;
+    for (uint64_t seed = 0; seed < 150; seed++) {
+        rng_seed(seed + 5000);
+        int nodes = 8 + (int)rng(25), nvars = 10 + (int)rng(30);
+        random_inst(&g, nodes, nvars, 20 + (int)rng(100), (int)rng(40));
+        /* Mostly forward known edges, so the instance is not trivially cyclic. */
+        for (int i = 0; i < g.ne; i++) {
+            if (g.la[i] || g.lb[i])
+                continue;
+            if (g.from[i] == g.to[i])
+                g.to[i] = (g.from[i] + 1) % nodes;
+            if (g.from[i] > g.to[i]) {
+                int t = g.from[i];
+                g.from[i] = g.to[i];
+                g.to[i] = t;
+            }
+        }
+        for (int i = 0; i < g.nc; i++)
+            if (g.clen[i] == 1) {
+                g.clen[i] = 2;
+                g.cl[i][1] = rand_lit(nvars);
+            }
+        int res[2];
+        for (int p = 0; p < 2; p++) {
+            psi_sat *s = psi_sat_new();
+            psi_acyc *a = load(s, &g, 0, g.ne, 0, g.nc, NULL, p == 1);
+            res[p] = psi_sat_solve(s);
+            if (res[p] == PSI_SAT_SAT) {
+                uint64_t dummy = 0;
+                (void)dummy;
+                bool active[MAXE];
+                for (int i = 0; i < g.ne; i++) {
+                    active[i] = (!g.la[i] || psi_sat_value(s, g.la[i]) > 0) &&
+                                (!g.lb[i] || psi_sat_value(s, g.lb[i]) > 0);
+                    assert_int_equal(psi_acyc_edge_active(a, (uint32_t)i), active[i]);
+                }
+                assert_false(forbidden_cycle(&g, active));
+                for (int i = 0; i < g.nc; i++) {
+                    bool c = false;
+                    for (int k = 0; k < g.clen[i]; k++)
+                        c |= psi_sat_value(s, g.cl[i][k]) > 0;
+                    assert_true(c);
+                }
+            }
+            psi_acyc_free(a);
+            psi_sat_free(s);
+        }
+        assert_int_equal(res[0], res[1]);
+        if (res[0] == PSI_SAT_SAT)
+            sat++;
+        else
+            unsat++;
+    }
+    print_message("larger random: %d sat, %d unsat\n", sat, unsat);
+    assert_true(sat > 10 && unsat > 10);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    psi_sat *s = psi_sat_new();
+    psi_acyc *a = psi_acyc_new(s, 3, PSI_ACYC_SI);
+    assert_int_equal(psi_acyc_add_edge(a, 3, 0, PSI_EDGE_DEP, 0, 0), PSI_SAT_EINVAL);
+    assert_int_equal(psi_acyc_add_edge(a, 0, 0, (psi_edge_kind)7, 0, 0), PSI_SAT_EINVAL);
+    assert_int_equal(psi_acyc_add_edge(a, 0, 1, PSI_EDGE_DEP, INT32_MIN, 0), PSI_SAT_EINVAL);
+    /* Contradictory labels: the edge can never be active. */
+    assert_int_equal(psi_acyc_add_edge(a, 0, 0, PSI_EDGE_DEP, 1, -1), 0);
+    assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+    assert_false(psi_acyc_edge_active(a, 0));
+    assert_false(psi_acyc_edge_active(a, 99));
+    psi_acyc_free(a);
+    psi_sat_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_si_semantics),
+        cmocka_unit_test(test_short_conflict),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_random_small_with_propagation),
+        cmocka_unit_test(test_random_small_without_propagation),
+        cmocka_unit_test(test_larger_random_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
