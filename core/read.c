@@ -134,7 +134,7 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
     *binary = memchr(s, 0, n) != NULL;
     if (*binary)
         return PSI_FMT_AUTO;
-    size_t i = 0;
+    size_t i = n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* UTF-8 BOM */
     while (i < n && is_blank(s[i]))
         i++;
     if (i == n)

@@ -9,7 +9,8 @@
  *     'C' txn_id                          commit
  *
  * Model mapping: session id n from the file name, transaction ids as in the
- * log (they must be unique across all logs). op.value is the write_id for
+ * log (they must be unique across all logs); txn.src is the byte offset of
+ * the transaction's S record in its own log. op.value is the write_id for
  * writes and reads alike: write ids are unique in the history, so the
  * write-read relation comes from ids, and the logged value (a hash) is not
  * needed. A read whose writer txn id or write id is 0xbebeebee (initial

@@ -388,6 +388,11 @@ psi_status psi_read_text_buf(const char *name, const char *buf, size_t len, uint
     if (!name)
         name = "<input>";
     uint64_t limit = max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
+    /* A UTF-8 byte order mark (editors on Windows add one) is not content. */
+    if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+        buf += 3;
+        len -= 3;
+    }
     const text_parser start = {
         .name = name, .p = buf, .end = buf + len, .line_start = buf, .line = 1, .d = d};
     text_parser tp = start;

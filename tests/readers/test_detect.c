@@ -43,6 +43,7 @@ static void test_by_content(void **state)
     expect_format("a", "r(1,0,1,1)\n", 11, PSI_FMT_TEXT);
     expect_format("a.edn", "  w (1,1,1,1)\n", 14, PSI_FMT_TEXT);
     expect_format("a", "# comment\n", 10, PSI_FMT_TEXT);
+    expect_format("a", "\xef\xbb\xbfr(1,0,1,1)\n", 14, PSI_FMT_TEXT);
     /* binary: dbcop, whatever the name, except a .log (one Cobra log) */
     static const unsigned char dbcop[16] = {0, 0, 0, 0, 0, 0, 0, 0, 5};
     expect_format("history.bincode", dbcop, sizeof dbcop, PSI_FMT_DBCOP);

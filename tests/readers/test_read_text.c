@@ -126,6 +126,10 @@ static void test_spaces_comments_crlf(void **state)
     assert_int_equal(h->txns[1].src, 4);
     assert_int_equal(h->keys[h->ops[2].key], UINT64_MAX);
     psi_history_free(h);
+    /* a UTF-8 byte order mark is skipped */
+    assert_int_equal(rd("\xef\xbb\xbfw(1,2,3,4)\n", &h, &d), PSI_OK);
+    assert_int_equal(h->n_ops, 1);
+    psi_history_free(h);
 }
 
 static void expect_text_error_n(const char *text, size_t len, psi_status want, const char *place,
