@@ -5,8 +5,9 @@
  *
  * all four fields non-negative decimal u64. Spaces and tabs are accepted
  * around every token, blank lines and `#` comments (whole-line or after an
- * operation) are skipped, CRLF line ends are fine; anything else is a syntax
- * error naming line:column and what was expected there.
+ * operation) are skipped, CRLF line ends and a leading UTF-8 byte order
+ * mark are fine; anything else is a syntax error naming line:column and
+ * what was expected there.
  *
  * Model mapping: session and transaction ids are kept as given; every
  * transaction is committed. Lines with the same TXN form one transaction in
