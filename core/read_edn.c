@@ -162,16 +162,38 @@ static psi_status perr(const edn_parser *p, psi_status st, size_t pos, const cha
 /* Text of a node for messages: at most 40 bytes. */
 #define NODE_TEXT(p, n) (int)((n)->len > 40 ? 40 : (n)->len), (p)->buf + (n)->pos
 
+/* Character classes, by table: the tokenizer's inner loops test one byte
+ * at a time. */
+enum { C_WS = 1, C_DELIM = 2 };
+
+static const unsigned char char_class[256] = {
+    /* control characters end tokens (and are refused where a value starts) */
+    [0x00] = C_DELIM,        [0x01] = C_DELIM,        [0x02] = C_DELIM,
+    [0x03] = C_DELIM,        [0x04] = C_DELIM,        [0x05] = C_DELIM,
+    [0x06] = C_DELIM,        [0x07] = C_DELIM,        [0x08] = C_DELIM,
+    [0x0E] = C_DELIM,        [0x0F] = C_DELIM,        [0x10] = C_DELIM,
+    [0x11] = C_DELIM,        [0x12] = C_DELIM,        [0x13] = C_DELIM,
+    [0x14] = C_DELIM,        [0x15] = C_DELIM,        [0x16] = C_DELIM,
+    [0x17] = C_DELIM,        [0x18] = C_DELIM,        [0x19] = C_DELIM,
+    [0x1A] = C_DELIM,        [0x1B] = C_DELIM,        [0x1C] = C_DELIM,
+    [0x1D] = C_DELIM,        [0x1E] = C_DELIM,        [0x1F] = C_DELIM,
+    [0x0A] = C_DELIM,        [' '] = C_WS | C_DELIM,  [','] = C_WS | C_DELIM,
+    ['\t'] = C_WS | C_DELIM, ['\r'] = C_WS | C_DELIM, ['\f'] = C_WS | C_DELIM,
+    ['\v'] = C_WS | C_DELIM, ['('] = C_DELIM,         [')'] = C_DELIM,
+    ['['] = C_DELIM,         [']'] = C_DELIM,         ['{'] = C_DELIM,
+    ['}'] = C_DELIM,         ['"'] = C_DELIM,         [';'] = C_DELIM,
+    ['\\'] = C_DELIM,
+};
+
 static bool is_ws(char c)
 {
-    return c == ' ' || c == ',' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return char_class[(unsigned char)c] & C_WS;
 }
 
 /* Ends a symbol, keyword or number token. */
 static bool is_delim(char c)
 {
-    return is_ws(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' ||
-           c == '"' || c == ';' || c == '\\' || (unsigned char)c < 0x20;
+    return char_class[(unsigned char)c] & C_DELIM;
 }
 
 static bool is_digit(char c)
