@@ -1017,7 +1017,7 @@ psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint6
         return psi_diag_nomem(d, "starting an EDN history");
 
     psi_status st = PSI_OK;
-    size_t pos = 0;
+    size_t pos = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* UTF-8 BOM */
     uint64_t line = 0;
     while (pos < len && st == PSI_OK) {
         line++;

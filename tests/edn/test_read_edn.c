@@ -251,6 +251,10 @@ static void test_edn_syntax(void **state)
     assert_int_equal(t->id, 1);
     edn_assert_op(h, t, 0, PSI_OP_WRITE, 1, 1, 0);
     psi_history_free(h);
+
+    /* a UTF-8 byte order mark is skipped and takes no column */
+    edn_expect_error("\xef\xbb\xbf{:type :ok, :f :txn, :value [[:w 1 x]], :process 0}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:36: ", "found a symbol 'x'");
 }
 
 /* Keys and values up to 2^64-1; hex and N suffixes are integers. */
