@@ -121,12 +121,40 @@ static void test_binary_corpus(void **state)
     }
 }
 
+/* psi_read_history finds EDN by name and by content and reaches this reader. */
+static void test_read_history(void **state)
+{
+    (void)state;
+    const char *texts[] = {"{:type :ok, :f :txn, :value [[:w 1 2]], :process 3}\n",
+                           "[{:type :ok, :f :txn, :value [[:w 1 2]], :process 3}]\n"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[64];
+        edn_temp_path(path);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(texts[i], f);
+        fclose(f);
+        psi_read_opts opts = {0};
+        psi_history *h;
+        psi_diag d;
+        psi_status st = psi_read_history(path, &opts, &h, &d);
+        unlink(path);
+        if (st != PSI_OK)
+            fail_msg("%s", d.msg);
+        assert_int_equal(h->format, PSI_FMT_EDN);
+        assert_string_equal(h->source, path);
+        edn_assert_op(h, edn_txn(h, 3, 0), 0, PSI_OP_WRITE, 1, 2, 0);
+        psi_history_free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_binary_corpus),
+        cmocka_unit_test(test_read_history),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
