@@ -276,9 +276,7 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
     }
     if (st == PSI_OK && !*interleaved && open)
         st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d);
-    Word_t freed;
-    JLFA(freed, seen);
-    (void)freed;
+    JudyLFreeArray(&seen, PJE0); /* (the JLFA macro trips clang's -Wsign-compare) */
     *n_ops = n;
     return st;
 }
@@ -371,9 +369,7 @@ static psi_status read_grouped(text_parser *tp, psi_builder *b, uint64_t limit, 
 {
     text_state ts = {0};
     psi_status st = parse_grouped(tp, &ts, limit);
-    Word_t freed;
-    JLFA(freed, ts.txn_index);
-    (void)freed;
+    JudyLFreeArray(&ts.txn_index, PJE0);
     *n_ops = ts.n_recs;
     if (st == PSI_OK)
         st = build_grouped(b, &ts, tp->d);
