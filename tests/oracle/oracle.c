@@ -146,6 +146,7 @@ static bool next_perm(uint32_t *a, uint32_t n)
 typedef struct oracle {
     const psi_history *h;
     bool ser;
+    uint64_t max_orders;
     oracle_result *res;
 
     wrec *writes;
@@ -318,9 +319,9 @@ static bool build_orders(oracle *o, uint64_t *space)
             }
         }
         for (uint32_t f = 2; f <= cnt; f++) {
-            *space *= f;
-            if (*space > ORACLE_MAX_ORDERS)
+            if (*space > o->max_orders / f)
                 return false;
+            *space *= f;
         }
         /* start from the sorted permutation */
         for (uint32_t a = o->kfirst[k] + 1; a < n; a++)
@@ -458,9 +459,10 @@ static oracle_verdict run(oracle *o)
     return search(o);
 }
 
-oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *res)
+oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_orders,
+                                  oracle_result *res)
 {
-    oracle o = {.h = h, .ser = ser, .res = res};
+    oracle o = {.h = h, .ser = ser, .max_orders = max_orders, .res = res};
     if (res)
         *res = (oracle_result){0};
     oracle_verdict v = run(&o);
@@ -478,6 +480,11 @@ oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *re
     free(o.rw.bits);
     free(o.g.bits);
     return v;
+}
+
+oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *res)
+{
+    return oracle_check_limit(h, ser, ORACLE_MAX_ORDERS, res);
 }
 
 oracle_verdict oracle_check(const psi_history *h, bool ser)

@@ -63,6 +63,10 @@ typedef struct oracle_result {
 oracle_verdict oracle_check(const psi_history *h, bool ser);
 /* Same, with details in *res (may be NULL). */
 oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *res);
+/* Same, refusing (ORACLE_TOO_BIG) above max_orders version-order choices
+ * instead of ORACLE_MAX_ORDERS. */
+oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_orders,
+                                  oracle_result *res);
 
 const char *oracle_verdict_name(oracle_verdict v);
 const char *oracle_reason_name(oracle_reason r);

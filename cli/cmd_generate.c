@@ -1,0 +1,191 @@
+/* `polysi-solve generate [OPTIONS] OUT`: run a PolySI/Cobra-style workload
+ * on the simulated store (bench/lib/gen.h) and write the history. Faults
+ * that fired are reported on stderr, so a script knows when the history
+ * must be rejected. */
+#include "bench/lib/gen.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/read.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: polysi-solve generate [OPTIONS] OUT\n\n"
+           "Generates a transaction history by running a workload on a simulated\n"
+           "multi-version store, and writes it to OUT.\n\n"
+           "workload (defaults as in the PolySI paper):\n"
+           "  --sessions N        client sessions (20)\n"
+           "  --txns N            transactions per session (100)\n"
+           "  --ops N             operations per transaction (15)\n"
+           "  --reads R           fraction of reads, mix polysi only (0.5)\n"
+           "  --keys N            number of keys (10000)\n"
+           "  --dist D            uniform | zipf | hotspot (zipf; hotspot: 80%% of the\n"
+           "                      operations on 20%% of the keys)\n"
+           "  --zipf-theta X      zipfian exponent (0.99)\n"
+           "  --long-txn-ratio R  fraction of long transactions (0)\n"
+           "  --long-ops N        operations of a long transaction (10 x --ops)\n"
+           "  --mix M             polysi | rmw | blindw-rh | blindw-rw | blindw-wh |\n"
+           "                      heavy-write (polysi)\n"
+           "store:\n"
+           "  --isolation I       si | ser | random (si; random: reads return any value\n"
+           "                      ever written to the key, or the initial one)\n"
+           "  --faults LIST       comma-separated: lost-update, stale-read, long-fork,\n"
+           "                      session-skip (none)\n"
+           "  --fault-prob P      probability per transaction and fault (0.1)\n"
+           "  --abort-ratio R     random store: fraction of aborted transactions (0)\n"
+           "  --unknown-ratio R   fraction recorded with unknown outcome (0)\n"
+           "  --seed S            random seed (1)\n"
+           "output:\n"
+           "  --format F          text | dbcop | edn (text; text drops aborted\n"
+           "                      transactions, which it cannot express)\n\n"
+           "A summary goes to stderr, including each fault's count of transactions it\n"
+           "changed and of those that provably break SI (such a history must be\n"
+           "rejected under SI and SER).\n");
+}
+
+static bool get_u32(psi_args *a, const char *name, uint32_t *out)
+{
+    uint64_t v;
+    if (!psi_args_u64(a, name, &v))
+        return false;
+    if (v > UINT32_MAX) {
+        fprintf(stderr, "polysi-solve generate: %s is too large\n", name);
+        a->failed = true;
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* Parses one option; returns false when it is unknown. */
+static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format *fmt)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } u32s[] = {{"--sessions", offsetof(psi_gen_opts, sessions)},
+                {"--txns", offsetof(psi_gen_opts, txns_per_session)},
+                {"--ops", offsetof(psi_gen_opts, ops_per_txn)},
+                {"--keys", offsetof(psi_gen_opts, keys)},
+                {"--long-ops", offsetof(psi_gen_opts, long_ops)}};
+    static const struct {
+        const char *name;
+        size_t off;
+    } dbls[] = {{"--reads", offsetof(psi_gen_opts, read_ratio)},
+                {"--zipf-theta", offsetof(psi_gen_opts, zipf_theta)},
+                {"--long-txn-ratio", offsetof(psi_gen_opts, long_txn_ratio)},
+                {"--fault-prob", offsetof(psi_gen_opts, fault_prob)},
+                {"--abort-ratio", offsetof(psi_gen_opts, abort_ratio)},
+                {"--unknown-ratio", offsetof(psi_gen_opts, unknown_ratio)}};
+    for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
+        if (psi_args_opt(a, arg, u32s[i].name)) {
+            get_u32(a, u32s[i].name, (uint32_t *)((char *)o + u32s[i].off));
+            return true;
+        }
+    for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++)
+        if (psi_args_opt(a, arg, dbls[i].name)) {
+            psi_args_double(a, dbls[i].name, (double *)((char *)o + dbls[i].off));
+            return true;
+        }
+    if (psi_args_opt(a, arg, "--seed")) {
+        psi_args_u64(a, "--seed", &o->seed);
+    } else if (psi_args_opt(a, arg, "--dist")) {
+        if (!psi_gen_dist_parse(a->value, &o->dist)) {
+            fprintf(stderr, "polysi-solve generate: unknown distribution '%s'\n", a->value);
+            a->failed = true;
+        }
+    } else if (psi_args_opt(a, arg, "--mix")) {
+        if (!psi_gen_mix_parse(a->value, &o->mix)) {
+            fprintf(stderr, "polysi-solve generate: unknown mix '%s'\n", a->value);
+            a->failed = true;
+        }
+    } else if (psi_args_opt(a, arg, "--isolation")) {
+        if (!psi_gen_store_parse(a->value, &o->store)) {
+            fprintf(stderr, "polysi-solve generate: --isolation takes si, ser or random\n");
+            a->failed = true;
+        }
+    } else if (psi_args_opt(a, arg, "--faults")) {
+        if (!psi_gen_faults_parse(a->value, &o->faults)) {
+            fprintf(stderr, "polysi-solve generate: unknown fault in '%s'\n", a->value);
+            a->failed = true;
+        }
+    } else if (psi_args_opt(a, arg, "--format")) {
+        *fmt = psi_format_from_name(a->value);
+        if (*fmt != PSI_FMT_TEXT && *fmt != PSI_FMT_DBCOP && *fmt != PSI_FMT_EDN) {
+            fprintf(stderr, "polysi-solve generate: --format takes text, dbcop or edn\n");
+            a->failed = true;
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static void report(const psi_gen_opts *o, const psi_gen_report *r)
+{
+    fprintf(stderr,
+            "generated %" PRIu64 " transactions (%" PRIu64 " committed, %" PRIu64
+            " aborted, %" PRIu64 " unknown), %" PRIu64 " operations (%" PRIu64 " reads, %" PRIu64
+            " writes); store %s, mix %s, seed %" PRIu64 "\n",
+            r->txns, r->committed, r->aborted, r->unknown, r->ops, r->reads, r->writes,
+            psi_gen_store_name(o->store), psi_gen_mix_name(o->mix), o->seed);
+    for (int f = 0; f < PSI_FAULT_COUNT; f++)
+        if (o->faults & PSI_FAULT_BIT(f))
+            fprintf(stderr, "fault %s: applied %" PRIu64 ", provably breaks SI %" PRIu64 "\n",
+                    psi_fault_name((psi_fault)f), r->applied[f], r->violations[f]);
+}
+
+int psi_cmd_generate(int argc, char **argv)
+{
+    psi_args a;
+    psi_args_init(&a, argc, argv);
+    psi_gen_opts o;
+    psi_gen_opts_default(&o);
+    psi_format fmt = PSI_FMT_TEXT;
+    const char *out = NULL, *arg;
+    bool opt;
+    while (psi_args_next(&a, &arg, &opt)) {
+        if (!opt) {
+            if (out) {
+                fprintf(stderr, "polysi-solve generate: too many arguments\n");
+                return 2;
+            }
+            out = arg;
+        } else if (psi_args_flag(&a, arg, "--help")) {
+            help();
+            return 0;
+        } else if (!parse_opt(&a, arg, &o, &fmt)) {
+            psi_args_unknown(&a, arg);
+        }
+        if (a.failed)
+            return 2;
+    }
+    if (!out) {
+        fprintf(stderr, "polysi-solve generate: need an output path (see --help)\n");
+        return 2;
+    }
+    o.keep_aborted = fmt != PSI_FMT_TEXT;
+
+    psi_diag d;
+    psi_diag_clear(&d);
+    psi_history *h;
+    psi_gen_report rep;
+    if (psi_generate(&o, &h, &rep, &d) != PSI_OK) {
+        fprintf(stderr, "polysi-solve: %s\n", d.msg);
+        return 2;
+    }
+    psi_status st = fmt == PSI_FMT_TEXT    ? psi_write_text(h, out, &d)
+                    : fmt == PSI_FMT_DBCOP ? psi_write_dbcop(h, out, &d)
+                                           : psi_write_edn(h, out, &d);
+    psi_history_free(h);
+    if (st != PSI_OK) {
+        fprintf(stderr, "polysi-solve: %s\n", d.msg);
+        return 2;
+    }
+    report(&o, &rep);
+    return 0;
+}
