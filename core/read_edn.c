@@ -34,7 +34,8 @@
  *   same reason (the client usually returns the invoke's value); reads with
  *   a value are kept. If a :fail/:info completion has no :value (or nil), the
  *   invoke's :value is used.
- * - Micro-ops: [:r k v] (v nil: initial value, PSI_OPF_INIT; v a vector or
+ * - Micro-ops: [:r k v] (v nil: initial value, PSI_OPF_INIT, also in
+ *   list-append histories, where it means the same as []; v a vector or
  *   list: a list-append read, [] being the initial empty list), [:w k v],
  *   [:append k v] (a write with PSI_OPF_APPEND). Any other micro-op (:cas,
  *   :inc, ...) is refused with its place, never dropped.
@@ -47,8 +48,10 @@
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
  *   (the completion's, or the invoke's if never completed).
- * - An input with no map at all is a syntax error; one whose maps hold no
- *   transaction is an input error.
+ * - An input without any transaction (no map at all, or only nemesis and
+ *   other non-:txn ops) is refused as an empty history, as in every format.
+ * - Each value must end on the line it starts on (Jepsen prints newlines in
+ *   strings as \n), so a truncated line is reported on that line.
  * Columns in diagnostics count characters (UTF-8 aware) from 1. */
 #include "core/read.h"
 
