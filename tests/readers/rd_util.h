@@ -183,4 +183,33 @@ static inline uint32_t rd_count_status(const psi_history *h, psi_txn_status s)
     return n;
 }
 
+/* Same structure: sessions in order with the same transactions (order,
+ * status, ops); ids compared too when with_ids. */
+static inline void rd_assert_same(const psi_history *a, const psi_history *b, bool with_ids)
+{
+    assert_int_equal(a->n_sessions, b->n_sessions);
+    assert_int_equal(a->n_txns, b->n_txns);
+    assert_int_equal(a->n_ops, b->n_ops);
+    for (uint32_t s = 0; s < a->n_sessions; s++) {
+        const psi_session *sa = &a->sessions[s], *sb = &b->sessions[s];
+        if (with_ids)
+            assert_int_equal(sa->id, sb->id);
+        assert_int_equal(sa->n_txns, sb->n_txns);
+        for (uint32_t i = 0; i < sa->n_txns; i++) {
+            const psi_txn *ta = &a->txns[sa->first_txn + i], *tb = &b->txns[sb->first_txn + i];
+            if (with_ids)
+                assert_int_equal(ta->id, tb->id);
+            assert_int_equal(ta->status, tb->status);
+            assert_int_equal(ta->n_ops, tb->n_ops);
+            for (uint32_t k = 0; k < ta->n_ops; k++) {
+                const psi_op *oa = &a->ops[ta->first_op + k], *ob = &b->ops[tb->first_op + k];
+                assert_int_equal(oa->kind, ob->kind);
+                assert_int_equal(a->keys[oa->key], b->keys[ob->key]);
+                assert_int_equal(oa->value, ob->value);
+                assert_int_equal(oa->flags, ob->flags);
+            }
+        }
+    }
+}
+
 #endif

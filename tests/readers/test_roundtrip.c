@@ -65,35 +65,6 @@ static psi_history *read_path(const char *path)
     return h;
 }
 
-/* Same structure: sessions in order with the same transactions (order,
- * status, ops); ids compared too when with_ids. */
-static void assert_same(const psi_history *a, const psi_history *b, bool with_ids)
-{
-    assert_int_equal(a->n_sessions, b->n_sessions);
-    assert_int_equal(a->n_txns, b->n_txns);
-    assert_int_equal(a->n_ops, b->n_ops);
-    for (uint32_t s = 0; s < a->n_sessions; s++) {
-        const psi_session *sa = &a->sessions[s], *sb = &b->sessions[s];
-        if (with_ids)
-            assert_int_equal(sa->id, sb->id);
-        assert_int_equal(sa->n_txns, sb->n_txns);
-        for (uint32_t i = 0; i < sa->n_txns; i++) {
-            const psi_txn *ta = &a->txns[sa->first_txn + i], *tb = &b->txns[sb->first_txn + i];
-            if (with_ids)
-                assert_int_equal(ta->id, tb->id);
-            assert_int_equal(ta->status, tb->status);
-            assert_int_equal(ta->n_ops, tb->n_ops);
-            for (uint32_t k = 0; k < ta->n_ops; k++) {
-                const psi_op *oa = &a->ops[ta->first_op + k], *ob = &b->ops[tb->first_op + k];
-                assert_int_equal(oa->kind, ob->kind);
-                assert_int_equal(a->keys[oa->key], b->keys[ob->key]);
-                assert_int_equal(oa->value, ob->value);
-                assert_int_equal(oa->flags, ob->flags);
-            }
-        }
-    }
-}
-
 static void write_ok(psi_status (*wr)(const psi_history *, const char *, psi_diag *),
                      const psi_history *h, const char *path)
 {
@@ -133,7 +104,7 @@ static void test_text_to_text(void **state)
     char *p = tmp_path("a.txt");
     write_ok(psi_write_text, h1, p);
     psi_history *h2 = read_path(p);
-    assert_same(h1, h2, true);
+    rd_assert_same(h1, h2, true);
     psi_history_free(h1);
     psi_history_free(h2);
     free(p);
@@ -147,7 +118,7 @@ static void test_text_dbcop_text(void **state)
     write_ok(psi_write_dbcop, h1, pd);
     psi_history *h2 = read_path(pd);
     assert_int_equal(h2->format, PSI_FMT_DBCOP);
-    assert_same(h1, h2, false);
+    rd_assert_same(h1, h2, false);
     /* made-up header */
     assert_string_equal(h2->dbcop.info, "polysi-solve");
     assert_int_equal(h2->dbcop.n_sessions, 2);
@@ -161,14 +132,14 @@ static void test_text_dbcop_text(void **state)
 
     /* canonical text is a fixed point, and the dbcop bytes are too */
     psi_history *h3 = read_text(t2);
-    assert_same(h2, h3, true);
+    rd_assert_same(h2, h3, true);
     write_ok(psi_write_dbcop, h3, pd2);
     size_t n1, n2;
     unsigned char *d1 = rd_slurp(pd, &n1), *d2 = rd_slurp(pd2, &n2);
     /* h1 and h3 were read from text: both dbcop files carry a made-up
      * header computed from the (identical) structure */
     psi_history *h4 = read_path(pd2);
-    assert_same(h2, h4, true);
+    rd_assert_same(h2, h4, true);
     assert_string_equal(h4->dbcop.info, "polysi-solve");
     assert_int_equal(n1, n2);
     assert_memory_equal(d1, d2, n1);
@@ -221,7 +192,7 @@ static void test_refusals(void **state)
     /* dbcop can say "aborted" */
     write_ok(psi_write_dbcop, h, p);
     psi_history *h2 = read_path(p);
-    assert_same(h, h2, false);
+    rd_assert_same(h, h2, false);
     assert_int_equal(h2->txns[2].status, PSI_TXN_ABORTED);
     psi_history_free(h2);
     psi_history_free(h);
@@ -282,7 +253,7 @@ static void test_corpus_dbcop_bytes(void **state)
     char *pt = tmp_path("copy.txt");
     write_ok(psi_write_text, h, pt);
     psi_history *ht = read_path(pt);
-    assert_same(h, ht, true);
+    rd_assert_same(h, ht, true);
     free(a);
     free(b);
     free(p);
