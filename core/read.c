@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- Input ---- */
@@ -281,24 +282,31 @@ psi_out *psi_out_open(const char *path, psi_diag *d)
         o->in_place = true;
         return o;
     }
-    size_t n = strlen(path);
-    o->tmp = malloc(n + sizeof ".tmpXXXXXX");
+    /* The temporary name is path.tmp<pid>.<n>; created with O_EXCL and mode
+     * 0666 so the umask applies as for any new file (mkstemp would make it
+     * 0600, and fixing that needs umask(), which is not thread-safe). */
+    size_t n = strlen(path) + 48;
+    o->tmp = malloc(n);
     if (!o->tmp) {
         psi_diag_nomem(d, "opening the output");
         goto fail;
     }
-    memcpy(o->tmp, path, n);
-    memcpy(o->tmp + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-    o->fd = mkstemp(o->tmp);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20);
+    o->fd = -1;
+    for (unsigned attempt = 0; attempt < 64 && o->fd < 0; attempt++) {
+        snprintf(o->tmp, n, "%s.tmp%ld.%lx", path, (long)getpid(),
+                 (salt + attempt * 0x9e3779b9ul) & 0xffffffful);
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o->fd < 0 && errno != EEXIST)
+            break;
+    }
     if (o->fd < 0) {
         psi_diag_set(d, PSI_ERR_IO, "%s: cannot create a temporary file beside it: %s", path,
                      strerror(errno));
         goto fail;
     }
-    /* mkstemp makes the file 0600; give it the mode a plain open would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(o->fd, 0666 & ~mask);
     return o;
 fail:
     free(o->tmp);

@@ -97,6 +97,19 @@ static const char *const k_canonical = "r(11,0,1,1)\n"
                                        "w(11,3,2,3)\n"
                                        "r(10,2,2,4)\n";
 
+/* Leftover temporary files (name.tmp<pid>.<n>) in the test directory. */
+static int count_tmp_files(void)
+{
+    int n = 0;
+    DIR *dh = opendir(g_dir);
+    assert_non_null(dh);
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL)
+        n += strstr(e->d_name, ".tmp") != NULL;
+    closedir(dh);
+    return n;
+}
+
 static void test_text_to_text(void **state)
 {
     (void)state;
@@ -105,6 +118,14 @@ static void test_text_to_text(void **state)
     write_ok(psi_write_text, h1, p);
     psi_history *h2 = read_path(p);
     rd_assert_same(h1, h2, true);
+    /* written through a temporary file, renamed: nothing left over, and
+     * the mode is what the umask gives a new file */
+    assert_int_equal(count_tmp_files(), 0);
+    mode_t mask = umask(0);
+    umask(mask);
+    struct stat sb;
+    assert_int_equal(stat(p, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
     psi_history_free(h1);
     psi_history_free(h2);
     free(p);
@@ -201,6 +222,7 @@ static void test_refusals(void **state)
     rd_expect(psi_write_dbcop(h, p, &d), &d, PSI_ERR_INPUT, "is of unknown outcome");
     psi_history_free(h);
     /* a refused write leaves the previous file untouched and no temp files */
+    assert_int_equal(count_tmp_files(), 0);
     h2 = read_path(p);
     assert_int_equal(h2->txns[2].status, PSI_TXN_ABORTED);
     psi_history_free(h2);
