@@ -108,7 +108,7 @@ static psi_status parse_u64(text_parser *tp, const char *what, uint64_t *v, cons
     uint64_t x = 0;
     while (tp->p < tp->end && *tp->p >= '0' && *tp->p <= '9') {
         unsigned dgt = (unsigned)(*tp->p - '0');
-        if (x > (UINT64_MAX - dgt) / 10)
+        if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && dgt > UINT64_MAX % 10))
             return psi_diag_line(tp->d, PSI_ERR_SYNTAX, tp->name, tp->line, col_of(tp, *start),
                                  "%s does not fit in 64 bits (at most %llu)", what,
                                  (unsigned long long)UINT64_MAX);
