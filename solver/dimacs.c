@@ -106,6 +106,7 @@ static void read_word(cursor *c, char *w, size_t cap)
 static int read_int(cursor *c, int64_t max, int64_t *out, const char *what)
 {
     skip_space(c);
+    uint64_t line = c->line, col = c->col;
     bool neg = false;
     if (peek(c) == '-') {
         neg = true;
@@ -116,8 +117,11 @@ static int read_int(cursor *c, int64_t max, int64_t *out, const char *what)
     uint64_t v = 0;
     while (peek(c) >= '0' && peek(c) <= '9') {
         v = v * 10 + (uint64_t)(peek(c) - '0');
-        if (v > (uint64_t)max)
+        if (v > (uint64_t)max) {
+            c->line = line;
+            c->col = col;
             return fail(c, "%s is too large (at most %lld)", what, (long long)max);
+        }
         advance(c);
     }
     int ch = peek(c);
@@ -129,6 +133,7 @@ static int read_int(cursor *c, int64_t max, int64_t *out, const char *what)
 
 static int read_nonneg(cursor *c, int64_t max, int64_t *out, const char *what)
 {
+    skip_space(c);
     uint64_t line = c->line, col = c->col;
     int rc = read_int(c, max, out, what);
     if (!rc && *out < 0) {
@@ -335,6 +340,7 @@ int psi_dimacs_parse(const char *buf, size_t len, psi_dimacs *d, psi_dimacs_erro
                 goto out;
             }
             int64_t lit;
+            uint64_t line = c.line, col = c.col;
             if ((rc = read_int(&c, d->nvars, &lit, "literal"))) {
                 if (c.err && strstr(c.err->msg, "too large"))
                     snprintf(c.err->msg, sizeof c.err->msg,
@@ -347,6 +353,8 @@ int psi_dimacs_parse(const char *buf, size_t len, psi_dimacs *d, psi_dimacs_erro
             }
             if (lit == 0) {
                 if (++d->nclauses > declared) {
+                    c.line = line;
+                    c.col = col;
                     rc = fail(&c, "more clauses than the %zu in the header", declared);
                     goto out;
                 }
