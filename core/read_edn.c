@@ -84,7 +84,7 @@ typedef enum edn_kind {
 /* One parsed value. Nodes refer to each other by index into the arena;
  * index 0 is a sentinel, so 0 means "none". */
 typedef struct edn_node {
-    uint64_t u;     /* EDN_INT: magnitude */
+    uint64_t u;     /* EDN_INT: magnitude; EDN_BOOL: 1 for true */
     size_t pos;     /* offset of the value's first byte in the buffer */
     uint32_t len;   /* atoms: length of the text (capped; for messages) */
     uint32_t next;  /* next sibling in the enclosing collection */
@@ -808,22 +808,24 @@ static psi_status reparse_invoke(edn_reader *r, const edn_pending *pd, edn_op *o
     return op_fields(&r->p, root, op);
 }
 
-static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t line)
+/* Parses the current line: *root is its op map, or 0 if it holds none
+ * (blank, or only the history vector's '[' / ']'); *at is where the map
+ * starts. Handles the optional vector around the whole history. */
+static psi_status parse_op_line(edn_reader *r, uint32_t *root, size_t *at)
 {
     edn_parser *p = &r->p;
-    p->n_nodes = 1; /* keep the sentinel */
-    set_line(p, start, end, line);
+    *root = 0;
     skip_ws(p);
     if (p->pos >= p->end)
         return PSI_OK; /* blank line */
-    r->last_start = start;
-    r->last_end = end;
-    r->last_line = line;
+    r->last_start = p->line_start;
+    r->last_end = p->end;
+    r->last_line = p->line;
     if (r->wrap == WRAP_UNKNOWN) {
         r->wrap = WRAP_NONE;
         if (p->buf[p->pos] == '[') {
             r->wrap = WRAP_OPEN;
-            r->wrap_line = line;
+            r->wrap_line = p->line;
             r->wrap_col = column(p, p->pos);
             p->pos++;
         }
@@ -832,12 +834,11 @@ static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t 
         return perr(p, PSI_ERR_SYNTAX, p->pos,
                     "text after the ']' that closed the history vector opened on line %llu",
                     (unsigned long long)r->wrap_line);
-    uint32_t root = 0;
-    size_t at = p->pos;
     psi_status st = PSI_OK;
     skip_ws(p);
+    *at = p->pos;
     if (!(r->wrap == WRAP_OPEN && p->pos < p->end && p->buf[p->pos] == ']'))
-        st = parse_map(p, &root, &at);
+        st = parse_map(p, root, at);
     if (st != PSI_OK)
         return st;
     skip_ws(p);
@@ -849,8 +850,20 @@ static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t 
     if (p->pos < p->end)
         return perr(p, PSI_ERR_SYNTAX, p->pos,
                     "unexpected text after the map (one map per line expected)");
-    if (root == 0)
-        return PSI_OK;
+    return PSI_OK;
+}
+
+/* One line of the input: an op map to interpret, or nothing. */
+static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t line)
+{
+    edn_parser *p = &r->p;
+    p->n_nodes = 1; /* keep the sentinel */
+    set_line(p, start, end, line);
+    uint32_t root;
+    size_t at;
+    psi_status st = parse_op_line(r, &root, &at);
+    if (st != PSI_OK || root == 0)
+        return st;
     r->n_maps++;
 
     edn_op op;
