@@ -6,7 +6,8 @@
  * The invoke carries the writes and nil for every read (what a client knows
  * before running it); the completion carries the values read and its status
  * (:ok committed, :fail aborted, :info unknown) and the transaction id as
- * :index (the invoke has none, so ids read back unchanged). Sessions become
+ * :index (the invoke has none, so ids read back unchanged; a tool that
+ * wants a dense :index on every line must renumber). Sessions become
  * processes; transactions are written session by session in session order,
  * so reading back gives the same sessions and the same order.
  * Micro-ops: [:r k v] ([:r k nil] for an initial-value read), [:w k v],
