@@ -15,6 +15,8 @@ static const command commands[] = {
     {"check", psi_cmd_check, "check a history under SI or SER (exit 0 accept, 1 reject, 2 error)"},
     {"stats", psi_cmd_stats, "print counts of sessions, transactions, operations and keys"},
     {"convert", psi_cmd_convert, "convert a history to text, dbcop or edn"},
+    {"generate", psi_cmd_generate,
+     "generate a workload history with a simulated SI/SER store (optionally faulty)"},
     {"sat", psi_cmd_sat, "solve a DIMACS CNF or GNF file (exit 10 SAT, 20 UNSAT, 0 unknown)"},
 };
 

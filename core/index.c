@@ -124,7 +124,7 @@ static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
 {
     const psi_txn *tx = &c->h->txns[t];
     const psi_op *ops = c->h->ops + tx->first_op;
-    uint32_t n = tx->n_ops, *ord;
+    uint32_t n = tx->n_ops, *ord = NULL;
     psi_status st = order_txn_ops(c, t, &ord);
     if (st != PSI_OK)
         return st;

@@ -1,0 +1,121 @@
+/* Encoding the pruned polygraph into the solver (see encode.h). */
+#include "encode/encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct edge_sink {
+    psi_acyc *graph;
+    int lit;
+    uint64_t n;
+    bool failed;
+} edge_sink;
+
+static psi_edge_kind kind_of(psi_edge_type t)
+{
+    return psi_edge_is_anti(t) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+}
+
+static bool add_labelled(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    (void)key;
+    edge_sink *s = ctx;
+    if (psi_acyc_add_edge(s->graph, from, to, kind_of(type), s->lit, 0) < 0) {
+        s->failed = true;
+        return false;
+    }
+    s->n++;
+    return true;
+}
+
+psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
+                      psi_diag *d)
+{
+    memset(enc, 0, sizeof *enc);
+    bool ser = opts && opts->ser;
+    enc->sat = psi_sat_new();
+    enc->cons_var = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_var);
+    enc->cons_edge = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_edge);
+    if (!enc->sat || !enc->cons_var || !enc->cons_edge)
+        goto nomem;
+    enc->graph = psi_acyc_new(enc->sat, g->n_nodes, ser ? PSI_ACYC_SER : PSI_ACYC_SI);
+    if (!enc->graph)
+        goto nomem;
+    if (opts && opts->no_theory_propagation)
+        psi_acyc_set_propagation(enc->graph, false);
+
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (psi_acyc_add_edge(enc->graph, e->from, e->to, kind_of((psi_edge_type)e->type), 0, 0) <
+            0)
+            goto nomem;
+    }
+    enc->n_known_edges = g->n_known;
+
+    uint32_t open = 0;
+    for (uint32_t c = 0; c < g->n_cons; c++)
+        open += g->cons[c].state == PSI_C_OPEN;
+    if (open > (uint32_t)INT32_MAX - 1)
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%u constraints exceed the solver's variables", open);
+    if (open && psi_sat_reserve(enc->sat, (int)open) != 0)
+        goto nomem;
+    uint64_t next = g->n_known;
+    int var = 0;
+    for (uint32_t c = 0; c < g->n_cons; c++) {
+        const psi_constraint *con = &g->cons[c];
+        enc->cons_edge[c] = next;
+        if (con->state != PSI_C_OPEN)
+            continue;
+        enc->cons_var[c] = ++var;
+        edge_sink s = {.graph = enc->graph, .lit = var};
+        psi_constraint_for_each(g, con, true, add_labelled, &s);
+        s.lit = -var;
+        if (!s.failed)
+            psi_constraint_for_each(g, con, false, add_labelled, &s);
+        if (s.failed)
+            goto nomem;
+        next += s.n;
+        enc->n_constraint_edges += s.n;
+    }
+    enc->n_vars = (uint32_t)var;
+    return PSI_OK;
+
+nomem:
+    psi_encoding_free(enc);
+    return psi_diag_nomem(d, "encoding constraints for the solver");
+}
+
+void psi_encoding_free(psi_encoding *enc)
+{
+    psi_acyc_free(enc->graph);
+    psi_sat_free(enc->sat);
+    free(enc->cons_var);
+    free(enc->cons_edge);
+    memset(enc, 0, sizeof *enc);
+}
+
+void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge,
+                              bool *is_known, uint32_t *index, bool *either)
+{
+    if (edge < enc->n_known_edges) {
+        *is_known = true;
+        *index = (uint32_t)edge;
+        *either = false;
+        return;
+    }
+    *is_known = false;
+    /* The owner is the last constraint whose first edge is <= edge: a
+     * resolved constraint owns no edges and starts where the next open one
+     * starts, and an open one owns at least its WW edge, so the last such
+     * constraint is always the open owner. */
+    uint32_t lo = 0, hi = g->n_cons;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (enc->cons_edge[mid] <= edge)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *index = lo;
+    *either = edge - enc->cons_edge[lo] < psi_constraint_side_size(g, &g->cons[lo], true);
+}

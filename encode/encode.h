@@ -1,0 +1,53 @@
+/* Encoding a pruned polygraph for the solver (design decisions 2 and 3).
+ *
+ * One selector variable per surviving constraint: selector true means the
+ * `either` side (T before S), false the `or` side. Every known edge becomes
+ * an unlabelled edge of the solver's acyclicity theory; every edge of a
+ * surviving constraint becomes an edge labelled by the selector literal
+ * (+c for either, -c for or), tagged DEP (SO/WR/WW) or ANTI (RW). The
+ * theory runs in SI mode for --isolation si and plain acyclicity for ser.
+ * Nothing is created per pair of transactions; there are no clauses at all:
+ * acyclicity alone constrains the selectors, and an absent side's edges need
+ * not be forced false (more edges only make acyclicity harder).
+ *
+ * Edge ids in the theory: 0 .. n_known-1 are the polygraph's known edges in
+ * order; then, for each surviving constraint in order, its either side then
+ * its or side (see psi_encoding.cons_edge).
+ *
+ * Ownership: psi_encode creates the solver and theory inside *enc;
+ * psi_encoding_free releases them. The polygraph must outlive the encoding
+ * when edges are mapped back. */
+#ifndef PSI_ENCODE_ENCODE_H
+#define PSI_ENCODE_ENCODE_H
+
+#include "acyclic.h"
+#include "core/polygraph.h"
+#include "sat.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct psi_encode_opts {
+    bool ser;                   /* plain acyclicity instead of SI */
+    bool no_theory_propagation; /* switch the theory's propagation off */
+} psi_encode_opts;
+
+typedef struct psi_encoding {
+    psi_sat *sat;
+    psi_acyc *graph;
+    int *cons_var;       /* [n_cons] selector variable, 0 for resolved constraints */
+    uint64_t *cons_edge; /* [n_cons] first theory edge id of the constraint's edges */
+    uint32_t n_vars;
+    uint64_t n_known_edges, n_constraint_edges;
+} psi_encoding;
+
+psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
+                      psi_diag *d);
+void psi_encoding_free(psi_encoding *enc);
+
+/* Maps a theory edge id back: known edge index (*is_known) or constraint
+ * index and side. */
+void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge,
+                              bool *is_known, uint32_t *index, bool *either);
+
+#endif

@@ -1,0 +1,172 @@
+/* The check pipeline (see check.h). */
+#include "interpret/check.h"
+
+#include "encode/encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double psi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Maps the theory's last conflict cycle (edge ids) to polygraph edges. */
+static psi_status map_solver_cycle(const psi_encoding *enc, const psi_polygraph *g,
+                                   psi_check_result *res, psi_diag *d)
+{
+    size_t n = 0;
+    const uint32_t *ids = psi_acyc_conflict_cycle(enc->graph, &n);
+    if (!n)
+        return PSI_OK;
+    res->solver_cycle = malloc(n * sizeof *res->solver_cycle);
+    if (!res->solver_cycle)
+        return psi_diag_nomem(d, "recording a cycle");
+    for (size_t i = 0; i < n; i++) {
+        bool known, either;
+        uint32_t index;
+        psi_encoding_edge_origin(enc, g, ids[i], &known, &index, &either);
+        if (known) {
+            res->solver_cycle[i] = g->known[index];
+            continue;
+        }
+        /* Find the edge among the constraint side's edges by position. */
+        const psi_constraint *c = &g->cons[index];
+        uint64_t pos = ids[i] - enc->cons_edge[index];
+        if (!either)
+            pos -= psi_constraint_side_size(g, c, true);
+        uint32_t to = either ? c->s : c->t, from = either ? c->t : c->s;
+        const psi_ckey *ks = g->ckeys + c->first;
+        psi_edge e = {.from = from, .to = to, .key = ks[0].key, .type = PSI_EDGE_WW};
+        uint64_t k = 1;
+        for (uint32_t j = 0; j < c->n_keys && pos > 0; j++) {
+            uint32_t nr;
+            const uint32_t *rd = psi_polygraph_readers(g, either ? ks[j].op_t : ks[j].op_s, &nr);
+            for (uint32_t r = 0; r < nr; r++) {
+                if (rd[r] == to)
+                    continue;
+                if (k++ == pos) {
+                    e = (psi_edge){.from = rd[r], .to = to, .key = ks[j].key, .type = PSI_EDGE_RW};
+                    pos = 0;
+                    break;
+                }
+            }
+        }
+        res->solver_cycle[i] = e;
+    }
+    res->solver_cycle_len = (uint32_t)n;
+    return PSI_OK;
+}
+
+static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_diag *d)
+{
+    psi_check_stats *s = &res->stats;
+    double t0 = psi_now();
+    psi_encoding enc;
+    psi_encode_opts eo = {.ser = opts->ser, .no_theory_propagation = opts->no_theory_propagation};
+    psi_status st = psi_encode(&res->g, &eo, &enc, d);
+    if (st != PSI_OK)
+        return st;
+    s->vars = enc.n_vars;
+    s->theory_edges = enc.n_known_edges + enc.n_constraint_edges;
+    double t1 = psi_now();
+    s->t_encode = t1 - t0;
+    if (opts->time_limit > 0)
+        psi_sat_set_time_limit(enc.sat, opts->time_limit);
+    int r = psi_sat_solve(enc.sat);
+    s->t_solve = psi_now() - t1;
+    psi_sat_stats ss;
+    psi_sat_get_stats(enc.sat, &ss);
+    s->decisions = ss.decisions;
+    s->propagations = ss.propagations;
+    s->conflicts = ss.conflicts;
+    s->restarts = ss.restarts;
+    s->learned = ss.learned;
+    s->theory_calls = ss.theory_calls;
+    s->theory_conflicts = ss.theory_conflicts;
+    s->theory_propagations = ss.theory_propagations;
+    s->theory_seconds = ss.theory_seconds;
+    if (r == PSI_SAT_SAT) {
+        res->verdict = PSI_ACCEPT;
+    } else if (r == PSI_SAT_UNSAT) {
+        res->verdict = PSI_REJECT;
+        res->reason = PSI_BY_SOLVER;
+        st = map_solver_cycle(&enc, &res->g, res, d);
+    } else if (r == PSI_SAT_UNKNOWN) {
+        st = psi_diag_set(d, PSI_ERR_LIMIT,
+                          "time limit of %g s reached in the solve stage; no verdict",
+                          opts->time_limit);
+    } else {
+        st = psi_diag_nomem(d, "solving");
+    }
+    psi_encoding_free(&enc);
+    return st;
+}
+
+psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res, psi_diag *d)
+{
+    static const psi_check_opts defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    memset(res, 0, sizeof *res);
+    psi_check_stats *s = &res->stats;
+    s->sessions = h->n_sessions;
+    s->transactions = h->n_txns - 1;
+    s->operations = h->n_ops;
+
+    double t0 = psi_now();
+    psi_status st = psi_index_build(h, &res->idx, d);
+    s->t_validate = psi_now() - t0;
+    if (st != PSI_OK)
+        return st;
+    s->committed = res->idx.n_committed;
+    if (res->idx.n_anomalies) {
+        res->verdict = PSI_REJECT;
+        res->reason = PSI_BY_ANOMALY;
+        return PSI_OK;
+    }
+
+    t0 = psi_now();
+    psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing};
+    if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
+        return st;
+    s->t_construct = psi_now() - t0;
+    s->known_edges_before = res->g.n_known;
+    s->constraints_before = res->g.n_cons;
+    s->unknown_deps_before = res->g.n_unknown_deps;
+
+    t0 = psi_now();
+    psi_prune_opts pro = {.ser = opts->ser, .disabled = opts->no_pruning};
+    st = psi_prune(h, &res->g, &pro, &res->prune, d);
+    s->t_prune = psi_now() - t0;
+    if (st != PSI_OK)
+        return st;
+    s->prune_rounds = res->prune.rounds;
+    s->prune_bytes = res->prune.peak_bytes;
+    s->known_edges_after = res->g.n_known;
+    s->constraints_after = res->prune.remaining;
+    s->unknown_deps_after = res->prune.remaining_unknown_deps;
+    if (res->prune.outcome != PSI_PRUNE_OK) {
+        res->verdict = PSI_REJECT;
+        res->reason =
+            res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
+        return PSI_OK;
+    }
+    if (opts->no_pruning) {
+        s->constraints_after = res->g.n_cons;
+        s->unknown_deps_after = res->g.n_unknown_deps;
+    }
+    return solve(res, opts, d);
+}
+
+void psi_check_result_free(psi_check_result *res)
+{
+    psi_index_free(&res->idx);
+    psi_polygraph_free(&res->g);
+    psi_prune_result_free(&res->prune);
+    free(res->solver_cycle);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,80 @@
+/* The whole check in one call, for the CLI and for library users:
+ * validate (core/index) -> polygraph (core/polygraph) -> prune (prune/) ->
+ * encode (encode/) -> solve (solver/) -> verdict. Every stage can be
+ * switched and is timed and counted. It lives in interpret/ because that is
+ * the one stage that sees all the others.
+ *
+ * Ownership: psi_check fills *res, which owns the index, the polygraph, the
+ * pruning result and the cycle it reports; psi_check_result_free releases
+ * them. The history must outlive the result (it is referenced, and its
+ * unknown-outcome transactions are settled in place by validation). */
+#ifndef PSI_INTERPRET_CHECK_H
+#define PSI_INTERPRET_CHECK_H
+
+#include "core/history.h"
+#include "core/index.h"
+#include "core/polygraph.h"
+#include "prune/prune.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct psi_check_opts {
+    bool ser;                   /* serializability instead of snapshot isolation */
+    bool no_pruning;            /* --no-pruning */
+    bool no_coalescing;         /* --no-coalescing */
+    bool no_theory_propagation; /* solver theory propagation off */
+    double time_limit;          /* seconds for the solver, <= 0: none */
+} psi_check_opts;
+
+typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
+
+typedef enum psi_reject_reason {
+    PSI_BY_NOTHING = 0,     /* accepted */
+    PSI_BY_ANOMALY = 1,     /* a graph-free anomaly (see idx.anomalies) */
+    PSI_BY_KNOWN_CYCLE = 2, /* the known graph has a forbidden cycle (prune.cycle[0]) */
+    PSI_BY_PRUNING = 3,     /* a constraint with both sides impossible (prune.cycle[0..1]) */
+    PSI_BY_SOLVER = 4,      /* no choice of the remaining constraints is acyclic */
+} psi_reject_reason;
+
+typedef struct psi_check_stats {
+    /* Stage wall times in seconds. */
+    double t_validate, t_construct, t_prune, t_encode, t_solve;
+    /* Shape. */
+    uint32_t sessions, transactions, committed;
+    uint64_t operations;
+    /* The paper's Table 3 columns, before and after pruning. */
+    uint64_t known_edges_before, known_edges_after;
+    uint64_t constraints_before, constraints_after;
+    uint64_t unknown_deps_before, unknown_deps_after;
+    uint32_t prune_rounds;
+    size_t prune_bytes;
+    /* Solver. */
+    uint64_t vars, theory_edges, decisions, propagations, conflicts, restarts, learned;
+    uint64_t theory_calls, theory_conflicts, theory_propagations;
+    double theory_seconds;
+} psi_check_stats;
+
+typedef struct psi_check_result {
+    psi_verdict verdict;
+    psi_reject_reason reason;
+    psi_check_stats stats;
+    psi_index idx;
+    psi_polygraph g;
+    psi_prune_result prune;
+    /* PSI_BY_SOLVER: the cycle of the solver's last theory conflict, mapped
+     * back to polygraph edges (may be empty). */
+    psi_edge *solver_cycle;
+    uint32_t solver_cycle_len;
+} psi_check_result;
+
+/* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):
+ * then no verdict. */
+psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res,
+                     psi_diag *d);
+void psi_check_result_free(psi_check_result *res);
+
+/* Wall clock in seconds (monotonic). */
+double psi_now(void);
+
+#endif
