@@ -1,10 +1,10 @@
 /* Entry point of the readers: format detection, whole-file input, and the
  * output file the writers share.
  *
- * psi_read_history picks a format (given, or guessed by psi_detect_format),
- * loads the file with one read into one buffer and hands it to the format's
- * *_buf reader; Cobra directories are read by psi_read_cobra_dir. Nothing
- * here knows a format's syntax. */
+ * psi_read_history loads the file with one read into one buffer, picks a
+ * format (given, or guessed from the bytes and the name as
+ * psi_detect_format does) and hands the buffer to the format's *_buf reader; Cobra directories are
+ * read by psi_read_cobra_dir. Nothing here knows a format's syntax. */
 #include "core/read.h"
 
 #include <errno.h>
@@ -154,6 +154,21 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
     return PSI_FMT_AUTO;
 }
 
+/* The format of a file named `path` that starts with s[0..n). */
+static psi_format format_of(const char *path, const unsigned char *s, size_t n)
+{
+    bool binary;
+    psi_format by_content = format_from_content(s, n < 4096 ? n : 4096, &binary);
+    psi_format by_ext = format_from_extension(path);
+    if (by_content != PSI_FMT_AUTO)
+        return by_content;
+    if (binary)
+        return by_ext == PSI_FMT_COBRA ? PSI_FMT_COBRA : PSI_FMT_DBCOP; /* .log: one log */
+    if (by_ext != PSI_FMT_AUTO)
+        return by_ext;    /* empty, or text of no known shape: trust the name */
+    return PSI_FMT_DBCOP; /* the one format without a recognizable start */
+}
+
 psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
 {
     *fmt = PSI_FMT_AUTO;
@@ -183,18 +198,7 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
         n += (size_t)k;
     }
     close(fd);
-
-    bool binary;
-    psi_format by_content = format_from_content(sample, n, &binary);
-    psi_format by_ext = format_from_extension(path);
-    if (by_content != PSI_FMT_AUTO)
-        *fmt = by_content;
-    else if (binary)
-        *fmt = by_ext == PSI_FMT_COBRA ? PSI_FMT_COBRA : PSI_FMT_DBCOP; /* .log: one log */
-    else if (by_ext != PSI_FMT_AUTO)
-        *fmt = by_ext; /* empty, or text of no known shape: trust the name */
-    else
-        *fmt = PSI_FMT_DBCOP; /* the one format without a recognizable start */
+    *fmt = format_of(path, sample, n);
     return PSI_OK;
 }
 
@@ -206,23 +210,21 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     *out = NULL;
     psi_format fmt = opts ? opts->format : PSI_FMT_AUTO;
     uint64_t max_ops = opts ? opts->max_ops : 0;
-    psi_status st;
-    if (fmt == PSI_FMT_AUTO) {
-        st = psi_detect_format(path, &fmt, d);
-        if (st != PSI_OK)
-            return st;
-    }
-    if (fmt == PSI_FMT_COBRA) {
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-            return psi_read_cobra_dir(path, max_ops, out, d);
-    }
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_COBRA))
+        return psi_read_cobra_dir(path, max_ops, out, d);
 
+    /* One read of the whole file; the format is guessed from the bytes read
+     * (not by opening the file twice, which would lose data from a pipe). */
     char *buf;
     size_t len;
-    st = psi_read_file(path, &buf, &len, d);
+    psi_status st = psi_read_file(path, &buf, &len, d);
     if (st != PSI_OK)
         return st;
+    if (fmt == PSI_FMT_AUTO)
+        fmt = format_of(path, (const unsigned char *)buf, len);
     switch (fmt) {
     case PSI_FMT_TEXT:
         st = psi_read_text_buf(path, buf, len, max_ops, out, d);

@@ -4,6 +4,8 @@
  * binary .log); I/O errors name the path. */
 #include "rd_util.h"
 
+#include <sys/wait.h>
+
 static char *g_dir;
 
 static int setup(void **state)
@@ -146,6 +148,49 @@ static void test_read_file(void **state)
     free(p);
 }
 
+/* Files whose size is not known up front: /proc files report 0, a FIFO
+ * has none. The whole content must still arrive, and detection must not
+ * consume what the reader needs. */
+static void test_unsized_inputs(void **state)
+{
+    (void)state;
+    char *buf;
+    size_t len;
+    psi_diag d;
+    psi_diag_clear(&d);
+    if (access("/proc/self/status", R_OK) == 0) {
+        assert_int_equal(psi_read_file("/proc/self/status", &buf, &len, &d), PSI_OK);
+        assert_true(len > 0);
+        assert_non_null(strstr(buf, "Name:"));
+        free(buf);
+    }
+    char fifo[1200];
+    snprintf(fifo, sizeof fifo, "%s/fifo", g_dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* more than one detection sample and one read buffer's worth */
+    enum { LINES = 20000 };
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *f = fopen(fifo, "w");
+        if (!f)
+            _exit(1);
+        for (int i = 1; i <= LINES; i++)
+            fprintf(f, "w(%d,%d,1,%d)\n", i, i, i);
+        _exit(fclose(f) == 0 ? 0 : 1);
+    }
+    psi_history *h;
+    psi_status st = psi_read_history(fifo, NULL, &h, &d);
+    int wst;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(h->format, PSI_FMT_TEXT);
+    assert_int_equal(h->n_ops, LINES);
+    psi_history_free(h);
+    unlink(fifo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_directory_and_missing),
         cmocka_unit_test(test_single_cobra_file),
         cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_unsized_inputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
