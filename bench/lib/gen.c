@@ -102,6 +102,7 @@ void psi_gen_opts_default(psi_gen_opts *o)
         .abort_ratio = 0,
         .unknown_ratio = 0,
         .keep_aborted = true,
+        .retry_aborted = true,
         .seed = 1,
     };
 }
@@ -194,9 +195,53 @@ bool psi_gen_faults_parse(const char *list, unsigned *mask)
 
 struct psi_gen_plan {
     psi_gen_opts o;
-    double *zipf_cdf; /* keys entries, for PSI_DIST_ZIPF */
-    uint32_t n_hot;   /* hot keys are [0, n_hot) for PSI_DIST_HOTSPOT */
+    /* PSI_DIST_ZIPF: Walker/Vose alias table, O(1) per sample. Key k is
+     * taken when a uniform slot k passes its threshold, else its alias. */
+    double *zipf_prob;
+    uint32_t *zipf_alias;
+    uint32_t n_hot; /* hot keys are [0, n_hot) for PSI_DIST_HOTSPOT */
 };
+
+/* Vose's alias method over weights 1/(k+1)^theta. */
+static bool zipf_alias_build(psi_gen_plan *p, uint32_t n, double theta)
+{
+    p->zipf_prob = malloc((size_t)n * sizeof *p->zipf_prob);
+    p->zipf_alias = malloc((size_t)n * sizeof *p->zipf_alias);
+    uint32_t *small = malloc((size_t)n * sizeof *small);
+    uint32_t *large = malloc((size_t)n * sizeof *large);
+    bool ok = p->zipf_prob && p->zipf_alias && small && large;
+    if (ok) {
+        double sum = 0;
+        for (uint32_t k = 0; k < n; k++)
+            sum += p->zipf_prob[k] = 1.0 / pow((double)k + 1.0, theta);
+        uint32_t ns = 0, nl = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            p->zipf_prob[k] *= n / sum; /* mean 1 */
+            p->zipf_alias[k] = k;
+            if (p->zipf_prob[k] < 1.0)
+                small[ns++] = k;
+            else
+                large[nl++] = k;
+        }
+        while (ns && nl) {
+            uint32_t s = small[--ns], l = large[nl - 1];
+            p->zipf_alias[s] = l;
+            p->zipf_prob[l] -= 1.0 - p->zipf_prob[s];
+            if (p->zipf_prob[l] < 1.0) {
+                nl--;
+                small[ns++] = l;
+            }
+        }
+        /* leftovers are 1 up to rounding */
+        while (nl)
+            p->zipf_prob[large[--nl]] = 1.0;
+        while (ns)
+            p->zipf_prob[small[--ns]] = 1.0;
+    }
+    free(small);
+    free(large);
+    return ok;
+}
 
 psi_gen_plan *psi_gen_plan_new(const psi_gen_opts *o)
 {
@@ -204,17 +249,9 @@ psi_gen_plan *psi_gen_plan_new(const psi_gen_opts *o)
     if (!p)
         return NULL;
     p->o = *o;
-    if (o->dist == PSI_DIST_ZIPF) {
-        p->zipf_cdf = malloc((size_t)o->keys * sizeof *p->zipf_cdf);
-        if (!p->zipf_cdf) {
-            free(p);
-            return NULL;
-        }
-        double sum = 0;
-        for (uint32_t k = 0; k < o->keys; k++)
-            p->zipf_cdf[k] = (sum += 1.0 / pow((double)k + 1.0, o->zipf_theta));
-        for (uint32_t k = 0; k < o->keys; k++)
-            p->zipf_cdf[k] /= sum;
+    if (o->dist == PSI_DIST_ZIPF && !zipf_alias_build(p, o->keys, o->zipf_theta)) {
+        psi_gen_plan_free(p);
+        return NULL;
     }
     double hot = ceil(o->hot_key_frac * o->keys);
     p->n_hot = hot < 1 ? 1 : hot > o->keys ? o->keys : (uint32_t)hot;
@@ -225,7 +262,8 @@ void psi_gen_plan_free(psi_gen_plan *p)
 {
     if (!p)
         return;
-    free(p->zipf_cdf);
+    free(p->zipf_prob);
+    free(p->zipf_alias);
     free(p);
 }
 
@@ -236,16 +274,8 @@ static uint32_t pick_key(const psi_gen_plan *p, psi_gen_rng *r)
     case PSI_DIST_UNIFORM:
         break;
     case PSI_DIST_ZIPF: {
-        double u = rng_unit(r);
-        uint32_t lo = 0, hi = n - 1;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (p->zipf_cdf[mid] < u)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
+        uint32_t k = (uint32_t)psi_gen_rng_below(r, n);
+        return rng_unit(r) < p->zipf_prob[k] ? k : p->zipf_alias[k];
     }
     case PSI_DIST_HOTSPOT:
         if (p->n_hot >= n)

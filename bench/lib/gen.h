@@ -73,11 +73,17 @@ typedef struct psi_gen_opts {
     double abort_ratio;        /* RANDOM store: fraction recorded aborted (0) */
     double unknown_ratio;      /* fraction of finished txns recorded as UNKNOWN (0) */
     bool keep_aborted;         /* record aborted txns (true; text format cannot) */
-    uint64_t seed;             /* 1 */
+    /* SI/SER store: a session retries an aborted transaction (as a fresh
+     * one, at most 1000 times) so txns_per_session counts committed ones, as
+     * in PolySI's histories (true). */
+    bool retry_aborted;
+    uint64_t seed; /* 1 */
 } psi_gen_opts;
 
 typedef struct psi_gen_report {
-    uint64_t txns, committed, aborted, unknown; /* as recorded */
+    uint64_t txns;               /* recorded */
+    uint64_t committed, aborted; /* outcomes in the store (aborted: attempts) */
+    uint64_t unknown;            /* recorded as UNKNOWN */
     uint64_t ops, reads, writes;
     /* Times each fault changed what a committed transaction did. */
     uint64_t applied[PSI_FAULT_COUNT];

@@ -47,10 +47,12 @@
 #include <string.h>
 
 enum {
-    VER_INIT = -1,    /* the initial version, before every other */
-    VER_NONE = -2,    /* no version: blind write, or an internal read */
-    WALK_LIMIT = 64,  /* steps when following read-modify-write links */
-    SCAN_LIMIT = 256, /* versions/readers looked at by fault bookkeeping */
+    VER_INIT = -1,         /* the initial version, before every other */
+    VER_NONE = -2,         /* no version: blind write, or an internal read */
+    WALK_LIMIT = 64,       /* steps when following read-modify-write links */
+    SCAN_LIMIT = 256,      /* versions/readers looked at by fault bookkeeping */
+    RETRY_LIMIT = 1000,    /* attempts of one transaction before giving up */
+    FORK_BUDGET = 1 << 14, /* edges the long-fork search may follow per txn */
 };
 #define NO_LINK UINT32_MAX
 
@@ -102,7 +104,8 @@ typedef struct slot {
 } slot;
 
 typedef struct sess {
-    uint32_t done; /* finished transactions */
+    uint32_t done;     /* finished transactions (committed ones when retrying) */
+    uint32_t attempts; /* aborted attempts of the current one */
     bool open;
     uint32_t snap, hole; /* hole: commit timestamp reads skip (0: none) */
     psi_gen_step *steps;
@@ -129,7 +132,8 @@ typedef struct store {
 
     keyvers *kv;
     uint64_t *next_val;
-    uint32_t now; /* last commit timestamp */
+    uint32_t now;     /* last commit timestamp */
+    uint64_t last_id; /* last transaction id handed out */
     fin *fins;
     size_t n_fins, cap_fins;
     xread *xreads;
@@ -139,6 +143,7 @@ typedef struct store {
     uint32_t *last_fin;      /* per session: its latest committed txn, or NO_LINK */
     uint32_t *visit, *queue; /* post-run search scratch, per committed txn */
     uint32_t visit_stamp;
+    int64_t budget;  /* search steps left for the current transaction */
     uint32_t *holes; /* committed transactions whose hole changed a read */
     size_t n_holes, cap_holes;
     bool track_reads;       /* long-fork bookkeeping on */
@@ -157,7 +162,22 @@ typedef struct store {
 static int32_t visible(const store *st, uint32_t k, uint32_t snap, uint32_t hole, bool *skipped)
 {
     const keyvers *kv = &st->kv[k];
-    size_t lo = 0, hi = kv->n;
+    /* Snapshots are recent: gallop back from the newest version, then
+     * binary-search the last stride. */
+    size_t lo = 0, hi = kv->n, step = 1;
+    for (;;) {
+        if (hi == 0 || kv->v[hi - 1].cts <= snap) {
+            lo = hi; /* everything below hi is visible */
+            break;
+        }
+        size_t next = hi > step ? hi - step : 0;
+        if (kv->v[next].cts <= snap) {
+            lo = next;
+            break;
+        }
+        hi = next;
+        step *= 2;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (kv->v[mid].cts <= snap)
@@ -341,7 +361,7 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
         status = PSI_TXN_UNKNOWN;
         rep->unknown++;
     }
-    uint64_t id = (uint64_t)s * o->txns_per_session + se->done + 1;
+    uint64_t id = ++st->last_id;
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];
@@ -465,7 +485,8 @@ static const xread *find_xread(const store *st, uint32_t txn, uint32_t key)
 /* Is there a path of SO and WR edges from committed txn a to b? Such a path
  * puts a's versions before b's in every acceptable version order (the other
  * way round WW would close a cycle). Edges only go forward in commit order,
- * and the search gives up (answering no) after SCAN_LIMIT * 16 nodes. */
+ * and the search gives up (answering no) after SCAN_LIMIT * 16 nodes or
+ * when the transaction's budget of edges is spent. */
 static bool reaches(store *st, uint32_t a, uint32_t b)
 {
     if (a == b)
@@ -475,7 +496,8 @@ static bool reaches(store *st, uint32_t a, uint32_t b)
     uint32_t stamp = ++st->visit_stamp, head = 0, tail = 0;
     st->queue[tail++] = a;
     st->visit[a] = stamp;
-    while (head < tail && tail < SCAN_LIMIT * 16) {
+    while (head < tail && tail < SCAN_LIMIT * 16 && st->budget > 0) {
+        st->budget--;
         const fin *fn = &st->fins[st->queue[head++]];
         uint32_t c = fn->so_next;
         if (c == b)
@@ -486,8 +508,9 @@ static bool reaches(store *st, uint32_t a, uint32_t b)
         }
         for (uint32_t w = 0; w < fn->wcount && tail < SCAN_LIMIT * 16; w++) {
             const wver *wv = &st->wvers[fn->wfirst + w];
-            for (uint32_t q = st->kv[wv->key].v[wv->ver].readers; q != NO_LINK;
+            for (uint32_t q = st->kv[wv->key].v[wv->ver].readers; q != NO_LINK && st->budget > 0;
                  q = st->xreads[q].next) {
+                st->budget--;
                 uint32_t r = st->xreads[q].txn;
                 if (r == b)
                     return true;
@@ -635,8 +658,13 @@ psi_status psi_gen_store_run(const psi_gen_opts *o, psi_gen_plan *p, psi_gen_rng
         } else if (se->cur < se->n_steps) {
             rc = step_op(&st, se, s);
         } else {
+            uint32_t before = (uint32_t)st.n_fins;
             rc = commit_txn(&st, se, s);
             se->open = false;
+            bool committed = st.n_fins > before;
+            if (!committed && o->retry_aborted && ++se->attempts < RETRY_LIMIT)
+                continue;
+            se->attempts = 0;
             if (++se->done == o->txns_per_session)
                 active[ai] = active[--n_active];
         }
@@ -652,8 +680,10 @@ psi_status psi_gen_store_run(const psi_gen_opts *o, psi_gen_plan *p, psi_gen_rng
         }
     }
     for (size_t i = 0; i < st.n_holes; i++) {
+        st.budget = FORK_BUDGET;
         bool fork = long_fork_at(&st, st.holes[i]);
         rep->long_forks += fork;
+        st.budget = FORK_BUDGET;
         rep->violations[PSI_FAULT_LONG_FORK] += fork || causal_gap_at(&st, st.holes[i]);
     }
     if (st.unknown_committed) {

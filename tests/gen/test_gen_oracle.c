@@ -34,6 +34,8 @@ static psi_gen_opts tiny(uint64_t seed)
     o.dist = (psi_gen_dist)psi_gen_rng_below(&r, 3);
     o.mix = (psi_gen_mix)psi_gen_rng_below(&r, 6);
     o.read_ratio = 0.5;
+    /* retries add committed writers and so version orders; one run in four */
+    o.retry_aborted = seed % 4 == 0;
     return o;
 }
 
@@ -117,7 +119,7 @@ static void test_fault_free(void **state)
         }
         print_message("%s store: %u runs, %u checked, %u skipped (too many orders)\n",
                       psi_gen_store_name((psi_gen_store)store), t.runs, t.checked, t.skipped);
-        assert_true(t.skipped * 20 < t.runs);
+        assert_true(t.skipped * 10 < t.runs);
         assert_int_equal(t.applied, 0);
     }
 }

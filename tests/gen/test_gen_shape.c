@@ -82,6 +82,7 @@ static void test_shape(void **state)
         o.keys = 50;
         o.read_ratio = 0.3;
         o.store = (psi_gen_store)store;
+        o.retry_aborted = false; /* every attempt counts */
         psi_gen_report rep;
         psi_history *h = gen(&o, &rep);
         assert_int_equal(h->n_sessions, 5);
@@ -125,6 +126,35 @@ static void test_drop_aborted(void **state)
         assert_int_equal(h->txns[t].status, PSI_TXN_COMMITTED);
     check_values(h);
     psi_history_free(h);
+}
+
+/* With retries (the default) every session commits exactly its quota;
+ * aborted attempts come on top. */
+static void test_retry(void **state)
+{
+    (void)state;
+    for (int store = PSI_STORE_SI; store <= PSI_STORE_SER; store++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.store = (psi_gen_store)store;
+        o.txns_per_session = 50;
+        o.keys = 200;
+        psi_gen_report rep;
+        psi_history *h = gen(&o, &rep);
+        assert_true(rep.aborted > 0);
+        assert_int_equal(rep.committed, 20 * 50);
+        assert_int_equal(rep.txns, rep.committed + rep.aborted);
+        assert_int_equal(h->n_txns - 1, rep.txns);
+        for (uint32_t s = 0; s < h->n_sessions; s++) {
+            uint32_t c = 0;
+            const psi_session *se = &h->sessions[s];
+            for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++)
+                c += h->txns[t].status == PSI_TXN_COMMITTED;
+            assert_int_equal(c, 50);
+        }
+        check_values(h);
+        psi_history_free(h);
+    }
 }
 
 static bool same_history(const psi_history *a, const psi_history *b)
@@ -370,7 +400,7 @@ int main(void)
         cmocka_unit_test(test_determinism),   cmocka_unit_test(test_mixes),
         cmocka_unit_test(test_distributions), cmocka_unit_test(test_long_txns),
         cmocka_unit_test(test_statuses),      cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_retry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
