@@ -58,9 +58,16 @@ static psi_status locate(psi_status st, const char *file, size_t off, psi_diag *
     return psi_diag_offset(d, st, file, off, "%s", msg);
 }
 
+/* Where a transaction id was found to repeat (set when parse_log fails on it). */
+typedef struct cobra_dup {
+    bool found;
+    uint64_t txn;
+    size_t off;
+} cobra_dup;
+
 /* Parses one session log into the builder. */
 static psi_status parse_log(psi_builder *b, const char *file, const unsigned char *buf, size_t len,
-                            uint64_t session, uint64_t limit, psi_diag *d)
+                            uint64_t session, uint64_t limit, cobra_dup *dup, psi_diag *d)
 {
     bool open = false;
     uint64_t open_id = 0;
@@ -104,6 +111,8 @@ static psi_status parse_log(psi_builder *b, const char *file, const unsigned cha
             open_id = be64(p);
             open_off = off;
             st = psi_builder_begin(b, session, open_id, off, d);
+            if (st == PSI_ERR_INPUT)
+                *dup = (cobra_dup){.found = true, .txn = open_id, .off = off};
             if (st != PSI_OK)
                 return locate(st, file, off, d);
             open = true;
@@ -189,7 +198,8 @@ psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t
     psi_builder *b = psi_builder_new(name, PSI_FMT_COBRA);
     if (!b)
         return psi_diag_nomem(d, "reading the history");
-    psi_status st = parse_log(b, name, buf, len, session, op_limit(max_ops), d);
+    cobra_dup dup = {0};
+    psi_status st = parse_log(b, name, buf, len, session, op_limit(max_ops), &dup, d);
     if (st == PSI_OK && psi_builder_n_txns(b) == 0)
         st = psi_diag_offset(d, PSI_ERR_INPUT, name, 0,
                              "empty history: the log has no transactions");
@@ -274,6 +284,57 @@ nomem:
     return psi_diag_nomem(d, "listing Cobra logs");
 }
 
+static char *log_path(const char *dir, const char *name)
+{
+    size_t dlen = strlen(dir), n = dlen + 1 + strlen(name) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", dir, dlen && dir[dlen - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+/* Offset of the S record of `txn` in buf[0..limit), if any. Only called on
+ * logs already parsed without error up to `limit`. */
+static bool find_start(const unsigned char *buf, size_t limit, uint64_t txn, size_t *at)
+{
+    size_t off = 0;
+    while (off < limit) {
+        unsigned char tag = buf[off];
+        size_t need = tag == 'W' ? 24 : tag == 'R' ? 32 : 8;
+        if (limit - off - 1 < need)
+            return false;
+        if (tag == 'S' && be64(buf + off + 1) == txn) {
+            *at = off;
+            return true;
+        }
+        off += 1 + need;
+    }
+    return false;
+}
+
+/* Rewrites the builder's "repeated id" diagnostic to name the first use:
+ * the logs are read again, which costs nothing unless the input is bad. */
+static void explain_dup(const char *dir, const cobra_log *logs, size_t upto, const char *file,
+                        const cobra_dup *dup, psi_diag *d)
+{
+    for (size_t j = 0; j <= upto; j++) {
+        char *p = log_path(dir, logs[j].name), *buf = NULL;
+        size_t len, at;
+        psi_diag scratch;
+        if (p && psi_read_file(p, &buf, &len, &scratch) == PSI_OK &&
+            find_start((const unsigned char *)buf, j == upto ? dup->off : len, dup->txn, &at)) {
+            psi_diag_offset(d, PSI_ERR_INPUT, file, dup->off,
+                            "transaction id %llu was already used by the transaction that "
+                            "starts at %s: byte %zu; transaction ids must be unique across "
+                            "all logs",
+                            (unsigned long long)dup->txn, p, at);
+            j = upto;
+        }
+        free(buf);
+        free(p);
+    }
+}
+
 psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **out, psi_diag *d)
 {
     *out = NULL;
@@ -283,29 +344,27 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
     if (st != PSI_OK)
         return st;
     psi_builder *b = psi_builder_new(dir, PSI_FMT_COBRA);
-    size_t dlen = strlen(dir);
-    char *path = NULL;
     if (!b) {
         st = psi_diag_nomem(d, "reading the history");
         goto done;
     }
     for (size_t i = 0; i < n_logs && st == PSI_OK; i++) {
-        size_t plen = dlen + 1 + strlen(logs[i].name) + 1;
-        char *q = realloc(path, plen);
-        if (!q) {
+        char *path = log_path(dir, logs[i].name), *buf;
+        if (!path) {
             st = psi_diag_nomem(d, "reading the history");
             break;
         }
-        path = q;
-        snprintf(path, plen, "%s%s%s", dir, dlen && dir[dlen - 1] == '/' ? "" : "/", logs[i].name);
-        char *buf;
         size_t len;
         st = psi_read_file(path, &buf, &len, d);
-        if (st != PSI_OK)
-            break;
-        st = parse_log(b, path, (const unsigned char *)buf, len, logs[i].session, op_limit(max_ops),
-                       d);
-        free(buf);
+        if (st == PSI_OK) {
+            cobra_dup dup = {0};
+            st = parse_log(b, path, (const unsigned char *)buf, len, logs[i].session,
+                           op_limit(max_ops), &dup, d);
+            free(buf);
+            if (dup.found)
+                explain_dup(dir, logs, i, path, &dup, d);
+        }
+        free(path);
     }
     if (st == PSI_OK && psi_builder_n_txns(b) == 0)
         st = psi_diag_set(d, PSI_ERR_INPUT,
@@ -317,7 +376,6 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
     }
 done:
     psi_builder_free(b);
-    free(path);
     free_logs(logs, n_logs);
     return st;
 }

@@ -263,7 +263,10 @@ static void test_directory_errors(void **state)
     char *p2 = rd_write(dir, "T2.log", b.p, b.n);
     char place[1200];
     snprintf(place, sizeof place, "%s: byte 18:", p2);
-    rd_expect(psi_read_history(dir, NULL, &h, &d), &d, PSI_ERR_INPUT, place, "transaction id 5");
+    char first[1200];
+    snprintf(first, sizeof first, "already used by the transaction that starts at %s: byte 0;", p1);
+    rd_expect(psi_read_history(dir, NULL, &h, &d), &d, PSI_ERR_INPUT, place, "transaction id 5",
+              first);
     /* two names for one session */
     char *p3 = rd_write(dir, "T01.log", a.p, a.n);
     rd_expect(psi_read_history(dir, NULL, &h, &d), &d, PSI_ERR_INPUT,
