@@ -122,9 +122,10 @@ static void print_stats_text(const psi_check_stats *s, double t_load, size_t pea
            s->sessions, s->transactions, s->committed, (unsigned long long)s->operations);
     printf("  known edges   %llu before pruning, %llu after\n",
            (unsigned long long)s->known_edges_before, (unsigned long long)s->known_edges_after);
-    printf("  constraints   %llu before pruning, %llu after (%u rounds)\n",
-           (unsigned long long)s->constraints_before, (unsigned long long)s->constraints_after,
-           s->prune_rounds);
+    printf("  constraints   %llu writer pairs before pruning, %llu generated (unordered), %llu "
+           "after (%u rounds)\n",
+           (unsigned long long)s->constraints_before, (unsigned long long)s->constraints_generated,
+           (unsigned long long)s->constraints_after, s->prune_rounds);
     printf("  unknown deps  %llu before pruning, %llu after\n",
            (unsigned long long)s->unknown_deps_before, (unsigned long long)s->unknown_deps_after);
     printf("  solver        %llu vars, %llu edges, %llu decisions, %llu conflicts, %llu "
@@ -212,6 +213,7 @@ static void print_json(const psi_history *h, const char *path, const char *level
     psi_json_u64(&j, "known_edges_before", s->known_edges_before);
     psi_json_u64(&j, "known_edges_after", s->known_edges_after);
     psi_json_u64(&j, "constraints_before", s->constraints_before);
+    psi_json_u64(&j, "constraints_generated", s->constraints_generated);
     psi_json_u64(&j, "constraints_after", s->constraints_after);
     psi_json_u64(&j, "unknown_deps_before", s->unknown_deps_before);
     psi_json_u64(&j, "unknown_deps_after", s->unknown_deps_after);

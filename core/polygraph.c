@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pair_rec {
-    uint32_t t, s;
-    psi_ckey k;
-} pair_rec;
-
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
                                    uint32_t key, psi_diag *d)
 {
@@ -125,30 +120,17 @@ static psi_status add_list_ww(psi_polygraph *g, const psi_history *h, const psi_
     return PSI_OK;
 }
 
-/* Writers per key (final writes of committed txns) and readers of the
- * initial value per key, both as CSR over dense keys. */
-typedef struct per_key {
-    uint32_t *w_off; /* [n_keys + 1] */
-    uint32_t *w_op;  /* final write ops, grouped by key */
-    uint32_t *i_off; /* [n_keys + 1] */
-    uint32_t *i_txn; /* readers of the initial value, grouped by key */
-} per_key;
-
-static void per_key_free(per_key *pk)
-{
-    free(pk->w_off);
-    free(pk->w_op);
-    free(pk->i_off);
-    free(pk->i_txn);
-}
-
-static psi_status build_per_key(per_key *pk, const psi_history *h, const psi_index *idx,
+/* Writers per key (final writes of committed txns, in transaction order,
+ * hence grouped by session in session order) and readers of the initial
+ * value per key, both as CSR over dense keys. */
+static psi_status build_per_key(psi_polygraph *g, const psi_history *h, const psi_index *idx,
                                 psi_diag *d)
 {
     size_t nk = h->n_keys;
-    pk->w_off = calloc(nk + 2, sizeof *pk->w_off);
-    pk->i_off = calloc(nk + 2, sizeof *pk->i_off);
-    if (!pk->w_off || !pk->i_off)
+    g->n_keys = h->n_keys;
+    g->w_off = calloc(nk + 2, sizeof *g->w_off);
+    g->i_off = calloc(nk + 2, sizeof *g->i_off);
+    if (!g->w_off || !g->i_off)
         return psi_diag_nomem(d, "grouping writers by key");
     uint64_t nw = 0, ni = 0;
     for (uint32_t o = 0; o < h->n_ops; o++) {
@@ -156,44 +138,57 @@ static psi_status build_per_key(per_key *pk, const psi_history *h, const psi_ind
         if (!(info & PSI_OI_LIVE))
             continue;
         if (info & PSI_OI_FINAL_WRITE) {
-            pk->w_off[h->ops[o].key + 2]++;
+            g->w_off[h->ops[o].key + 2]++;
             nw++;
         } else if (idx->read_src[o] == PSI_SRC_INIT) {
-            pk->i_off[h->ops[o].key + 2]++;
+            g->i_off[h->ops[o].key + 2]++;
             ni++;
         }
     }
-    pk->w_op = malloc((nw ? nw : 1) * sizeof *pk->w_op);
-    pk->i_txn = malloc((ni ? ni : 1) * sizeof *pk->i_txn);
-    if (!pk->w_op || !pk->i_txn)
+    g->w_op = malloc((nw ? nw : 1) * sizeof *g->w_op);
+    g->i_txn = malloc((ni ? ni : 1) * sizeof *g->i_txn);
+    if (!g->w_op || !g->i_txn)
         return psi_diag_nomem(d, "grouping writers by key");
     for (size_t k = 0; k < nk; k++) {
-        pk->w_off[k + 2] += pk->w_off[k + 1];
-        pk->i_off[k + 2] += pk->i_off[k + 1];
+        g->w_off[k + 2] += g->w_off[k + 1];
+        g->i_off[k + 2] += g->i_off[k + 1];
     }
-    for (uint32_t o = 0; o < h->n_ops; o++) {
-        uint8_t info = idx->op_info[o];
-        if (!(info & PSI_OI_LIVE))
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (h->txns[t].status != PSI_TXN_COMMITTED)
             continue;
-        uint32_t k = h->ops[o].key;
-        if (info & PSI_OI_FINAL_WRITE)
-            pk->w_op[pk->w_off[k + 1]++] = o;
-        else if (idx->read_src[o] == PSI_SRC_INIT)
-            pk->i_txn[pk->i_off[k + 1]++] = idx->op_txn[o];
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+            uint32_t o = h->txns[t].first_op + i;
+            uint8_t info = idx->op_info[o];
+            uint32_t k = h->ops[o].key;
+            if (info & PSI_OI_FINAL_WRITE)
+                g->w_op[g->w_off[k + 1]++] = o;
+            else if (idx->read_src[o] == PSI_SRC_INIT)
+                g->i_txn[g->i_off[k + 1]++] = t;
+        }
+    }
+    /* What the paper's polygraph would hold, for Table 3 comparisons. */
+    for (size_t k = 0; k < nk; k++) {
+        uint64_t w = g->w_off[k + 1] - g->w_off[k], rd = 0;
+        if (w < 2)
+            continue;
+        for (uint32_t i = g->w_off[k]; i < g->w_off[k + 1]; i++)
+            rd += g->reader_off[g->w_op[i] + 1] - g->reader_off[g->w_op[i]];
+        g->n_writer_pairs += w * (w - 1) / 2;
+        g->n_pair_deps += w * (w - 1) + (w - 1) * rd;
     }
     return PSI_OK;
 }
 
 /* The initial transaction is first in every version order: every reader of
  * x's initial value anti-depends on every writer of x. */
-static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const per_key *pk,
-                              const psi_index *idx, psi_diag *d)
+static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const psi_index *idx,
+                              psi_diag *d)
 {
     for (uint32_t k = 0; k < h->n_keys; k++) {
-        for (uint32_t r = pk->i_off[k]; r < pk->i_off[k + 1]; r++) {
-            uint32_t reader = pk->i_txn[r];
-            for (uint32_t w = pk->w_off[k]; w < pk->w_off[k + 1]; w++) {
-                uint32_t writer = idx->op_txn[pk->w_op[w]];
+        for (uint32_t r = g->i_off[k]; r < g->i_off[k + 1]; r++) {
+            uint32_t reader = g->i_txn[r];
+            for (uint32_t w = g->w_off[k]; w < g->w_off[k + 1]; w++) {
+                uint32_t writer = idx->op_txn[g->w_op[w]];
                 if (writer == reader)
                     continue;
                 psi_status st = psi_polygraph_add_known(g, reader, writer, PSI_EDGE_RW, k, d);
@@ -207,16 +202,16 @@ static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const per_
 }
 
 /* Stable counting sort of pair records by one 32-bit field. */
-static psi_status sort_pairs(pair_rec **recs, uint64_t n, uint32_t n_nodes, bool by_t, psi_diag *d)
+static psi_status sort_pairs(psi_pair **recs, uint64_t n, uint32_t n_nodes, bool by_t, psi_diag *d)
 {
     uint64_t *cnt = calloc((size_t)n_nodes + 1, sizeof *cnt);
-    pair_rec *out = malloc((n ? n : 1) * sizeof *out);
+    psi_pair *out = malloc((n ? n : 1) * sizeof *out);
     if (!cnt || !out) {
         free(cnt);
         free(out);
         return psi_diag_nomem(d, "sorting constraints");
     }
-    pair_rec *in = *recs;
+    psi_pair *in = *recs;
     for (uint64_t i = 0; i < n; i++)
         cnt[(by_t ? in[i].t : in[i].s) + 1]++;
     for (uint32_t v = 0; v < n_nodes; v++)
@@ -229,38 +224,10 @@ static psi_status sort_pairs(pair_rec **recs, uint64_t n, uint32_t n_nodes, bool
     return PSI_OK;
 }
 
-static psi_status build_constraints(psi_polygraph *g, const psi_history *h, const per_key *pk,
-                                    const psi_index *idx, bool coalesce, psi_diag *d)
+psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *recs, uint64_t m, psi_diag *d)
 {
-    uint64_t n = 0;
-    for (uint32_t k = 0; k < h->n_keys; k++) {
-        uint64_t w = pk->w_off[k + 1] - pk->w_off[k];
-        n += w * (w - (w > 0)) / 2;
-    }
-    if (n > UINT32_MAX - 1)
-        return psi_diag_set(d, PSI_ERR_LIMIT,
-                            "%s: %llu writer pairs exceed the constraint limit (%u)", h->source,
-                            (unsigned long long)n, UINT32_MAX - 1);
-    pair_rec *recs = malloc((n ? n : 1) * sizeof *recs);
-    if (!recs)
-        return psi_diag_nomem(d, "generating constraints");
-    uint64_t m = 0;
-    for (uint32_t k = 0; k < h->n_keys; k++) {
-        for (uint32_t a = pk->w_off[k]; a < pk->w_off[k + 1]; a++) {
-            for (uint32_t b = a + 1; b < pk->w_off[k + 1]; b++) {
-                uint32_t oa = pk->w_op[a], ob = pk->w_op[b];
-                uint32_t ta = idx->op_txn[oa], tb = idx->op_txn[ob];
-                pair_rec r = {.k = {.key = k}};
-                if (ta < tb)
-                    r = (pair_rec){.t = ta, .s = tb, .k = {.key = k, .op_t = oa, .op_s = ob}};
-                else
-                    r = (pair_rec){.t = tb, .s = ta, .k = {.key = k, .op_t = ob, .op_s = oa}};
-                recs[m++] = r;
-            }
-        }
-    }
-    psi_status st = PSI_OK;
-    if (coalesce) {
+    psi_status st;
+    if (g->coalesce) {
         /* Radix sort by (t, s): stable by s, then by t. */
         if ((st = sort_pairs(&recs, m, g->n_nodes, false, d)) != PSI_OK ||
             (st = sort_pairs(&recs, m, g->n_nodes, true, d)) != PSI_OK) {
@@ -268,6 +235,8 @@ static psi_status build_constraints(psi_polygraph *g, const psi_history *h, cons
             return st;
         }
     }
+    free(g->ckeys);
+    free(g->cons);
     g->ckeys = malloc((m ? m : 1) * sizeof *g->ckeys);
     g->cons = malloc((m ? m : 1) * sizeof *g->cons);
     if (!g->ckeys || !g->cons) {
@@ -277,7 +246,7 @@ static psi_status build_constraints(psi_polygraph *g, const psi_history *h, cons
     uint32_t nc = 0;
     for (uint64_t i = 0; i < m; i++) {
         g->ckeys[i] = recs[i].k;
-        if (coalesce && nc > 0 && g->cons[nc - 1].t == recs[i].t &&
+        if (g->coalesce && nc > 0 && g->cons[nc - 1].t == recs[i].t &&
             g->cons[nc - 1].s == recs[i].s) {
             g->cons[nc - 1].n_keys++;
             continue;
@@ -288,10 +257,39 @@ static psi_status build_constraints(psi_polygraph *g, const psi_history *h, cons
     g->n_ckeys = m;
     g->n_cons = nc;
     free(recs);
+    g->n_unknown_deps = 0;
     for (uint32_t c = 0; c < nc; c++)
         g->n_unknown_deps += psi_constraint_side_size(g, &g->cons[c], true) +
                              psi_constraint_side_size(g, &g->cons[c], false);
+    g->pending = false;
     return PSI_OK;
+}
+
+/* Every writer pair of every key (the paper's polygraph). */
+static psi_status all_pairs(psi_polygraph *g, const psi_history *h, const psi_index *idx,
+                            psi_diag *d)
+{
+    uint64_t n = g->n_writer_pairs;
+    if (n > UINT32_MAX - 1)
+        return psi_diag_set(d, PSI_ERR_LIMIT,
+                            "%s: %llu writer pairs exceed the constraint limit (%u); pruning "
+                            "avoids generating most of them",
+                            h->source, (unsigned long long)n, UINT32_MAX - 1);
+    psi_pair *recs = malloc((n ? n : 1) * sizeof *recs);
+    if (!recs)
+        return psi_diag_nomem(d, "generating constraints");
+    uint64_t m = 0;
+    for (uint32_t k = 0; k < h->n_keys; k++) {
+        for (uint32_t a = g->w_off[k]; a < g->w_off[k + 1]; a++) {
+            for (uint32_t b = a + 1; b < g->w_off[k + 1]; b++) {
+                uint32_t oa = g->w_op[a], ob = g->w_op[b];
+                uint32_t ta = idx->op_txn[oa], tb = idx->op_txn[ob];
+                /* Writers are in transaction order, so ta < tb. */
+                recs[m++] = (psi_pair){.t = ta, .s = tb, .k = {.key = k, .op_t = oa, .op_s = ob}};
+            }
+        }
+    }
+    return psi_polygraph_set_constraints(g, recs, m, d);
 }
 
 psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
@@ -299,18 +297,18 @@ psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
 {
     memset(g, 0, sizeof *g);
     g->n_nodes = h->n_txns;
-    per_key pk = {0};
+    g->coalesce = !(opts && opts->no_coalescing);
+    g->pending = !(opts && opts->all_pairs);
+    g->op_txn = idx->op_txn;
     psi_status st;
     if ((st = build_readers(g, h, idx, d)) != PSI_OK || (st = add_so_wr(g, h, idx, d)) != PSI_OK ||
         (st = add_list_ww(g, h, idx, d)) != PSI_OK ||
-        (st = build_per_key(&pk, h, idx, d)) != PSI_OK ||
-        (st = add_init_rw(g, h, &pk, idx, d)) != PSI_OK ||
-        (st = build_constraints(g, h, &pk, idx, !(opts && opts->no_coalescing), d)) != PSI_OK) {
-        per_key_free(&pk);
+        (st = build_per_key(g, h, idx, d)) != PSI_OK ||
+        (!g->pending && (st = add_init_rw(g, h, idx, d)) != PSI_OK) ||
+        (!g->pending && (st = all_pairs(g, h, idx, d)) != PSI_OK)) {
         psi_polygraph_free(g);
         return st;
     }
-    per_key_free(&pk);
     return PSI_OK;
 }
 
@@ -321,6 +319,10 @@ void psi_polygraph_free(psi_polygraph *g)
     free(g->ckeys);
     free(g->reader_off);
     free(g->readers);
+    free(g->w_off);
+    free(g->w_op);
+    free(g->i_off);
+    free(g->i_txn);
     memset(g, 0, sizeof *g);
 }
 

@@ -17,6 +17,16 @@
  * With coalescing (default) one constraint covers all keys a writer pair
  * shares: mixed directions would form a WW cycle anyway.
  *
+ * Two ways to generate constraints:
+ *   all_pairs (for --no-pruning and small experiments): every writer pair of
+ *     every key becomes a constraint and every reader of an initial value
+ *     anti-depends on every writer of its key, as in the paper;
+ *   default: the builder only prepares per-key writer lists, and pruning
+ *     (prune/seed.c) generates constraints just for the writer pairs the
+ *     known graph leaves unordered, adding the ordered pairs' consequences
+ *     as a sparse equivalent edge set. That keeps hot keys from costing
+ *     writers^2.
+ *
  * Edge kinds: SO/WR/WW are DEP edges, RW is ANTI (decision 3).
  *
  * Ownership: psi_polygraph_build allocates everything; psi_polygraph_free
@@ -82,14 +92,41 @@ typedef struct psi_polygraph {
      * psi_polygraph_readers(); CSR over write ops. */
     uint32_t *reader_off; /* [n_ops + 1] */
     uint32_t *readers;    /* reader transactions */
+    /* Per key (CSR over dense keys): final writes of committed transactions
+     * sorted by transaction index (so grouped by session, in session order),
+     * and the readers of the key's initial value. */
+    uint32_t n_keys;
+    uint32_t *w_off; /* [n_keys + 1] */
+    uint32_t *w_op;
+    uint32_t *i_off; /* [n_keys + 1] */
+    uint32_t *i_txn;
+    bool pending;           /* constraints not generated yet (see psi_polygraph_opts) */
+    const uint32_t *op_txn; /* borrowed from the index: operation -> transaction */
     /* Counts for statistics (the paper's Table 3 columns, before pruning). */
     uint64_t n_so, n_wr, n_init_edges, n_list_ww;
+    uint64_t n_forced_edges; /* sparse edges of pairs the known graph orders (prune/seed.c) */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
+    /* What the paper's polygraph would hold: every writer pair per key, and
+     * the edges of both sides of all of them (computed, not built). */
+    uint64_t n_writer_pairs, n_pair_deps;
+    bool coalesce;
 } psi_polygraph;
 
 typedef struct psi_polygraph_opts {
     bool no_coalescing; /* one constraint per (pair, key) */
+    bool all_pairs;     /* generate every writer pair now (see above) */
 } psi_polygraph_opts;
+
+/* A writer pair on one key, as generated before grouping. */
+typedef struct psi_pair {
+    uint32_t t, s; /* t < s */
+    psi_ckey k;
+} psi_pair;
+
+/* Replaces the constraints by those of pairs[0..n) (taking ownership of
+ * the array), grouped per writer pair when g->coalesce. */
+psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *pairs, uint64_t n,
+                                         psi_diag *d);
 
 psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
                                const psi_polygraph_opts *opts, psi_polygraph *g, psi_diag *d);

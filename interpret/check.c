@@ -130,13 +130,16 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     }
 
     t0 = psi_now();
-    psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing};
+    /* Without pruning, every writer pair is a constraint, as in the paper;
+     * with it, pruning generates only the pairs the known graph leaves
+     * unordered. */
+    psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
     s->t_construct = psi_now() - t0;
     s->known_edges_before = res->g.n_known;
-    s->constraints_before = res->g.n_cons;
-    s->unknown_deps_before = res->g.n_unknown_deps;
+    s->constraints_before = res->g.n_writer_pairs;
+    s->unknown_deps_before = res->g.n_pair_deps;
 
     t0 = psi_now();
     psi_prune_opts pro = {.ser = opts->ser, .disabled = opts->no_pruning};
@@ -145,6 +148,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     if (st != PSI_OK)
         return st;
     s->prune_rounds = res->prune.rounds;
+    s->constraints_generated = opts->no_pruning ? res->g.n_cons : res->prune.seeded;
     s->prune_bytes = res->prune.peak_bytes;
     s->known_edges_after = res->g.n_known;
     s->constraints_after = res->prune.remaining;
@@ -154,10 +158,6 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         res->reason =
             res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
         return PSI_OK;
-    }
-    if (opts->no_pruning) {
-        s->constraints_after = res->g.n_cons;
-        s->unknown_deps_after = res->g.n_unknown_deps;
     }
     return solve(res, opts, d);
 }

@@ -7,6 +7,7 @@
 #include "prune/prune.h"
 
 #include "prune/reach.h"
+#include "prune/seed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,16 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         if (disabled) {
             psi_reach_free(&r);
             break;
+        }
+        if (g->pending) {
+            /* First round: generate only the constraints the known graph
+             * leaves open (seed.h), then start over with their edges. */
+            st = psi_seed_constraints(h, g, &r, d);
+            psi_reach_free(&r);
+            if (st != PSI_OK)
+                return st;
+            res->seeded = g->n_cons;
+            continue;
         }
         uint32_t changed = 0;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {

@@ -43,7 +43,8 @@ typedef struct psi_prune_opts {
 typedef struct psi_prune_result {
     psi_prune_outcome outcome;
     uint32_t rounds;
-    uint32_t resolved;               /* constraints resolved by pruning */
+    uint32_t seeded;                 /* constraints generated for unordered writer pairs */
+    uint32_t resolved;               /* constraints resolved by pruning rounds */
     uint32_t remaining;              /* open constraints left */
     uint64_t remaining_unknown_deps; /* edges in the remaining constraints (both sides) */
     uint32_t constraint;             /* PSI_PRUNE_BOTH_SIDES: the constraint */

@@ -155,16 +155,38 @@ static psi_status find_cycle_node(const psi_reach *r, const uint32_t *order, uin
     return PSI_OK;
 }
 
+static bool live_txn(const psi_history *h, uint32_t t)
+{
+    return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
+}
+
+static psi_status alloc_frontier(psi_reach *r, psi_diag *d)
+{
+    r->row_of = malloc((r->n ? r->n : 1) * sizeof *r->row_of);
+    if (!r->row_of)
+        return nomem(d);
+    uint64_t rows = 0;
+    for (uint32_t u = 0; u < r->n; u++)
+        r->row_of[u] = live_txn(r->h, r->doubled ? u / 2 : u) ? (uint32_t)rows++ : UINT32_MAX;
+    r->n_rows = rows;
+    if (rows && (uint64_t)r->n_sessions > SIZE_MAX / sizeof *r->frontier / rows)
+        return nomem(d);
+    r->frontier = malloc((rows ? rows : 1) * r->n_sessions * sizeof *r->frontier);
+    return r->frontier ? PSI_OK : nomem(d);
+}
+
 static void compute_frontier(psi_reach *r, const uint32_t *order)
 {
     uint32_t S = r->n_sessions;
-    memset(r->frontier, 0xff, (size_t)r->n * S * sizeof *r->frontier);
+    memset(r->frontier, 0xff, (size_t)r->n_rows * S * sizeof *r->frontier);
     for (uint32_t i = r->n; i-- > 0;) {
         uint32_t u = order[i];
-        uint32_t *row = r->frontier + (uint64_t)u * S;
+        if (r->row_of[u] == UINT32_MAX)
+            continue; /* takes no part, has no edges */
+        uint32_t *row = r->frontier + (uint64_t)r->row_of[u] * S;
         for (uint64_t e = r->off[u]; e < r->off[u + 1]; e++) {
             uint32_t v = r->dst[e];
-            const uint32_t *vr = r->frontier + (uint64_t)v * S;
+            const uint32_t *vr = r->frontier + (uint64_t)r->row_of[v] * S;
             for (uint32_t s = 0; s < S; s++)
                 row[s] = vr[s] < row[s] ? vr[s] : row[s];
             if (r->doubled && (v & 1u))
@@ -195,10 +217,8 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
     if (st == PSI_OK && n_ordered < r->n) {
         st = find_cycle_node(r, order, n_ordered, cycle_node, d);
     } else if (st == PSI_OK) {
-        r->frontier = malloc((size_t)r->n * r->n_sessions * sizeof *r->frontier);
-        if (!r->frontier)
-            st = nomem(d);
-        else
+        st = alloc_frontier(r, d);
+        if (st == PSI_OK)
             compute_frontier(r, order);
     }
     free(order);
@@ -213,6 +233,7 @@ void psi_reach_free(psi_reach *r)
     free(r->dst);
     free(r->eid);
     free(r->frontier);
+    free(r->row_of);
     free(r->anti_off);
     free(r->anti_src);
     memset(r, 0, sizeof *r);
@@ -299,7 +320,7 @@ size_t psi_reach_bytes(const psi_reach *r)
     size_t b =
         ((size_t)r->n + 2) * sizeof *r->off + (size_t)r->m * (sizeof *r->dst + sizeof *r->eid);
     if (r->frontier)
-        b += (size_t)r->n * r->n_sessions * sizeof *r->frontier;
+        b += (size_t)r->n_rows * r->n_sessions * sizeof *r->frontier + (size_t)r->n * 4;
     if (r->anti_off)
         b += ((size_t)r->h->n_txns + 2) * sizeof *r->anti_off;
     return b;

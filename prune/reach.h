@@ -27,7 +27,12 @@ typedef struct psi_reach {
     uint32_t *dst; /* internal target node */
     uint32_t *eid; /* index of the known edge it comes from */
     uint64_t m;
-    uint32_t *frontier; /* [n * n_sessions], see above */
+    uint64_t n_rows;
+    uint32_t *frontier; /* [live rows * n_sessions], see above */
+    uint32_t *row_of;   /* [n] frontier row of an internal node; UINT32_MAX for nodes of
+                           transactions that take no part (aborted, unknown): they have
+                           no edges, and skipping them keeps memory proportional to the
+                           committed transactions */
     /* SI only: for each transaction, the sources X of known RW edges X -> T
      * (CSR), to decide "reaches T1". */
     uint64_t *anti_off; /* [n_txns + 1] */
@@ -51,9 +56,17 @@ static inline uint32_t psi_reach_node(const psi_reach *r, uint32_t txn, int copy
 static inline bool psi_reach_to(const psi_reach *r, uint32_t u, uint32_t t)
 {
     const psi_txn *tx = &r->h->txns[t];
-    if (tx->session == PSI_NO_SESSION)
+    uint32_t row = r->row_of[u];
+    if (tx->session == PSI_NO_SESSION || row == UINT32_MAX)
         return false; /* nothing reaches the initial transaction */
-    return r->frontier[(uint64_t)u * r->n_sessions + tx->session] <= tx->pos;
+    return r->frontier[(uint64_t)row * r->n_sessions + tx->session] <= tx->pos;
+}
+
+/* The frontier row of internal node u (NULL for nodes that take no part). */
+static inline const uint32_t *psi_reach_row(const psi_reach *r, uint32_t u)
+{
+    uint32_t row = r->row_of[u];
+    return row == UINT32_MAX ? NULL : r->frontier + (uint64_t)row * r->n_sessions;
 }
 
 /* Does internal node u reach t1 (SI: t arrived at through an RW edge)? */

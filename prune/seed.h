@@ -1,0 +1,36 @@
+/* Generating constraints without paying writers^2 per key: the first step
+ * of pruning when the polygraph was built with constraints pending.
+ *
+ * Let P be the order "T reaches S in the known graph" on the writers of one
+ * key (for SI: T0 reaches S0 in the doubled graph). A pair ordered by P is
+ * already resolved (the other order closes a forbidden cycle), so it needs
+ * no constraint; its consequences, T ->WW S and R ->RW S for every reader R
+ * of T, are replaced by an equivalent sparse set: WW edges along the Hasse
+ * diagram of P, and RW edges from T's readers to T's immediate successors
+ * only. Every dropped edge is then implied by a kept one followed by a path
+ * of DEP edges (a WW chain or session order), and replacing an edge by such
+ * a path never turns a forbidden cycle into an allowed one, nor the
+ * reverse: the sparse set is a subset of the full one. Readers of a key's
+ * initial value are handled the same way, with the initial transaction as
+ * the writer that precedes all others.
+ *
+ * Immediate successors are found per session, because every session's
+ * writers of a key form an SO chain: T's successors in session B start at
+ * the first writer at or after T's frontier position in B, and only those
+ * first writers (at most one per session) are candidates.
+ *
+ * Only pairs that P leaves unordered (a window per session, again found
+ * from frontiers) become constraints. */
+#ifndef PSI_PRUNE_SEED_H
+#define PSI_PRUNE_SEED_H
+
+#include "core/history.h"
+#include "core/polygraph.h"
+#include "prune/reach.h"
+
+/* r must be built on g's current known graph (acyclic). Adds the sparse
+ * forced edges to g->known and sets g's constraints. */
+psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const psi_reach *r,
+                                psi_diag *d);
+
+#endif
