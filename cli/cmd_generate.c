@@ -38,6 +38,8 @@ static void help(void)
            "  --fault-prob P      probability per transaction and fault (0.1)\n"
            "  --abort-ratio R     random store: fraction of aborted transactions (0)\n"
            "  --unknown-ratio R   fraction recorded with unknown outcome (0)\n"
+           "  --no-retry          do not retry aborted transactions (by default a session\n"
+           "                      retries until --txns of its transactions committed)\n"
            "  --seed S            random seed (1)\n"
            "output:\n"
            "  --format F          text | dbcop | edn (text; text drops aborted\n"
@@ -158,6 +160,8 @@ int psi_cmd_generate(int argc, char **argv)
         } else if (psi_args_flag(&a, arg, "--help")) {
             help();
             return 0;
+        } else if (psi_args_flag(&a, arg, "--no-retry")) {
+            o.retry_aborted = false;
         } else if (!parse_opt(&a, arg, &o, &fmt)) {
             psi_args_unknown(&a, arg);
         }
