@@ -65,11 +65,11 @@ void psi_builder_free(psi_builder *b)
 {
     if (!b)
         return;
-    Word_t bytes;
-    JLFA(bytes, b->key_index);
-    JLFA(bytes, b->session_index);
-    JLFA(bytes, b->txn_index);
-    (void)bytes;
+    /* JudyLFreeArray rather than the JLFA macro, which trips clang's
+     * -Wsign-compare. */
+    JudyLFreeArray(&b->key_index, PJE0);
+    JudyLFreeArray(&b->session_index, PJE0);
+    JudyLFreeArray(&b->txn_index, PJE0);
     free(b->source);
     free(b->txns);
     free(b->ops);
@@ -275,7 +275,8 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     /* Sort sessions by external id; rank maps builder order -> sorted order. */
     for (size_t s = 0; s < ns; s++)
         b->sessions[s].first_txn = (uint32_t)s; /* remember builder index */
-    qsort(b->sessions, ns, sizeof *b->sessions, cmp_session_id);
+    if (ns)
+        qsort(b->sessions, ns, sizeof *b->sessions, cmp_session_id);
     for (size_t s = 0; s < ns; s++)
         rank[b->sessions[s].first_txn] = (uint32_t)s;
 

@@ -350,9 +350,7 @@ void psi_index_free(psi_index *idx)
 {
     if (idx->writes) {
         for (uint32_t k = 0; k < idx->n_keys; k++) {
-            Word_t bytes;
-            JLFA(bytes, idx->writes[k]);
-            (void)bytes;
+            JudyLFreeArray(&idx->writes[k], PJE0); /* not JLFA: clang -Wsign-compare */
         }
         free(idx->writes);
     }

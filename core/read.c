@@ -7,6 +7,7 @@
  * read by psi_read_cobra_dir. Nothing here knows a format's syntax. */
 #include "core/read.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -142,8 +143,17 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
         return PSI_FMT_AUTO;
     if (s[i] == '{' || s[i] == '[')
         return PSI_FMT_EDN;
-    if (s[i] == '#')
+    if (s[i] == '#') {
+        /* A text comment, or an EDN tagged literal such as
+         * #jepsen.history.Op{...}: a tag is a symbol glued to the '#', and a
+         * map or vector follows it on the same line. */
+        size_t j = i + 1;
+        while (j < n && (isalnum(s[j]) || s[j] == '.' || s[j] == '-' || s[j] == '_' || s[j] == '/'))
+            j++;
+        if (j > i + 1 && j < n && (s[j] == '{' || s[j] == '['))
+            return PSI_FMT_EDN;
         return PSI_FMT_TEXT;
+    }
     if (s[i] == 'r' || s[i] == 'w') {
         size_t j = i + 1;
         while (j < n && (s[j] == ' ' || s[j] == '\t'))

@@ -1008,9 +1008,7 @@ static void choose_ids(edn_reader *r, psi_history *h)
 
 static void reader_free(edn_reader *r)
 {
-    Word_t bytes;
-    JLFA(bytes, r->pending_index);
-    (void)bytes;
+    JudyLFreeArray(&r->pending_index, PJE0); /* not JLFA: clang -Wsign-compare */
     free(r->pending);
     free(r->ids);
     free(r->vals);

@@ -45,6 +45,10 @@ static void test_by_content(void **state)
     expect_format("a", "r(1,0,1,1)\n", 11, PSI_FMT_TEXT);
     expect_format("a.edn", "  w (1,1,1,1)\n", 14, PSI_FMT_TEXT);
     expect_format("a", "# comment\n", 10, PSI_FMT_TEXT);
+    expect_format("a", "#comment{x}\n", 12, PSI_FMT_EDN); /* a tagged literal */
+    const char *tagged = "#jepsen.history.Op{:type :ok, :f :txn, :value [], :process 0}\n";
+    expect_format("a", tagged, strlen(tagged), PSI_FMT_EDN);
+    expect_format("a", "#w(1,1,1,1)\n", 12, PSI_FMT_TEXT); /* a commented-out line */
     expect_format("a", "\xef\xbb\xbfr(1,0,1,1)\n", 14, PSI_FMT_TEXT);
     /* binary: dbcop, whatever the name, except a .log (one Cobra log) */
     static const unsigned char dbcop[16] = {0, 0, 0, 0, 0, 0, 0, 0, 5};
