@@ -201,14 +201,37 @@ static void test_rmw_and_ser_only(void **state)
     expect("1: w1=1 w2=1; 2: r2=0 r1=1", R, R);
 }
 
+static void test_session_order_details(void **state)
+{
+    (void)state;
+    /* SO skips an aborted txn in the middle: T0 still precedes the session */
+    expect("1: w1=1; 1a: w1=2; 1: r1=0", R, R);
+    /* a txn that reads x and writes x sits after its source in x's order */
+    expect("1: w1=1; 2: r1=1 w1=2; 3: r1=2; 3: r1=1", R, R);
+    expect("1: w1=1; 2: r1=1 w1=2; 3: r1=1; 3: r1=2", A, A);
+    /* internal reads see the txn's own latest write of that key only */
+    expect("1: w1=1 w2=5 r1=1 r2=5", A, A);
+    /* SER-only cycle of three: each txn reads one key's initial value and
+     * writes the next key (a three-way write skew) */
+    expect("1: r1=0 w2=1; 2: r2=0 w3=1; 3: r3=0 w1=1", A, R);
+    /* an unknown reader does not make its source take part */
+    expect("1u: r1=0 w1=1; 2: r1=0 w1=2; 3u: r1=1", A, A);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty_and_serial), cmocka_unit_test(test_lost_update),
-        cmocka_unit_test(test_write_skew),       cmocka_unit_test(test_long_fork),
-        cmocka_unit_test(test_causality),        cmocka_unit_test(test_init_after_own_write),
-        cmocka_unit_test(test_graph_free),       cmocka_unit_test(test_unknown),
-        cmocka_unit_test(test_too_big),          cmocka_unit_test(test_rmw_and_ser_only),
+        cmocka_unit_test(test_empty_and_serial),
+        cmocka_unit_test(test_lost_update),
+        cmocka_unit_test(test_write_skew),
+        cmocka_unit_test(test_long_fork),
+        cmocka_unit_test(test_causality),
+        cmocka_unit_test(test_init_after_own_write),
+        cmocka_unit_test(test_graph_free),
+        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_too_big),
+        cmocka_unit_test(test_rmw_and_ser_only),
+        cmocka_unit_test(test_session_order_details),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
