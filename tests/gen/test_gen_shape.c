@@ -347,6 +347,33 @@ static void test_statuses(void **state)
     psi_history_free(h);
 }
 
+static void test_edge_shapes(void **state)
+{
+    (void)state;
+    const uint32_t shapes[][4] = {/* sessions, txns, ops, keys */
+                                  {1, 3, 0, 1},
+                                  {1, 1, 1, 1},
+                                  {4, 5, 3, 1},
+                                  {3, 0, 4, 2}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int store = PSI_STORE_SI; store <= PSI_STORE_RANDOM; store++) {
+            psi_gen_opts o;
+            psi_gen_opts_default(&o);
+            o.sessions = shapes[i][0];
+            o.txns_per_session = shapes[i][1];
+            o.ops_per_txn = shapes[i][2];
+            o.keys = shapes[i][3];
+            o.store = (psi_gen_store)store;
+            o.faults = (1u << PSI_FAULT_COUNT) - 1;
+            psi_gen_report rep;
+            psi_history *h = gen(&o, &rep);
+            assert_int_equal(rep.committed, (uint64_t)o.sessions * o.txns_per_session);
+            assert_int_equal(h->n_ops, rep.ops);
+            check_values(h);
+            psi_history_free(h);
+        }
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -401,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_distributions), cmocka_unit_test(test_long_txns),
         cmocka_unit_test(test_statuses),      cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_names),         cmocka_unit_test(test_retry),
+        cmocka_unit_test(test_edge_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
