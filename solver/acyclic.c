@@ -434,6 +434,34 @@ static bool build_tables(psi_acyc *g)
 
 /* --- static order of the known graph ------------------------------------ */
 
+static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
+{
+    uint32_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2] > v) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static uint32_t heap_pop(uint32_t *h, uint32_t *n)
+{
+    uint32_t top = h[0], v = h[--*n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+    return top;
+}
+
 /* Kahn's algorithm over the known internal edges only, on private CSR
  * arrays (so it can run at any time, whatever is active). Writes positions
  * to ord if given; on a cycle fills g->known_cycle with one (walking back
@@ -474,19 +502,23 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
         istart[v] = istart[v - 1];
     }
     ostart[0] = istart[0] = 0;
-    uint32_t head = 0, tail = 0;
+    /* Ready nodes leave in order of their index (a min-heap), which keeps
+     * v0 and v1 of a user node together and follows the caller's numbering
+     * (usually close to time order), so later insertions rarely reorder. */
+    uint32_t tail = 0, hn = 0;
     for (uint32_t v = 0; v < g->N; v++) {
         indeg[v] = istart[v + 1] - istart[v];
         if (!indeg[v])
-            queue[tail++] = v;
+            heap_push(queue, &hn, v);
     }
-    while (head < tail) {
-        uint32_t v = queue[head++];
+    while (hn) {
+        uint32_t v = heap_pop(queue, &hn);
         if (ord)
-            ord[v] = head - 1;
+            ord[v] = tail;
+        tail++;
         for (uint32_t k = ostart[v]; k < ostart[v + 1]; k++)
             if (--indeg[g->ie_to[oe[k]]] == 0)
-                queue[tail++] = g->ie_to[oe[k]];
+                heap_push(queue, &hn, g->ie_to[oe[k]]);
     }
     g->known_cycle.n = 0;
     res = tail < g->N;

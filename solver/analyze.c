@@ -156,8 +156,6 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
             n = 0;
             continue;
         }
-        if (cl_flags(s, r) & CL_LEARNT)
-            s->arena[r + 1] |= CL_USED;
         lits = cl_lits(s, r);
         n = cl_size(s, r);
     }

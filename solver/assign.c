@@ -3,17 +3,6 @@
  * tells the theory, so theory state always shrinks in step with the trail. */
 #include "internal.h"
 
-void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
-{
-    uint32_t v = lit_var(l);
-    s->vals[l] = 1;
-    s->vals[lit_neg(l)] = -1;
-    s->level[v] = decision_level(s);
-    s->reason[v] = reason;
-    s->trail_pos[v] = s->trail_n;
-    s->trail[s->trail_n++] = l;
-}
-
 void psi_new_level(psi_sat *s)
 {
     if (!psi_u32_push(&s->trail_lim, s->trail_n))

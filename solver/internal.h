@@ -27,7 +27,6 @@ typedef uint32_t lit_t;
 #define CL_HDR        2
 #define CL_LEARNT     1u
 #define CL_DELETED    2u
-#define CL_USED       4u
 #define CL_MOVED      8u
 #define CL_GLUE_SHIFT 8
 
@@ -152,7 +151,16 @@ static inline uint32_t decision_level(const psi_sat *s)
     return (uint32_t)s->trail_lim.n;
 }
 
-bool psi_watch_push(watches *ws, watch w);
+bool psi_watch_grow(watches *ws);
+
+/* Appends a watch; the growth path is out of line to keep propagation tight. */
+static inline bool psi_watch_push(watches *ws, watch w)
+{
+    if (ws->n == ws->cap && !psi_watch_grow(ws))
+        return false;
+    ws->w[ws->n++] = w;
+    return true;
+}
 
 /* clause.c: arena allocation, attaching, deleting, garbage collection. */
 uint32_t psi_clause_new(psi_sat *s, const lit_t *lits, uint32_t n, bool learnt, uint32_t glue);
@@ -162,7 +170,16 @@ bool psi_clause_locked(const psi_sat *s, uint32_t cref);
 bool psi_clause_collect(psi_sat *s);
 
 /* assign.c: trail and backtracking. */
-void psi_assign(psi_sat *s, lit_t l, uint32_t reason);
+static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
+{
+    uint32_t v = lit_var(l);
+    s->vals[l] = 1;
+    s->vals[lit_neg(l)] = -1;
+    s->level[v] = (uint32_t)s->trail_lim.n;
+    s->reason[v] = reason;
+    s->trail_pos[v] = s->trail_n;
+    s->trail[s->trail_n++] = l;
+}
 void psi_backtrack(psi_sat *s, uint32_t level);
 void psi_new_level(psi_sat *s);
 

@@ -13,6 +13,8 @@ static uint32_t bcp(psi_sat *s)
         lit_t fl = lit_neg(s->trail[s->qhead++]);
         props++;
         watches *ws = &s->watches[fl];
+        if (ws->n == 0)
+            continue; /* (ws->w may be NULL: no pointer arithmetic on it) */
         watch *i = ws->w, *j = ws->w, *end = ws->w + ws->n;
         while (i != end) {
             watch w = *i++;

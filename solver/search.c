@@ -39,6 +39,27 @@ static bool restart_due(psi_sat *s)
     return s->conflicts_since_restart >= 2 && s->ema_fast > 1.1 * s->ema_slow;
 }
 
+/* Trail reuse: levels whose decision would be taken again right away (its
+ * variable is more active than the best unassigned one) survive the
+ * restart, which saves re-deciding and re-propagating them, and with a
+ * theory re-running its checks. */
+static uint32_t reuse_level(psi_sat *s)
+{
+    while (s->heap_n && s->vals[2 * s->heap[0]])
+        (void)psi_heap_pop(s);
+    if (!s->heap_n)
+        return 0;
+    double next = s->activity[s->heap[0]];
+    uint32_t lvl = 0, dl = decision_level(s);
+    while (lvl < dl) {
+        uint32_t pos = s->trail_lim.a[lvl];
+        if (pos >= s->trail_n || s->activity[lit_var(s->trail[pos])] <= next)
+            break;
+        lvl++;
+    }
+    return lvl;
+}
+
 static void restart(psi_sat *s)
 {
     s->st.restarts++;
@@ -54,7 +75,7 @@ static void restart(psi_sat *s)
         s->luby_i = 1;
         s->luby_limit = 512;
     }
-    psi_backtrack(s, 0);
+    psi_backtrack(s, reuse_level(s));
 }
 
 static lit_t decide(psi_sat *s)

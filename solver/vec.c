@@ -45,15 +45,12 @@ bool psi_lits_push(psi_lits *v, int lit)
     return true;
 }
 
-bool psi_watch_push(watches *ws, watch w)
+bool psi_watch_grow(watches *ws)
 {
-    if (ws->n == ws->cap) {
-        size_t cap = ws->cap;
-        if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&ws->w, &cap, cap + 1, sizeof *ws->w))
-            return false;
-        ws->cap = (uint32_t)cap;
-    }
-    ws->w[ws->n++] = w;
+    size_t cap = ws->cap;
+    if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&ws->w, &cap, cap + 1, sizeof *ws->w))
+        return false;
+    ws->cap = (uint32_t)cap;
     return true;
 }
 
