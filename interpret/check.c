@@ -91,6 +91,16 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     s->theory_seconds = ss.theory_seconds;
     if (r == PSI_SAT_SAT) {
         res->verdict = PSI_ACCEPT;
+        if (opts->keep_model) {
+            res->model_either = malloc(res->g.n_cons ? res->g.n_cons : 1);
+            if (!res->model_either)
+                st = psi_diag_nomem(d, "keeping the model");
+            for (uint32_t c = 0; c < res->g.n_cons && res->model_either; c++) {
+                int v = enc.cons_var[c];
+                res->model_either[c] =
+                    v ? psi_sat_value(enc.sat, v) > 0 : res->g.cons[c].state == PSI_C_EITHER;
+            }
+        }
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_SOLVER;
@@ -168,5 +178,6 @@ void psi_check_result_free(psi_check_result *res)
     psi_polygraph_free(&res->g);
     psi_prune_result_free(&res->prune);
     free(res->solver_cycle);
+    free(res->model_either);
     memset(res, 0, sizeof *res);
 }

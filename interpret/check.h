@@ -25,6 +25,7 @@ typedef struct psi_check_opts {
     bool no_coalescing;         /* --no-coalescing */
     bool no_theory_propagation; /* solver theory propagation off */
     double time_limit;          /* seconds for the solver, <= 0: none */
+    bool keep_model;            /* on accept, keep the solver's choice per constraint */
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
@@ -70,6 +71,10 @@ typedef struct psi_check_result {
      * back to polygraph edges (may be empty). */
     psi_edge *solver_cycle;
     uint32_t solver_cycle_len;
+    /* Accept with opts.keep_model: [g.n_cons] 1 when the model puts the
+     * constraint's either side (t before s) in, 0 for the or side; entries
+     * of constraints pruning resolved mirror their state. NULL otherwise. */
+    uint8_t *model_either;
 } psi_check_result;
 
 /* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):

@@ -1,0 +1,623 @@
+/* Counterexample search: restore a sub-history that is itself a violation,
+ * then minimize it (see explain.h). The sub-history's polygraph is rebuilt
+ * from the history for every candidate set of transactions and refuted (or
+ * not) by a fresh local solver with the acyclicity theory. */
+#include "interpret/explain.h"
+
+#include "acyclic.h"
+#include "interpret/local.h"
+#include "sat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Restore stops growing the sub-history beyond this many transactions. */
+#define MAX_RESTORE_TXNS 3000u
+
+typedef struct ctx {
+    const psi_history *h;
+    const psi_check_result *res;
+    bool ser;
+    uint64_t budget, calls;
+    bool out_of_budget;
+    uint32_t *local; /* [n_txns] transaction -> local node, UINT32_MAX if absent */
+} ctx;
+
+void psi_lx_free(psi_lx *L)
+{
+    free(L->node_txn);
+    free(L->e);
+    free(L->c);
+    memset(L, 0, sizeof *L);
+}
+
+static bool lx_edge(psi_lx *L, uint32_t from, uint32_t to, uint32_t key, psi_edge_type type,
+                    int32_t cons, uint8_t side)
+{
+    if (from == to)
+        return true;
+    if (L->n_e == L->cap_e) {
+        uint32_t cap = L->cap_e ? 2 * L->cap_e : 64;
+        psi_lx_edge *e = realloc(L->e, cap * sizeof *e);
+        if (!e)
+            return false;
+        L->e = e;
+        L->cap_e = cap;
+    }
+    L->e[L->n_e++] = (psi_lx_edge){.from = from,
+                                   .to = to,
+                                   .key = key,
+                                   .type = (uint8_t)type,
+                                   .on = 1,
+                                   .side = side,
+                                   .cons = cons};
+    return true;
+}
+
+typedef struct rec {
+    uint32_t key, txn, op;
+} rec;
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->txn < y->txn ? -1 : x->txn > y->txn;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The polygraph of the sub-history over txns[0..n) (sorted). */
+static bool lx_build(ctx *x, const uint32_t *txns, uint32_t n, psi_lx *L)
+{
+    const psi_history *h = x->h;
+    const psi_index *idx = &x->res->idx;
+    const psi_polygraph *g = &x->res->g;
+    memset(L, 0, sizeof *L);
+    L->n_nodes = n;
+    L->node_txn = malloc((n ? n : 1) * sizeof *L->node_txn);
+    if (!L->node_txn)
+        return false;
+    memcpy(L->node_txn, txns, n * sizeof *txns);
+    for (uint32_t i = 0; i < n; i++)
+        x->local[txns[i]] = i;
+    bool ok = true;
+    bool has_init = n && txns[0] == PSI_INIT_TXN;
+    /* SO between consecutive members of a session (transactions of a
+     * session are contiguous and in session order); init before the first. */
+    for (uint32_t i = has_init ? 1 : 0; i < n && ok; i++) {
+        uint32_t t = txns[i];
+        bool first = i == 0 || txns[i - 1] == PSI_INIT_TXN ||
+                     h->txns[txns[i - 1]].session != h->txns[t].session;
+        if (!first)
+            ok = lx_edge(L, i - 1, i, UINT32_MAX, PSI_EDGE_SO, -1, 0);
+        else if (has_init)
+            ok = lx_edge(L, 0, i, UINT32_MAX, PSI_EDGE_SO, -1, 0);
+    }
+    /* WR, and the writers and initial-value readers of every key. */
+    size_t nw = 0, ni = 0, cap = 0;
+    for (uint32_t i = 0; i < n; i++)
+        cap += h->txns[txns[i]].n_ops;
+    rec *w = malloc((cap ? cap : 1) * sizeof *w), *ir = malloc((cap ? cap : 1) * sizeof *ir);
+    if (!w || !ir)
+        ok = false;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        const psi_txn *tx = &h->txns[txns[i]];
+        for (uint32_t k = 0; k < tx->n_ops && ok; k++) {
+            uint32_t o = tx->first_op + k;
+            uint8_t info = idx->op_info[o];
+            if (!(info & PSI_OI_LIVE))
+                continue;
+            uint32_t key = h->ops[o].key, src = idx->read_src[o];
+            if (info & PSI_OI_FINAL_WRITE)
+                w[nw++] = (rec){key, txns[i], o};
+            if (!(info & PSI_OI_EXTERNAL_READ))
+                continue;
+            if (src == PSI_SRC_INIT) {
+                ir[ni++] = (rec){key, txns[i], o};
+            } else if (src != PSI_SRC_NONE) {
+                uint32_t wl = x->local[idx->op_txn[src]];
+                if (wl != UINT32_MAX)
+                    ok = lx_edge(L, wl, i, key, PSI_EDGE_WR, -1, 0);
+            }
+        }
+    }
+    if (ok) {
+        qsort(w, nw, sizeof *w, rec_cmp);
+        qsort(ir, ni, sizeof *ir, rec_cmp);
+    }
+    /* Per key: init first; readers of the initial value before every
+     * writer; one constraint per writer pair. */
+    size_t a = 0, b = 0;
+    while (ok && a < nw) {
+        size_t e = a;
+        uint32_t key = w[a].key;
+        while (e < nw && w[e].key == key)
+            e++;
+        while (b < ni && ir[b].key < key)
+            b++;
+        for (size_t r = b; r < ni && ir[r].key == key && ok; r++)
+            for (size_t s = a; s < e && ok; s++)
+                ok = lx_edge(L, x->local[ir[r].txn], x->local[w[s].txn], key, PSI_EDGE_RW, -1, 0);
+        for (size_t s = a; s < e && ok && has_init; s++)
+            ok = lx_edge(L, 0, x->local[w[s].txn], key, PSI_EDGE_WW, -1, 0);
+        for (size_t p = a; p < e && ok; p++) {
+            for (size_t q = p + 1; q < e && ok; q++) {
+                if (L->n_c == L->cap_c) {
+                    uint32_t nc = L->cap_c ? 2 * L->cap_c : 16;
+                    psi_lx_cons *c = realloc(L->c, nc * sizeof *c);
+                    if (!c) {
+                        ok = false;
+                        break;
+                    }
+                    L->c = c;
+                    L->cap_c = nc;
+                }
+                int32_t ci = (int32_t)L->n_c;
+                uint32_t lt = x->local[w[p].txn], ls = x->local[w[q].txn];
+                L->c[L->n_c++] = (psi_lx_cons){lt, ls, key};
+                for (int side = 0; side < 2 && ok; side++) {
+                    uint32_t first = side ? ls : lt, second = side ? lt : ls;
+                    uint32_t op = side ? w[q].op : w[p].op;
+                    ok = lx_edge(L, first, second, key, PSI_EDGE_WW, ci, (uint8_t)side);
+                    uint32_t nr;
+                    const uint32_t *rd = psi_polygraph_readers(g, op, &nr);
+                    for (uint32_t r = 0; r < nr && ok; r++) {
+                        uint32_t rl = x->local[rd[r]];
+                        if (rl != UINT32_MAX && rl != second)
+                            ok = lx_edge(L, rl, second, key, PSI_EDGE_RW, ci, (uint8_t)side);
+                    }
+                }
+            }
+        }
+        a = e;
+    }
+    /* WW edges certain from list-append reads. */
+    uint64_t nk = x->res->stats.known_edges_before;
+    for (uint64_t i = 0; i < nk && ok && h->n_list_reads; i++) {
+        const psi_edge *ke = &g->known[i];
+        if (ke->type != PSI_EDGE_WW || ke->from == PSI_INIT_TXN)
+            continue;
+        uint32_t lf = x->local[ke->from], lt = x->local[ke->to];
+        if (lf != UINT32_MAX && lt != UINT32_MAX)
+            ok = lx_edge(L, lf, lt, ke->key, PSI_EDGE_WW, -1, 0);
+    }
+    free(w);
+    free(ir);
+    for (uint32_t i = 0; i < n; i++)
+        x->local[txns[i]] = UINT32_MAX;
+    if (!ok)
+        psi_lx_free(L);
+    return ok;
+}
+
+/* 1: the polygraph L is a violation (no choice is acyclic), 0: it is not,
+ * -1: out of memory or budget. */
+static int lx_unsat(ctx *x, const psi_lx *L)
+{
+    if (x->calls >= x->budget) {
+        x->out_of_budget = true;
+        return -1;
+    }
+    x->calls++;
+    psi_sat *s = psi_sat_new();
+    psi_acyc *g =
+        s ? psi_acyc_new(s, L->n_nodes ? L->n_nodes : 1, x->ser ? PSI_ACYC_SER : PSI_ACYC_SI)
+          : NULL;
+    int r = -1;
+    if (!g || psi_sat_reserve(s, (int)L->n_c) != 0)
+        goto out;
+    for (uint32_t i = 0; i < L->n_e; i++) {
+        const psi_lx_edge *e = &L->e[i];
+        if (!e->on)
+            continue;
+        int lit = e->cons < 0 ? 0 : (e->side ? -(e->cons + 1) : e->cons + 1);
+        psi_edge_kind k = e->type == PSI_EDGE_RW ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+        if (psi_acyc_add_edge(g, e->from, e->to, k, lit, 0) < 0)
+            goto out;
+    }
+    switch (psi_sat_solve(s)) {
+    case PSI_SAT_UNSAT:
+        r = 1;
+        break;
+    case PSI_SAT_SAT:
+        r = 0;
+        break;
+    default:
+        r = -1;
+    }
+out:
+    psi_acyc_free(g);
+    psi_sat_free(s);
+    return r;
+}
+
+/* 1/0/-1 as lx_unsat, for the sub-history over txns[0..n). */
+static int set_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+{
+    psi_lx L;
+    if (!lx_build(x, txns, n, &L))
+        return -1;
+    int r = lx_unsat(x, &L);
+    psi_lx_free(&L);
+    return r;
+}
+
+typedef struct tset {
+    uint32_t *v;
+    uint32_t n, cap;
+    uint8_t *in; /* [n_txns] */
+} tset;
+
+static bool tset_add(tset *s, uint32_t t)
+{
+    if (s->in[t])
+        return true;
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 32;
+        uint32_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = t;
+    s->in[t] = 1;
+    return true;
+}
+
+/* Seeds: the reported cycle(s), and for every anti-dependency the writer
+ * its reader read the key from. */
+static bool add_cycle_seeds(ctx *x, tset *s, const psi_edge *c, uint32_t n)
+{
+    const psi_history *h = x->h;
+    const psi_index *idx = &x->res->idx;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!tset_add(s, c[i].from) || !tset_add(s, c[i].to))
+            return false;
+        if (c[i].type != PSI_EDGE_RW || c[i].from == PSI_INIT_TXN)
+            continue;
+        const psi_txn *tx = &h->txns[c[i].from];
+        for (uint32_t k = 0; k < tx->n_ops; k++) {
+            uint32_t o = tx->first_op + k;
+            if (h->ops[o].key != c[i].key || !(idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+                continue;
+            uint32_t src = idx->read_src[o];
+            if (src < PSI_SRC_INIT && !tset_add(s, idx->op_txn[src]))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Undirected adjacency of the pruned known graph (CSR), for Restore's
+ * breadth-first growth. The initial transaction is left out: it touches
+ * everything. */
+typedef struct adj {
+    uint64_t *off;
+    uint32_t *to;
+} adj;
+
+static bool adj_build(const psi_polygraph *g, uint32_t n, adj *A)
+{
+    A->off = calloc((size_t)n + 2, sizeof *A->off);
+    A->to = malloc((g->n_known ? 2 * g->n_known : 1) * sizeof *A->to);
+    if (!A->off || !A->to)
+        return false;
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (e->from == PSI_INIT_TXN || e->to == PSI_INIT_TXN)
+            continue;
+        A->off[e->from + 2]++;
+        A->off[e->to + 2]++;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        A->off[v + 2] += A->off[v + 1];
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (e->from == PSI_INIT_TXN || e->to == PSI_INIT_TXN)
+            continue;
+        A->to[A->off[e->from + 1]++] = e->to;
+        A->to[A->off[e->to + 1]++] = e->from;
+    }
+    return true;
+}
+
+/* Restore: grow s breadth first until its sub-history is a violation.
+ * Returns 1 when it is, 0 when growth stopped first, -1 on error. */
+static int restore(ctx *x, tset *s)
+{
+    const psi_history *h = x->h;
+    uint32_t *sorted = NULL;
+    adj A = {0};
+    int r = -1;
+    uint32_t head = 0; /* BFS queue = s->v itself */
+    if (!adj_build(&x->res->g, h->n_txns, &A))
+        goto out;
+    for (;;) {
+        free(sorted);
+        sorted = malloc(s->n * sizeof *sorted);
+        if (!sorted)
+            goto out;
+        memcpy(sorted, s->v, s->n * sizeof *sorted);
+        qsort(sorted, s->n, sizeof *sorted, u32_cmp);
+        r = set_unsat(x, sorted, s->n);
+        if (r != 0)
+            goto out;
+        /* Grow by about as many transactions as there are (at least 8). */
+        uint32_t target = s->n + (s->n < 8 ? 8 : s->n), before = s->n;
+        while (s->n < target && head < s->n) {
+            uint32_t v = s->v[head++];
+            if (v == PSI_INIT_TXN)
+                continue;
+            for (uint64_t i = A.off[v]; i < A.off[v + 1]; i++)
+                if (!tset_add(s, A.to[i]))
+                    goto out;
+        }
+        if (s->n == before || s->n > MAX_RESTORE_TXNS) {
+            r = 0;
+            goto out;
+        }
+    }
+out:
+    free(sorted);
+    free(A.off);
+    free(A.to);
+    return r;
+}
+
+/* Minimize the transactions: drop chunks (halving) while it stays a
+ * violation. v is sorted; returns the new count, or UINT32_MAX on error.
+ * *complete says whether every single deletion was tried. */
+static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
+{
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return UINT32_MAX;
+    *complete = false;
+    for (uint32_t chunk = n / 2 ? n / 2 : 1;; chunk /= 2) {
+        for (uint32_t i = 0; i < n;) {
+            uint32_t len = n - i < chunk ? n - i : chunk, m = 0;
+            for (uint32_t j = 0; j < n; j++)
+                if (j < i || j >= i + len)
+                    tmp[m++] = v[j];
+            int r = set_unsat(x, tmp, m);
+            if (r < 0) {
+                free(tmp);
+                return x->out_of_budget ? n : UINT32_MAX;
+            }
+            if (r == 1) {
+                memcpy(v, tmp, m * sizeof *v);
+                n = m;
+            } else {
+                i += len;
+            }
+        }
+        if (chunk <= 1)
+            break;
+    }
+    *complete = true;
+    free(tmp);
+    return n;
+}
+
+/* Minimize the dependencies one by one. Returns -1 on error, else whether
+ * every deletion was tried. */
+static int shrink_edges(ctx *x, psi_lx *L)
+{
+    for (uint32_t i = 0; i < L->n_e; i++) {
+        L->e[i].on = 0;
+        int r = lx_unsat(x, L);
+        if (r < 0) {
+            L->e[i].on = 1;
+            return x->out_of_budget ? 0 : -1;
+        }
+        if (r == 0)
+            L->e[i].on = 1;
+    }
+    return 1;
+}
+
+/* Graph-free anomaly: the reader, and the writer it observed. */
+static psi_status from_anomaly(const psi_history *h, const psi_check_result *res, psi_cex *cex,
+                               psi_diag *d)
+{
+    const psi_anomaly *an = &res->idx.anomalies[0];
+    cex->txns = malloc(2 * sizeof *cex->txns);
+    cex->edges = malloc(sizeof *cex->edges);
+    if (!cex->txns || !cex->edges)
+        return psi_diag_nomem(d, "building a counterexample");
+    cex->txns[cex->n_txns++] = an->txn;
+    if (an->other_op != PSI_SRC_NONE && an->other_txn != an->txn) {
+        if (an->other_txn < an->txn) {
+            cex->txns[1] = an->txn;
+            cex->txns[0] = an->other_txn;
+        } else {
+            cex->txns[1] = an->other_txn;
+        }
+        cex->n_txns = 2;
+        cex->edges[cex->n_edges++] = (psi_cex_edge){.from = an->other_txn,
+                                                    .to = an->txn,
+                                                    .key = h->ops[an->op].key,
+                                                    .type = PSI_EDGE_WR,
+                                                    .origin = PSI_CEX_CERTAIN};
+    }
+    cex->anomaly_op = an->op;
+    cex->minimal = true;
+    cex->restored_whole = true;
+    cex->present = true;
+    return PSI_OK;
+}
+
+/* The reported cycle as found, when no sub-history could be restored
+ * within the budget: edges present in the history count as certain. */
+static psi_status from_cycle(const psi_history *h, const psi_check_result *res, const psi_edge *c,
+                             uint32_t n, psi_cex *cex, psi_diag *d)
+{
+    cex->edges = malloc((n ? n : 1) * sizeof *cex->edges);
+    cex->txns = malloc((n ? n : 1) * sizeof *cex->txns);
+    cex->idx = malloc((n ? n : 1) * sizeof *cex->idx);
+    cex->cycles = malloc(sizeof *cex->cycles);
+    if (!cex->edges || !cex->txns || !cex->idx || !cex->cycles)
+        return psi_diag_nomem(d, "building a counterexample");
+    uint64_t nk = res->stats.known_edges_before;
+    for (uint32_t i = 0; i < n; i++) {
+        bool certain = false;
+        for (uint64_t k = 0; k < nk && !certain; k++) {
+            const psi_edge *e = &res->g.known[k];
+            certain = e->from == c[i].from && e->to == c[i].to && e->type == c[i].type &&
+                      e->key == c[i].key;
+        }
+        if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
+            certain = true;
+        cex->edges[i] = (psi_cex_edge){.from = c[i].from,
+                                       .to = c[i].to,
+                                       .key = c[i].key,
+                                       .type = c[i].type,
+                                       .origin = certain ? PSI_CEX_CERTAIN : PSI_CEX_DECIDED};
+        cex->idx[i] = i;
+        cex->txns[i] = c[i].from;
+    }
+    cex->n_edges = cex->n_idx = n;
+    qsort(cex->txns, n, sizeof *cex->txns, u32_cmp);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!m || cex->txns[m - 1] != cex->txns[i])
+            cex->txns[m++] = cex->txns[i];
+    cex->n_txns = m;
+    cex->cycles[0] = (psi_cex_cycle){.first = 0, .len = n};
+    cex->n_cycles = 1;
+    cex->present = true;
+    return PSI_OK;
+}
+
+psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
+                         const psi_cex_opts *opts, psi_cex *cex, psi_diag *d)
+{
+    memset(cex, 0, sizeof *cex);
+    cex->anomaly_op = UINT32_MAX;
+    cex->kind = PSI_CEX_CYCLE;
+    if (res->verdict != PSI_REJECT)
+        return PSI_OK;
+    double t0 = psi_now();
+    psi_status st = PSI_OK;
+    if (res->reason == PSI_BY_ANOMALY) {
+        st = from_anomaly(h, res, cex, d);
+        if (st == PSI_OK)
+            psi_cex_classify(h, &res->idx, opts->ser, cex);
+        cex->seconds = psi_now() - t0;
+        return st;
+    }
+    ctx x = {.h = h,
+             .res = res,
+             .ser = opts->ser,
+             .budget = opts->budget ? opts->budget : PSI_INTERPRET_BUDGET_DEFAULT};
+    tset s = {0};
+    x.local = malloc(h->n_txns * sizeof *x.local);
+    s.in = calloc(h->n_txns, 1);
+    if (!x.local || !s.in) {
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    memset(x.local, 0xff, h->n_txns * sizeof *x.local);
+    const psi_edge *cyc = NULL;
+    uint32_t cyc_len = 0;
+    bool ok = tset_add(&s, PSI_INIT_TXN);
+    if (res->reason == PSI_BY_SOLVER) {
+        cyc = res->solver_cycle;
+        cyc_len = res->solver_cycle_len;
+        ok = ok && add_cycle_seeds(&x, &s, cyc, cyc_len);
+    } else {
+        cyc = res->prune.cycle[0];
+        cyc_len = res->prune.cycle_len[0];
+        for (int c = 0; c < 2 && ok; c++)
+            ok = add_cycle_seeds(&x, &s, res->prune.cycle[c], res->prune.cycle_len[c]);
+    }
+    if (!ok) {
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    int r = restore(&x, &s);
+    if (r < 0 && !x.out_of_budget) {
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    if (r != 1) {
+        st = from_cycle(h, res, cyc, cyc_len, cex, d);
+        if (st == PSI_OK)
+            psi_cex_classify(h, &res->idx, opts->ser, cex);
+        goto out;
+    }
+    qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+    bool complete_t, complete_e = false;
+    uint32_t n = shrink_txns(&x, s.v, s.n, &complete_t);
+    if (n == UINT32_MAX) {
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    psi_lx L;
+    if (!lx_build(&x, s.v, n, &L)) {
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    int re = shrink_edges(&x, &L);
+    if (re < 0) {
+        psi_lx_free(&L);
+        st = psi_diag_nomem(d, "interpreting");
+        goto out;
+    }
+    complete_e = re == 1;
+    st = psi_lx_present(&L, opts->ser, cex, d);
+    psi_lx_free(&L);
+    if (st != PSI_OK)
+        goto out;
+    cex->restored_whole = true;
+    cex->minimal = complete_t && complete_e;
+    psi_cex_classify(h, &res->idx, opts->ser, cex);
+out:
+    cex->solver_calls = x.calls;
+    cex->seconds = psi_now() - t0;
+    free(x.local);
+    free(s.v);
+    free(s.in);
+    if (st != PSI_OK)
+        psi_cex_free(cex);
+    return st;
+}
+
+void psi_cex_free(psi_cex *cex)
+{
+    free(cex->txns);
+    free(cex->edges);
+    free(cex->choices);
+    free(cex->cycles);
+    free(cex->idx);
+    memset(cex, 0, sizeof *cex);
+}
+
+const char *psi_cex_kind_name(psi_cex_kind k)
+{
+    static const char *names[] = {"lost update",
+                                  "long fork",
+                                  "causality violation",
+                                  "write skew",
+                                  "G0 write cycle",
+                                  "G1a aborted read",
+                                  "G1b intermediate read",
+                                  "G1c circular information flow",
+                                  "INT violation",
+                                  "read of an unwritten value",
+                                  "cycle"};
+    return (unsigned)k <= PSI_CEX_CYCLE ? names[k] : "?";
+}
+
+const char *psi_cex_origin_name(psi_cex_origin o)
+{
+    static const char *names[] = {"certain", "decided", "either", "or"};
+    return (unsigned)o <= PSI_CEX_OR ? names[o] : "?";
+}

@@ -1,0 +1,121 @@
+/* Counterexamples for rejected histories (PolySI §5.3, Appendix C and E):
+ * the few transactions and dependencies that form the violation, with the
+ * anomaly named the way Jepsen/Elle users know it.
+ *
+ * How a counterexample is found (Algorithm 3, adapted):
+ *   Restore  - start from the transactions of the cycle(s) the check
+ *              reported (pruning's or the solver's) plus the writers their
+ *              anti-dependencies read from, and bring back neighbouring
+ *              transactions (breadth first over the pruned known graph)
+ *              until the sub-history over those transactions is itself a
+ *              violation: its generalized polygraph, rebuilt from the
+ *              history alone (SO, WR, the initial transaction, and one
+ *              constraint per writer pair and key), is refuted by a local
+ *              run of the solver. Edges pruning or seeding derived are never
+ *              trusted: everything is re-derived from the history.
+ *   Minimize - drop transactions, then single dependencies, while the rest
+ *              stays a violation. When every deletion was tried the result is
+ *              a minimal violation in Appendix E's sense: removing any one
+ *              dependency makes it acceptable.
+ *   Resolve  - settle every writer pair one of whose orders closes a
+ *              forbidden cycle with what is certain (local pruning to a
+ *              fixpoint): those edges are "decided".
+ *   Finalize - drop the impossible sides; writer pairs still open are shown
+ *              as alternatives, each with the cycle it closes.
+ * Both searches are bounded by a budget counted in local solver calls.
+ *
+ * Ownership: psi_cex_build fills a caller-provided psi_cex whose arrays it
+ * allocates; psi_cex_free releases them. The history and check result must
+ * outlive the call only. */
+#ifndef PSI_INTERPRET_EXPLAIN_H
+#define PSI_INTERPRET_EXPLAIN_H
+
+#include "interpret/check.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Default --interpret-budget: local solver calls (each one solves the
+ * polygraph of a small sub-history). */
+#define PSI_INTERPRET_BUDGET_DEFAULT 3000u
+
+typedef enum psi_cex_kind {
+    PSI_CEX_LOST_UPDATE = 0,
+    PSI_CEX_LONG_FORK,
+    PSI_CEX_CAUSALITY,
+    PSI_CEX_WRITE_SKEW,
+    PSI_CEX_G0,
+    PSI_CEX_G1A,
+    PSI_CEX_G1B,
+    PSI_CEX_G1C,
+    PSI_CEX_INT,
+    PSI_CEX_UNWRITTEN,
+    PSI_CEX_CYCLE,
+} psi_cex_kind;
+
+/* Where an edge of the counterexample comes from. */
+typedef enum psi_cex_origin {
+    PSI_CEX_CERTAIN = 0, /* from the history alone: SO, WR, the initial transaction */
+    PSI_CEX_DECIDED = 1, /* a version order the interpretation settled (the other
+                            order closes a forbidden cycle) */
+    PSI_CEX_EITHER = 2,  /* an open writer pair: holds if choice.t is installed first */
+    PSI_CEX_OR = 3,      /* an open writer pair: holds if choice.s is installed first */
+} psi_cex_origin;
+
+typedef struct psi_cex_edge {
+    uint32_t from, to; /* transaction indices */
+    uint32_t key;      /* dense key, UINT32_MAX for SO */
+    uint8_t type;      /* psi_edge_type */
+    uint8_t origin;    /* psi_cex_origin */
+    uint32_t choice;   /* EITHER/OR: index into choices */
+} psi_cex_edge;
+
+/* An open writer pair on a key: every order of it closes a cycle. */
+typedef struct psi_cex_choice {
+    uint32_t t, s, key;
+} psi_cex_choice;
+
+/* A forbidden cycle: edges[idx[first .. first+len)], in cycle order. It
+ * exists when every choice i in `cond_mask` takes side EITHER (bit clear in
+ * cond_or) or OR (bit set). */
+typedef struct psi_cex_cycle {
+    uint32_t first, len;
+    uint32_t cond_mask, cond_or;
+} psi_cex_cycle;
+
+typedef struct psi_cex {
+    psi_cex_kind kind;
+    bool present;        /* a counterexample was built */
+    bool minimal;        /* every single deletion was tried: no dependency can go */
+    bool restored_whole; /* the rebuilt sub-history is a violation (else the reported
+                            cycle is shown as found) */
+    char summary[1536];  /* one sentence naming the anomaly and its participants */
+    uint32_t *txns;      /* transaction indices, sorted */
+    uint32_t n_txns;
+    psi_cex_edge *edges;
+    uint32_t n_edges;
+    psi_cex_choice *choices;
+    uint32_t n_choices;
+    psi_cex_cycle *cycles;
+    uint32_t n_cycles;
+    uint32_t *idx; /* cycle edge indices */
+    uint32_t n_idx;
+    uint32_t anomaly_op; /* graph-free anomalies: the offending read, else UINT32_MAX */
+    uint64_t solver_calls;
+    double seconds;
+} psi_cex;
+
+typedef struct psi_cex_opts {
+    bool ser;
+    uint64_t budget; /* local solver calls; 0 = PSI_INTERPRET_BUDGET_DEFAULT */
+} psi_cex_opts;
+
+/* Builds the counterexample of a rejected check. */
+psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
+                         const psi_cex_opts *opts, psi_cex *cex, psi_diag *d);
+void psi_cex_free(psi_cex *cex);
+
+const char *psi_cex_kind_name(psi_cex_kind k); /* "lost update", "G1c", ... */
+const char *psi_cex_origin_name(psi_cex_origin o);
+
+#endif

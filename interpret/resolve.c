@@ -1,0 +1,318 @@
+/* Resolve and Finalize (Algorithm 3) on a minimized violation: settle every
+ * writer pair one of whose orders closes a forbidden cycle with what is
+ * certain or already settled, to a fixpoint; then present what remains:
+ * certain and decided edges, the writer pair(s) that can be ordered
+ * neither way, and the cycle each of their orders closes. */
+#include "interpret/local.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Cycles shown at most when several open pairs need a case split. */
+#define MAX_CASES 16u
+
+int psi_lx_find_cycle(uint32_t n_nodes, const psi_lx_edge *es, uint32_t n, const uint8_t *active,
+                      const uint8_t *through, bool ser, uint32_t *out)
+{
+    /* Doubled graph (SI): state 2v "arrived by DEP or start", 2v+1 "arrived
+     * by RW"; SER uses layer 0 only. For each candidate edge, BFS from its
+     * head's state back to a state of its tail that may take it. */
+    uint32_t nn = 2 * n_nodes;
+    uint32_t *off = calloc((size_t)n_nodes + 1, sizeof *off),
+             *adj = malloc((n ? n : 1) * sizeof *adj);
+    uint32_t *fill = malloc((n_nodes ? n_nodes : 1) * sizeof *fill);
+    uint32_t *par = malloc((nn ? nn : 1) * sizeof *par), *prv = malloc((nn ? nn : 1) * sizeof *prv);
+    uint32_t *q = malloc((nn ? nn : 1) * sizeof *q), *path = malloc((nn + 1) * sizeof *path);
+    int best = 0;
+    if (!off || !adj || !fill || !par || !prv || !q || !path) {
+        best = -1;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (active[i])
+            off[es[i].from + 1]++;
+    for (uint32_t v = 0; v < n_nodes; v++)
+        off[v + 1] += off[v];
+    memcpy(fill, off, n_nodes * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++)
+        if (active[i])
+            adj[fill[es[i].from]++] = i;
+    for (uint32_t c = 0; c < n; c++) {
+        if (!active[c] || (through && !through[c]))
+            continue;
+        bool anti = !ser && es[c].type == PSI_EDGE_RW;
+        uint32_t start = 2 * es[c].to + (anti ? 1u : 0u);
+        for (uint32_t i = 0; i < nn; i++)
+            par[i] = UINT32_MAX;
+        par[start] = n;
+        prv[start] = UINT32_MAX;
+        uint32_t qh = 0, qt = 0, found = UINT32_MAX;
+        q[qt++] = start;
+        while (qh < qt) {
+            uint32_t u = q[qh++], v = u / 2, layer = u % 2;
+            /* An ANTI edge leaves layer 0 only; a DEP edge either layer. */
+            if (v == es[c].from && (layer == 0 || !anti)) {
+                found = u;
+                break;
+            }
+            for (uint32_t k = off[v]; k < off[v + 1]; k++) {
+                const psi_lx_edge *e = &es[adj[k]];
+                bool ea = !ser && e->type == PSI_EDGE_RW;
+                if (ea && layer == 1)
+                    continue;
+                uint32_t w = 2 * e->to + (ea ? 1u : 0u);
+                if (par[w] != UINT32_MAX)
+                    continue;
+                par[w] = adj[k];
+                prv[w] = u;
+                q[qt++] = w;
+            }
+        }
+        if (found == UINT32_MAX)
+            continue;
+        uint32_t m = 0;
+        for (uint32_t u = found; u != start; u = prv[u])
+            path[m++] = par[u];
+        if (best && (int)m + 1 >= best)
+            continue;
+        best = (int)m + 1;
+        out[0] = c;
+        for (uint32_t i = 0; i < m; i++)
+            out[i + 1] = path[m - 1 - i];
+    }
+out:
+    free(off);
+    free(adj);
+    free(fill);
+    free(par);
+    free(prv);
+    free(q);
+    free(path);
+    return best;
+}
+
+enum { OPEN = 0, EITHER = 1, OR = 2 };
+
+typedef struct pres {
+    const psi_lx *L;
+    bool ser;
+    uint8_t *act, *thr;
+    uint32_t *cyc;
+    uint8_t *state; /* per constraint */
+    uint32_t *map;  /* lx edge -> cex edge, UINT32_MAX */
+    psi_cex *cex;
+    uint32_t cap_idx, cap_cycles;
+} pres;
+
+static void set_active(pres *p)
+{
+    const psi_lx *L = p->L;
+    for (uint32_t i = 0; i < L->n_e; i++) {
+        const psi_lx_edge *e = &L->e[i];
+        p->act[i] = e->on && (e->cons < 0 || p->state[e->cons] == (e->side ? OR : EITHER));
+        p->thr[i] = 0;
+    }
+}
+
+/* Does side `side` of constraint c close a forbidden cycle now? */
+static int side_cycle(pres *p, uint32_t c, int side)
+{
+    const psi_lx *L = p->L;
+    set_active(p);
+    bool any = false;
+    for (uint32_t i = 0; i < L->n_e; i++)
+        if (L->e[i].on && L->e[i].cons == (int32_t)c && L->e[i].side == side)
+            p->act[i] = p->thr[i] = 1, any = true;
+    if (!any)
+        return 0;
+    return psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p->act, p->thr, p->ser, p->cyc);
+}
+
+static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
+{
+    if (p->map[i] != UINT32_MAX)
+        return p->map[i];
+    const psi_lx_edge *e = &p->L->e[i];
+    psi_cex *cex = p->cex;
+    cex->edges[cex->n_edges] = (psi_cex_edge){.from = p->L->node_txn[e->from],
+                                              .to = p->L->node_txn[e->to],
+                                              .key = e->key,
+                                              .type = e->type,
+                                              .origin = origin,
+                                              .choice = choice};
+    return p->map[i] = cex->n_edges++;
+}
+
+static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32_t or_bits)
+{
+    psi_cex *cex = p->cex;
+    if (cex->n_cycles == p->cap_cycles) {
+        uint32_t cap = p->cap_cycles ? 2 * p->cap_cycles : 4;
+        psi_cex_cycle *cy = realloc(cex->cycles, cap * sizeof *cy);
+        if (!cy)
+            return false;
+        cex->cycles = cy;
+        p->cap_cycles = cap;
+    }
+    if (cex->n_idx + (uint32_t)len > p->cap_idx) {
+        uint32_t cap = 2 * (p->cap_idx + (uint32_t)len);
+        uint32_t *ix = realloc(cex->idx, cap * sizeof *ix);
+        if (!ix)
+            return false;
+        cex->idx = ix;
+        p->cap_idx = cap;
+    }
+    cex->cycles[cex->n_cycles++] = (psi_cex_cycle){
+        .first = cex->n_idx, .len = (uint32_t)len, .cond_mask = mask, .cond_or = or_bits};
+    for (int i = 0; i < len; i++) {
+        const psi_lx_edge *e = &p->L->e[c[i]];
+        uint8_t origin = PSI_CEX_CERTAIN;
+        uint32_t choice = 0;
+        if (e->cons >= 0) {
+            uint8_t s = p->state[e->cons];
+            if (s == EITHER || s == OR) {
+                origin = PSI_CEX_DECIDED;
+            } else {
+                /* an open pair: its index among the choices */
+                for (uint32_t k = 0; k < cex->n_choices; k++) {
+                    const psi_lx_cons *lc = &p->L->c[e->cons];
+                    if (cex->choices[k].t == p->L->node_txn[lc->t] &&
+                        cex->choices[k].s == p->L->node_txn[lc->s] &&
+                        cex->choices[k].key == lc->key)
+                        choice = k;
+                }
+                origin = e->side ? PSI_CEX_OR : PSI_CEX_EITHER;
+            }
+        }
+        cex->idx[cex->n_idx++] = cex_edge(p, c[i], origin, choice);
+    }
+    return true;
+}
+
+psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
+{
+    pres p = {.L = L, .ser = ser, .cex = cex};
+    psi_status st = PSI_OK;
+    uint32_t n = L->n_e ? L->n_e : 1;
+    p.act = malloc(n);
+    p.thr = malloc(n);
+    p.cyc = malloc((2 * (size_t)n + 1) * sizeof *p.cyc);
+    p.map = malloc(n * sizeof *p.map);
+    p.state = calloc(L->n_c ? L->n_c : 1, 1);
+    cex->edges = malloc(n * sizeof *cex->edges);
+    uint32_t *open = malloc((L->n_c ? L->n_c : 1) * sizeof *open);
+    cex->choices = malloc((L->n_c ? L->n_c : 1) * sizeof *cex->choices);
+    if (!p.act || !p.thr || !p.cyc || !p.map || !p.state || !cex->edges || !open || !cex->choices) {
+        st = psi_diag_nomem(d, "presenting a counterexample");
+        goto out;
+    }
+    memset(p.map, 0xff, n * sizeof *p.map);
+    /* Constraints left with no edges on a side take no part. */
+    uint8_t *has = calloc(L->n_c ? L->n_c : 1, 2);
+    if (!has) {
+        st = psi_diag_nomem(d, "presenting a counterexample");
+        goto out;
+    }
+    for (uint32_t i = 0; i < L->n_e; i++)
+        if (L->e[i].on && L->e[i].cons >= 0)
+            has[2 * L->e[i].cons + L->e[i].side] = 1;
+    /* Resolve to a fixpoint. */
+    bool conflict = false;
+    uint32_t conflict_c = 0;
+    for (bool changed = true; changed && !conflict;) {
+        changed = false;
+        for (uint32_t c = 0; c < L->n_c && !conflict; c++) {
+            if (p.state[c] != OPEN || !has[2 * c] || !has[2 * c + 1])
+                continue;
+            int ce = side_cycle(&p, c, 0), co = side_cycle(&p, c, 1);
+            if (ce < 0 || co < 0) {
+                free(has);
+                st = psi_diag_nomem(d, "presenting a counterexample");
+                goto out;
+            }
+            if (ce && co) {
+                conflict = true;
+                conflict_c = c;
+            } else if (ce || co) {
+                p.state[c] = ce ? OR : EITHER;
+                changed = true;
+            }
+        }
+    }
+    /* Decided and certain edges first, so they read before alternatives. */
+    for (uint32_t i = 0; i < L->n_e; i++) {
+        const psi_lx_edge *e = &L->e[i];
+        if (!e->on)
+            continue;
+        if (e->cons < 0)
+            cex_edge(&p, i, PSI_CEX_CERTAIN, 0);
+        else if (p.state[e->cons] == (e->side ? OR : EITHER))
+            cex_edge(&p, i, PSI_CEX_DECIDED, 0);
+    }
+    set_active(&p);
+    int len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+    if (len < 0) {
+        free(has);
+        st = psi_diag_nomem(d, "presenting a counterexample");
+        goto out;
+    }
+    if (len > 0) {
+        /* Certain and decided edges alone already close a cycle. */
+        if (!add_cycle(&p, p.cyc, len, 0, 0))
+            st = psi_diag_nomem(d, "presenting a counterexample");
+    } else if (conflict) {
+        const psi_lx_cons *lc = &L->c[conflict_c];
+        cex->choices[cex->n_choices++] =
+            (psi_cex_choice){L->node_txn[lc->t], L->node_txn[lc->s], lc->key};
+        for (int side = 0; side < 2 && st == PSI_OK; side++) {
+            len = side_cycle(&p, conflict_c, side);
+            if (len <= 0 || !add_cycle(&p, p.cyc, len, 1u, side ? 1u : 0u))
+                st = psi_diag_nomem(d, "presenting a counterexample");
+        }
+    } else {
+        /* Several open pairs together: show one cycle per combination. */
+        uint32_t k = 0;
+        for (uint32_t c = 0; c < L->n_c; c++)
+            if (p.state[c] == OPEN && has[2 * c] && has[2 * c + 1] && k < 31) {
+                open[k] = c;
+                cex->choices[k++] =
+                    (psi_cex_choice){L->node_txn[L->c[c].t], L->node_txn[L->c[c].s], L->c[c].key};
+            }
+        cex->n_choices = k;
+        for (uint32_t m = 0; m < (1u << k) && m < MAX_CASES && st == PSI_OK; m++) {
+            for (uint32_t i = 0; i < k; i++)
+                p.state[open[i]] = (m >> i) & 1 ? OR : EITHER;
+            set_active(&p);
+            len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+            for (uint32_t i = 0; i < k; i++)
+                p.state[open[i]] = OPEN;
+            if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, (1u << k) - 1u, m)))
+                st = psi_diag_nomem(d, "presenting a counterexample");
+        }
+    }
+    free(has);
+    if (st != PSI_OK)
+        goto out;
+    /* Transactions: the endpoints of the edges kept. */
+    cex->txns = malloc((2 * cex->n_edges + 1) * sizeof *cex->txns);
+    if (!cex->txns) {
+        st = psi_diag_nomem(d, "presenting a counterexample");
+        goto out;
+    }
+    for (uint32_t v = 0; v < L->n_nodes; v++) {
+        bool used = false;
+        for (uint32_t i = 0; i < cex->n_edges && !used; i++)
+            used = cex->edges[i].from == L->node_txn[v] || cex->edges[i].to == L->node_txn[v];
+        if (used)
+            cex->txns[cex->n_txns++] = L->node_txn[v];
+    }
+    cex->present = true;
+out:
+    free(p.act);
+    free(p.thr);
+    free(p.cyc);
+    free(p.map);
+    free(p.state);
+    free(open);
+    return st;
+}

@@ -1,0 +1,738 @@
+/* Witness re-checking (see witness_check.h): parse, check completeness and
+ * consistency against the history, rebuild the dependency graph, sort it
+ * topologically. Independent of prune/, encode/ and solver/ on purpose. */
+#include "interpret/witness_check.h"
+
+#include "core/index.h"
+#include "core/polygraph.h" /* psi_edge_type only */
+#include "interpret/describe.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wtxn {
+    uint64_t sid, tid;
+    uint64_t line;
+} wtxn;
+
+typedef struct wline {
+    uint64_t line;
+    uint64_t key;    /* external key (key lines) */
+    size_t first, n; /* into the wtxn array */
+} wline;
+
+typedef struct wparse {
+    const char *name;
+    psi_diag *d;
+    bool has_header, has_iso, iso_ser;
+    wtxn *tx;
+    size_t n_tx, cap_tx;
+    wline *keys;
+    size_t n_keys, cap_keys;
+    wline order;
+    bool has_order;
+    uint64_t second_order_line;
+} wparse;
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Parses an unsigned decimal at *p (< end); false if none or overflow. */
+static bool parse_u64(const char **p, const char *end, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    if (s >= end || *s < '0' || *s > '9')
+        return false;
+    while (s < end && *s >= '0' && *s <= '9') {
+        unsigned dgt = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - dgt) / 10)
+            return false;
+        v = v * 10 + dgt;
+        s++;
+    }
+    *p = s;
+    *out = v;
+    return true;
+}
+
+static psi_status syntax(wparse *w, uint64_t line, const char *ls, const char *at, const char *what)
+{
+    return psi_diag_line(w->d, PSI_ERR_SYNTAX, w->name, line, (uint64_t)(at - ls) + 1, "%s", what);
+}
+
+/* Transactions "(S,ID)" separated by blanks until the end of the line. */
+static psi_status parse_txns(wparse *w, uint64_t line, const char *ls, const char *p,
+                             const char *end, wline *out)
+{
+    out->first = w->n_tx;
+    out->line = line;
+    for (;;) {
+        while (p < end && is_blank(*p))
+            p++;
+        if (p >= end)
+            break;
+        wtxn t = {.line = line};
+        const char *at = p;
+        if (*p != '(')
+            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
+        p++;
+        if (!parse_u64(&p, end, &t.sid) || p >= end || *p != ',')
+            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
+        p++;
+        if (!parse_u64(&p, end, &t.tid) || p >= end || *p != ')')
+            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
+        p++;
+        if (p < end && !is_blank(*p))
+            return syntax(w, line, ls, p, "expected a blank after a transaction");
+        if (!grow((void **)&w->tx, &w->cap_tx, w->n_tx, sizeof *w->tx))
+            return psi_diag_nomem(w->d, "reading a witness");
+        w->tx[w->n_tx++] = t;
+    }
+    out->n = w->n_tx - out->first;
+    return PSI_OK;
+}
+
+static bool word(const char **p, const char *end, const char *wd)
+{
+    size_t n = strlen(wd);
+    if ((size_t)(end - *p) < n || memcmp(*p, wd, n) != 0)
+        return false;
+    if ((size_t)(end - *p) > n && !is_blank((*p)[n]))
+        return false;
+    *p += n;
+    return true;
+}
+
+static psi_status parse(wparse *w, const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    uint64_t line = 0;
+    while (p < end) {
+        const char *ls = p;
+        const char *le = memchr(p, '\n', (size_t)(end - p));
+        if (!le)
+            le = end;
+        line++;
+        p = le < end ? le + 1 : end;
+        const char *nul = memchr(ls, '\0', (size_t)(le - ls));
+        if (nul)
+            return syntax(w, line, ls, nul, "NUL byte in the witness");
+        const char *q = ls;
+        while (q < le && is_blank(*q))
+            q++;
+        if (q == le || *q == '#')
+            continue;
+        if (!w->has_header) {
+            uint64_t v;
+            if (!word(&q, le, "polysi-witness"))
+                return syntax(w, line, ls, q, "expected the header 'polysi-witness 1'");
+            while (q < le && is_blank(*q))
+                q++;
+            if (!parse_u64(&q, le, &v) || v != 1)
+                return syntax(w, line, ls, q, "unsupported witness version (expected 1)");
+            while (q < le && is_blank(*q))
+                q++;
+            if (q != le)
+                return syntax(w, line, ls, q, "unexpected text after the header");
+            w->has_header = true;
+            continue;
+        }
+        if (word(&q, le, "isolation")) {
+            while (q < le && is_blank(*q))
+                q++;
+            const char *at = q;
+            if (word(&q, le, "si"))
+                w->iso_ser = false;
+            else if (word(&q, le, "ser"))
+                w->iso_ser = true;
+            else
+                return syntax(w, line, ls, at, "expected 'si' or 'ser'");
+            while (q < le && is_blank(*q))
+                q++;
+            if (q != le)
+                return syntax(w, line, ls, q, "unexpected text after the isolation level");
+            if (w->has_iso)
+                return syntax(w, line, ls, ls, "isolation given twice");
+            w->has_iso = true;
+        } else if (word(&q, le, "key")) {
+            while (q < le && is_blank(*q))
+                q++;
+            wline kl;
+            const char *at = q;
+            uint64_t key;
+            if (!parse_u64(&q, le, &key) || (q < le && !is_blank(*q)))
+                return syntax(w, line, ls, at, "expected a key (an unsigned integer)");
+            psi_status st = parse_txns(w, line, ls, q, le, &kl);
+            if (st != PSI_OK)
+                return st;
+            kl.key = key;
+            if (!grow((void **)&w->keys, &w->cap_keys, w->n_keys, sizeof *w->keys))
+                return psi_diag_nomem(w->d, "reading a witness");
+            w->keys[w->n_keys++] = kl;
+        } else if (word(&q, le, "order")) {
+            wline ol;
+            psi_status st = parse_txns(w, line, ls, q, le, &ol);
+            if (st != PSI_OK)
+                return st;
+            if (w->has_order) {
+                if (!w->second_order_line)
+                    w->second_order_line = line;
+            } else {
+                w->order = ol;
+                w->has_order = true;
+            }
+        } else {
+            return syntax(w, line, ls, q, "expected 'key', 'order' or 'isolation'");
+        }
+    }
+    if (!w->has_header)
+        return psi_diag_set(w->d, PSI_ERR_SYNTAX, "%s: not a witness (no 'polysi-witness 1' line)",
+                            w->name);
+    return PSI_OK;
+}
+
+/* ---- Checking ---- */
+
+typedef struct tid_ent {
+    uint64_t sid, tid;
+    uint32_t txn;
+} tid_ent;
+
+static int tid_cmp(const void *a, const void *b)
+{
+    const tid_ent *x = a, *y = b;
+    if (x->sid != y->sid)
+        return x->sid < y->sid ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+typedef struct key_ent {
+    uint64_t ext;
+    uint32_t key;
+} key_ent;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const key_ent *x = a, *y = b;
+    return x->ext < y->ext ? -1 : x->ext > y->ext;
+}
+
+typedef struct gedge {
+    uint32_t from, to, key;
+    uint8_t type;
+} gedge;
+
+static const char *type_name(uint8_t t)
+{
+    static const char *n[] = {"SO", "WR", "WW", "RW"};
+    return t < 4 ? n[t] : "?";
+}
+
+typedef struct chk {
+    psi_history *h;
+    psi_index idx;
+    bool ser;
+    char *why;
+    size_t why_n;
+    psi_wverdict *verdict;
+    tid_ent *tids;
+    key_ent *kmap;
+    gedge *e;
+    size_t n_e, cap_e;
+    const uint64_t *key_line; /* [n_keys] witness line of each key's order */
+} chk;
+
+static psi_status refuse(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static psi_status refuse(chk *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, c->why_n, fmt, ap);
+    va_end(ap);
+    *c->verdict = PSI_WITNESS_REFUSED;
+    return PSI_OK;
+}
+
+static uint32_t find_txn(const chk *c, uint64_t sid, uint64_t tid)
+{
+    tid_ent k = {.sid = sid, .tid = tid};
+    const tid_ent *f = bsearch(&k, c->tids, c->h->n_txns - 1, sizeof *c->tids, tid_cmp);
+    return f ? f->txn : UINT32_MAX;
+}
+
+static bool add_edge(chk *c, uint32_t from, uint32_t to, uint8_t type, uint32_t key)
+{
+    if (from == to)
+        return true;
+    if (!grow((void **)&c->e, &c->cap_e, c->n_e, sizeof *c->e))
+        return false;
+    c->e[c->n_e++] = (gedge){from, to, key, type};
+    return true;
+}
+
+/* The final write of t on key, or UINT32_MAX. */
+static uint32_t final_write(const chk *c, uint32_t t, uint32_t key)
+{
+    const psi_txn *tx = &c->h->txns[t];
+    for (uint32_t i = 0; i < tx->n_ops; i++) {
+        uint32_t o = tx->first_op + i;
+        if (c->h->ops[o].key == key && (c->idx.op_info[o] & PSI_OI_FINAL_WRITE))
+            return o;
+    }
+    return UINT32_MAX;
+}
+
+/* Writes "a -T(k)-> b -...-> a" for edges cyc[0..n) into buf. */
+static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, char *buf, size_t bn)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < bn; i++) {
+        const gedge *e = &c->e[cyc[i]];
+        char a[64];
+        psi_fmt_txn(c->h, e->from, a, sizeof a);
+        int k = e->type == 0 ? snprintf(buf + used, bn - used, "%s -SO-> ", a)
+                             : snprintf(buf + used, bn - used, "%s -%s(%llu)-> ", a,
+                                        type_name(e->type), (unsigned long long)c->h->keys[e->key]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    if (n && used < bn) {
+        char a[64];
+        psi_fmt_txn(c->h, c->e[cyc[0]].from, a, sizeof a);
+        snprintf(buf + used, bn - used, "%s", a);
+    }
+}
+
+/* Topological sort of the (doubled, for SI) graph; on a cycle, refuses
+ * with it. */
+static psi_status acyclic(chk *c)
+{
+    uint32_t n = c->h->n_txns, nn = c->ser ? n : 2 * n;
+    size_t m = 0;
+    for (size_t i = 0; i < c->n_e; i++)
+        m += c->ser ? 1 : (c->e[i].type == PSI_EDGE_RW ? 1 : 2);
+    uint32_t *df = malloc((m ? m : 1) * sizeof *df), *dt = malloc((m ? m : 1) * sizeof *dt);
+    uint32_t *de = malloc((m ? m : 1) * sizeof *de);
+    size_t *off = calloc((size_t)nn + 1, sizeof *off), *roff = calloc((size_t)nn + 1, sizeof *roff);
+    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj), *radj = malloc((m ? m : 1) * sizeof *radj);
+    uint32_t *indeg = calloc(nn ? nn : 1, sizeof *indeg), *q = malloc((nn ? nn : 1) * sizeof *q);
+    uint32_t *mark = NULL, *cyc = NULL;
+    psi_status st = PSI_OK;
+    if (!df || !dt || !de || !off || !roff || !adj || !radj || !indeg || !q) {
+        st = psi_diag_nomem(NULL, "checking a witness");
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_e; i++) {
+        const gedge *e = &c->e[i];
+        if (c->ser) {
+            df[k] = e->from, dt[k] = e->to, de[k++] = (uint32_t)i;
+        } else if (e->type == PSI_EDGE_RW) {
+            df[k] = 2 * e->from, dt[k] = 2 * e->to + 1, de[k++] = (uint32_t)i;
+        } else {
+            df[k] = 2 * e->from, dt[k] = 2 * e->to, de[k++] = (uint32_t)i;
+            df[k] = 2 * e->from + 1, dt[k] = 2 * e->to, de[k++] = (uint32_t)i;
+        }
+    }
+    for (size_t i = 0; i < m; i++) {
+        off[df[i] + 1]++;
+        roff[dt[i] + 1]++;
+        indeg[dt[i]]++;
+    }
+    for (uint32_t v = 0; v < nn; v++) {
+        off[v + 1] += off[v];
+        roff[v + 1] += roff[v];
+    }
+    {
+        size_t *f1 = malloc(((size_t)nn + 1) * sizeof *f1),
+               *f2 = malloc(((size_t)nn + 1) * sizeof *f2);
+        if (!f1 || !f2) {
+            free(f1);
+            free(f2);
+            st = psi_diag_nomem(NULL, "checking a witness");
+            goto out;
+        }
+        memcpy(f1, off, ((size_t)nn + 1) * sizeof *f1);
+        memcpy(f2, roff, ((size_t)nn + 1) * sizeof *f2);
+        for (size_t i = 0; i < m; i++) {
+            adj[f1[df[i]]++] = (uint32_t)i;
+            radj[f2[dt[i]]++] = (uint32_t)i;
+        }
+        free(f1);
+        free(f2);
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < nn; v++)
+        if (!indeg[v])
+            q[tail++] = v;
+    while (head < tail) {
+        uint32_t v = q[head++];
+        for (size_t i = off[v]; i < off[v + 1]; i++)
+            if (--indeg[dt[adj[i]]] == 0)
+                q[tail++] = dt[adj[i]];
+    }
+    if (tail == nn)
+        goto out;
+    /* Walk backwards through nodes left over (each has a predecessor left
+     * over) until one repeats: that loop is a cycle. */
+    mark = calloc(nn, sizeof *mark);
+    cyc = malloc(((size_t)nn + 1) * sizeof *cyc);
+    if (!mark || !cyc) {
+        st = psi_diag_nomem(NULL, "checking a witness");
+        goto out;
+    }
+    uint32_t v = 0;
+    while (!indeg[v])
+        v++;
+    uint32_t step = 0;
+    uint32_t *via = q; /* reuse: via[node] = doubled edge used to leave it backwards */
+    while (!mark[v]) {
+        mark[v] = ++step;
+        for (size_t i = roff[v]; i < roff[v + 1]; i++) {
+            uint32_t de_i = radj[i];
+            if (indeg[df[de_i]]) {
+                via[v] = de_i;
+                v = df[de_i];
+                break;
+            }
+        }
+    }
+    /* v is on the cycle: follow via[] from v until back at v. */
+    size_t len = 0;
+    uint32_t u = v;
+    do {
+        cyc[len++] = de[via[u]];
+        u = df[via[u]];
+    } while (u != v && len <= nn);
+    for (size_t i = 0; i < len / 2; i++) {
+        uint32_t t = cyc[i];
+        cyc[i] = cyc[len - 1 - i];
+        cyc[len - 1 - i] = t;
+    }
+    char buf[1024], lines[256];
+    fmt_cycle(c, cyc, len, buf, sizeof buf);
+    size_t used = 0;
+    lines[0] = '\0';
+    for (size_t i = 0; i < len && used < sizeof lines; i++) {
+        const gedge *e = &c->e[cyc[i]];
+        if (e->type != PSI_EDGE_WW && e->type != PSI_EDGE_RW)
+            continue;
+        int w = snprintf(lines + used, sizeof lines - used, "%s%llu", used ? ", " : "",
+                         (unsigned long long)c->key_line[e->key]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    refuse(c,
+           "the dependency graph the witness implies has a forbidden cycle (%s), through the "
+           "version orders of lines %s: %s",
+           c->ser ? "SER: any cycle" : "SI: no two adjacent RW edges", used ? lines : "(none)",
+           buf);
+out:
+    free(df);
+    free(dt);
+    free(de);
+    free(off);
+    free(roff);
+    free(adj);
+    free(radj);
+    free(indeg);
+    free(q);
+    free(mark);
+    free(cyc);
+    return st;
+}
+
+static psi_status check(chk *c, wparse *w)
+{
+    psi_history *h = c->h;
+    const psi_index *idx = &c->idx;
+    char a[64], b[128];
+    if (idx->n_anomalies) {
+        const psi_anomaly *an = &idx->anomalies[0];
+        psi_fmt_txn(h, an->txn, a, sizeof a);
+        psi_fmt_op(h, an->op, b, sizeof b);
+        return refuse(c, "the history has a %s (%s) in %s %s: no version order can be valid",
+                      psi_anomaly_name(an->kind), psi_anomaly_title(an->kind), a, b);
+    }
+    if (w->second_order_line)
+        return refuse(c, "line %llu: a second order line (the first is on line %llu)",
+                      (unsigned long long)w->second_order_line, (unsigned long long)w->order.line);
+    uint32_t nk = h->n_keys;
+    uint64_t *key_line = calloc(nk ? nk : 1, sizeof *key_line);
+    uint32_t *vpos = malloc((h->n_ops ? h->n_ops : 1) * sizeof *vpos);
+    uint32_t *writers = calloc(nk ? nk : 1, sizeof *writers),
+             *listed = calloc(nk ? nk : 1, sizeof *listed);
+    uint32_t *voff = calloc((size_t)nk + 1, sizeof *voff);
+    uint32_t *vers = NULL, *ord = NULL;
+    psi_status st = PSI_OK;
+    if (!key_line || !vpos || !writers || !listed || !voff) {
+        st = psi_diag_nomem(NULL, "checking a witness");
+        goto out;
+    }
+    memset(vpos, 0xff, (h->n_ops ? h->n_ops : 1) * sizeof *vpos);
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_FINAL_WRITE))
+            writers[h->ops[o].key]++;
+    /* Key lines: known keys, once each, their committed writers once each. */
+    size_t total = 0;
+    for (size_t i = 0; i < w->n_keys; i++) {
+        const wline *kl = &w->keys[i];
+        key_ent kk = {.ext = kl->key};
+        const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
+        unsigned long long L = (unsigned long long)kl->line, K = (unsigned long long)kl->key;
+        if (!f) {
+            st = refuse(c, "line %llu: key %llu does not occur in the history", L, K);
+            goto out;
+        }
+        if (key_line[f->key]) {
+            st = refuse(c, "line %llu: key %llu is already ordered on line %llu", L, K,
+                        (unsigned long long)key_line[f->key]);
+            goto out;
+        }
+        key_line[f->key] = kl->line;
+        for (size_t j = 0; j < kl->n; j++) {
+            const wtxn *t = &w->tx[kl->first + j];
+            uint32_t x = find_txn(c, t->sid, t->tid);
+            snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)t->sid,
+                     (unsigned long long)t->tid);
+            if (x == UINT32_MAX) {
+                st = refuse(c, "line %llu: transaction %s is not in the history", L, a);
+                goto out;
+            }
+            if (h->txns[x].status != PSI_TXN_COMMITTED) {
+                st = refuse(c,
+                            "line %llu: transaction %s did not commit, so it installs no "
+                            "version of key %llu",
+                            L, a, K);
+                goto out;
+            }
+            uint32_t o = final_write(c, x, f->key);
+            if (o == UINT32_MAX) {
+                st = refuse(c, "line %llu: transaction %s does not write key %llu", L, a, K);
+                goto out;
+            }
+            if (vpos[o] != UINT32_MAX) {
+                st = refuse(c,
+                            "line %llu: transaction %s is listed twice for key %llu "
+                            "(positions %u and %zu)",
+                            L, a, K, vpos[o], j + 1);
+                goto out;
+            }
+            vpos[o] = (uint32_t)j + 1;
+        }
+        listed[f->key] = (uint32_t)kl->n;
+        total += kl->n;
+    }
+    for (uint32_t k = 0; k < nk; k++) {
+        if (listed[k] == writers[k])
+            continue;
+        /* name one writer that is missing */
+        uint32_t miss = UINT32_MAX;
+        for (uint32_t o = 0; o < h->n_ops && miss == UINT32_MAX; o++)
+            if (h->ops[o].key == k && (idx->op_info[o] & PSI_OI_LIVE) &&
+                (idx->op_info[o] & PSI_OI_FINAL_WRITE) && vpos[o] == UINT32_MAX)
+                miss = o;
+        psi_fmt_txn(h, miss != UINT32_MAX ? idx->op_txn[miss] : 0, a, sizeof a);
+        if (!key_line[k])
+            st = refuse(c,
+                        "key %llu: no version order given, but %u committed transactions "
+                        "write it (%s, ...)",
+                        (unsigned long long)h->keys[k], writers[k], a);
+        else
+            st = refuse(c, "line %llu: the version order of key %llu misses %s",
+                        (unsigned long long)key_line[k], (unsigned long long)h->keys[k], a);
+        goto out;
+    }
+    /* Version arrays per key, in order. */
+    for (uint32_t k = 0; k < nk; k++)
+        voff[k + 1] = voff[k] + listed[k];
+    vers = malloc((total ? total : 1) * sizeof *vers);
+    if (!vers) {
+        st = psi_diag_nomem(NULL, "checking a witness");
+        goto out;
+    }
+    for (size_t i = 0; i < w->n_keys; i++) {
+        const wline *kl = &w->keys[i];
+        key_ent kk = {.ext = kl->key};
+        const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
+        for (size_t j = 0; j < kl->n; j++)
+            vers[voff[f->key] + j] =
+                find_txn(c, w->tx[kl->first + j].sid, w->tx[kl->first + j].tid);
+    }
+    /* The graph. */
+    c->key_line = key_line;
+    bool ok = true;
+    for (uint32_t s = 0; s < h->n_sessions && ok; s++) {
+        uint32_t prev = PSI_INIT_TXN;
+        for (uint32_t i = 0; i < h->sessions[s].n_txns && ok; i++) {
+            uint32_t t = h->sessions[s].first_txn + i;
+            if (h->txns[t].status != PSI_TXN_COMMITTED)
+                continue;
+            ok = add_edge(c, prev, t, PSI_EDGE_SO, UINT32_MAX);
+            prev = t;
+        }
+    }
+    for (uint32_t k = 0; k < nk && ok; k++) {
+        uint32_t prev = PSI_INIT_TXN;
+        for (uint32_t i = voff[k]; i < voff[k + 1] && ok; i++) {
+            ok = add_edge(c, prev, vers[i], PSI_EDGE_WW, k);
+            prev = vers[i];
+        }
+    }
+    for (uint32_t o = 0; o < h->n_ops && ok; o++) {
+        if (!(idx->op_info[o] & PSI_OI_LIVE) || !(idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+            continue;
+        uint32_t src = idx->read_src[o], r = idx->op_txn[o], k = h->ops[o].key, p;
+        if (src == PSI_SRC_NONE)
+            continue;
+        if (src == PSI_SRC_INIT) {
+            p = 0;
+        } else {
+            ok = add_edge(c, idx->op_txn[src], r, PSI_EDGE_WR, k);
+            p = vpos[src];
+            if (p == UINT32_MAX)
+                continue; /* not a final write: an anomaly, refused above */
+        }
+        /* RW to the next version (later ones follow by WW). */
+        if (p < listed[k] && vers[voff[k] + p] != r)
+            ok = ok && add_edge(c, r, vers[voff[k] + p], PSI_EDGE_RW, k);
+    }
+    for (uint32_t i = 0; i < h->n_list_reads && ok; i++) {
+        const psi_list_read *lr = &h->list_reads[i];
+        if (!(idx->op_info[lr->op] & PSI_OI_LIVE))
+            continue;
+        uint32_t k = h->ops[lr->op].key, prev = PSI_INIT_TXN;
+        for (uint32_t j = 0; j < lr->len && ok; j++) {
+            uint32_t wo = psi_index_writer(idx, k, h->list_vals[lr->first + j]);
+            if (wo == PSI_SRC_NONE)
+                break;
+            ok = add_edge(c, prev, idx->op_txn[wo], PSI_EDGE_WW, k);
+            prev = idx->op_txn[wo];
+        }
+    }
+    if (!ok) {
+        st = psi_diag_nomem(NULL, "checking a witness");
+        goto out;
+    }
+    /* The serialization order, when given: a permutation of the committed
+     * transactions that puts every edge forward. */
+    if (w->has_order) {
+        ord = malloc((size_t)h->n_txns * sizeof *ord);
+        if (!ord) {
+            st = psi_diag_nomem(NULL, "checking a witness");
+            goto out;
+        }
+        memset(ord, 0xff, (size_t)h->n_txns * sizeof *ord);
+        ord[PSI_INIT_TXN] = 0;
+        unsigned long long L = (unsigned long long)w->order.line;
+        for (size_t j = 0; j < w->order.n; j++) {
+            const wtxn *t = &w->tx[w->order.first + j];
+            uint32_t x = find_txn(c, t->sid, t->tid);
+            snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)t->sid,
+                     (unsigned long long)t->tid);
+            if (x == UINT32_MAX) {
+                st = refuse(c, "line %llu: transaction %s is not in the history", L, a);
+                goto out;
+            }
+            if (h->txns[x].status != PSI_TXN_COMMITTED) {
+                st = refuse(c, "line %llu: transaction %s did not commit", L, a);
+                goto out;
+            }
+            if (ord[x] != UINT32_MAX) {
+                st = refuse(c, "line %llu: transaction %s is listed twice in the order", L, a);
+                goto out;
+            }
+            ord[x] = (uint32_t)j + 1;
+        }
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_COMMITTED && ord[t] == UINT32_MAX) {
+                psi_fmt_txn(h, t, a, sizeof a);
+                st = refuse(c, "line %llu: the serialization order misses %s", L, a);
+                goto out;
+            }
+        if (c->ser) {
+            for (size_t i = 0; i < c->n_e; i++) {
+                const gedge *e = &c->e[i];
+                if (ord[e->from] < ord[e->to])
+                    continue;
+                char x2[64];
+                psi_fmt_txn(h, e->from, a, sizeof a);
+                psi_fmt_txn(h, e->to, x2, sizeof x2);
+                if (e->type == PSI_EDGE_SO)
+                    st = refuse(c, "line %llu: the order puts %s after %s, but %s -SO-> %s", L, a,
+                                x2, a, x2);
+                else
+                    st = refuse(c, "line %llu: the order puts %s after %s, but %s -%s(%llu)-> %s",
+                                L, a, x2, a, type_name(e->type),
+                                (unsigned long long)h->keys[e->key], x2);
+                goto out;
+            }
+        }
+    }
+    st = acyclic(c);
+out:
+    free(key_line);
+    free(vpos);
+    free(writers);
+    free(listed);
+    free(voff);
+    free(vers);
+    free(ord);
+    return st;
+}
+
+psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
+                              bool ser, psi_wverdict *verdict, char *why, size_t why_n, psi_diag *d)
+{
+    wparse w = {.name = wname, .d = d};
+    chk c = {.h = h, .ser = ser, .why = why, .why_n = why_n, .verdict = verdict};
+    *verdict = PSI_WITNESS_VALID;
+    if (why_n)
+        why[0] = '\0';
+    psi_status st = parse(&w, text, len);
+    if (st != PSI_OK)
+        goto out;
+    if ((st = psi_index_build(h, &c.idx, d)) != PSI_OK)
+        goto out;
+    c.tids = malloc((h->n_txns ? h->n_txns : 1) * sizeof *c.tids);
+    c.kmap = malloc((h->n_keys ? h->n_keys : 1) * sizeof *c.kmap);
+    if (!c.tids || !c.kmap) {
+        st = psi_diag_nomem(d, "checking a witness");
+        goto out_idx;
+    }
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        c.tids[t - 1] = (tid_ent){h->sessions[h->txns[t].session].id, h->txns[t].id, t};
+    qsort(c.tids, h->n_txns - 1, sizeof *c.tids, tid_cmp);
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        c.kmap[k] = (key_ent){h->keys[k], k};
+    qsort(c.kmap, h->n_keys, sizeof *c.kmap, key_cmp);
+    st = check(&c, &w);
+    if (st == PSI_ERR_NOMEM)
+        psi_diag_nomem(d, "checking a witness");
+out_idx:
+    psi_index_free(&c.idx);
+out:
+    free(c.tids);
+    free(c.kmap);
+    free(c.e);
+    free(w.tx);
+    free(w.keys);
+    return st;
+}
