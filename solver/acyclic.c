@@ -125,14 +125,19 @@ static size_t lit_var0(int lit)
     return (size_t)(lit > 0 ? lit : -lit) - 1;
 }
 
-static bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
+static bool adj_grow(adjvec *v)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap;
-        if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&v->a, &cap, cap + 1, sizeof *v->a))
-            return false;
-        v->cap = (uint32_t)cap;
-    }
+    size_t cap = v->cap;
+    if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&v->a, &cap, cap + 1, sizeof *v->a))
+        return false;
+    v->cap = (uint32_t)cap;
+    return true;
+}
+
+static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
+{
+    if (v->n == v->cap && !adj_grow(v))
+        return false;
     v->a[v->n++] = (adj){node, edge};
     return true;
 }
@@ -801,7 +806,8 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
             return PSI_THEORY_ENOMEM;
         searched = true;
     }
-    if (!psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act) ||
+    if ((g->act_n == g->act_cap &&
+         !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
         !adj_push(&g->out[x], y, e))
         return PSI_THEORY_ENOMEM;
     if (!adj_push(&g->in[y], x, e)) {
@@ -864,7 +870,9 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
 {
     psi_acyc *g = ctx;
     size_t var = lit_var0(lit);
-    if (!ensure_vars(g, var + 1) ||
+    if (var >= g->var_cap && !ensure_vars(g, var + 1))
+        return PSI_THEORY_ENOMEM;
+    if (g->asg_n == g->asg_cap &&
         !psi_grow_array((void **)&g->asg, &g->asg_cap, g->asg_n + 1, sizeof *g->asg))
         return PSI_THEORY_ENOMEM;
     g->val[var] = lit > 0 ? 1 : -1;

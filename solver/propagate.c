@@ -149,10 +149,10 @@ conflict psi_propagate(psi_sat *s)
             return (conflict){cl_lits(s, c), cl_size(s, c)};
         if (!s->has_theory || s->theory_head == s->trail_n || s->nomem)
             return (conflict){NULL, 0};
-        double t0 = psi_sat_now();
+        double t0 = psi_sat_coarse_now();
         bool again = false;
         conflict tc = theory_round(s, &again);
-        s->st.theory_seconds += psi_sat_now() - t0;
+        s->st.theory_seconds += psi_sat_coarse_now() - t0;
         if (tc.lits || s->nomem || !again)
             return tc;
     }

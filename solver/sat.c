@@ -368,6 +368,8 @@ void psi_sat_get_stats(const psi_sat *s, psi_sat_stats *out)
 void psi_sat_set_theory(psi_sat *s, const psi_theory *t)
 {
     root(s);
+    if (t)
+        s->proof = NULL; /* theory lemmas would make the proof unverifiable */
     s->has_theory = t != NULL;
     if (t)
         s->theory = *t;

@@ -57,7 +57,8 @@ typedef struct psi_theory {
 } psi_theory;
 
 /* Attaches t (copied; t->ctx stays owned by the caller and must outlive the
- * solver's use of it). NULL detaches. Only between solves. */
+ * solver's use of it). NULL detaches. Only between solves. Attaching a
+ * theory ends DRAT proof output (its lemmas are not clausal consequences). */
 void psi_sat_set_theory(psi_sat *s, const psi_theory *t);
 
 /* The theory will be notified of both polarities of var (>= 1). Creates

@@ -22,4 +22,11 @@ bool psi_grow_array(void **p, size_t *cap, size_t need, size_t elem);
 /* Seconds on a monotonic clock. */
 double psi_sat_now(void);
 
+/* A clock that costs a few nanoseconds but ticks only every few
+ * milliseconds. Summing many short intervals measured with it is still
+ * accurate on average (an interval catches a tick with probability
+ * proportional to its length), which is how theory time is accounted
+ * without the exact clock's cost on every theory call. */
+double psi_sat_coarse_now(void);
+
 #endif
