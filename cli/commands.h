@@ -9,6 +9,7 @@ int psi_cmd_stats(int argc, char **argv);
 int psi_cmd_convert(int argc, char **argv);
 int psi_cmd_sat(int argc, char **argv);
 int psi_cmd_generate(int argc, char **argv);
+int psi_cmd_collect(int argc, char **argv);
 int psi_cmd_verify_witness(int argc, char **argv);
 
 #endif

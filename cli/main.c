@@ -17,6 +17,8 @@ static const command commands[] = {
     {"convert", psi_cmd_convert, "convert a history to text, dbcop or edn"},
     {"generate", psi_cmd_generate,
      "generate a workload history with a simulated SI/SER store (optionally faulty)"},
+    {"collect", psi_cmd_collect,
+     "run a generated workload on PostgreSQL (libpq) and record the history"},
     {"verify-witness", psi_cmd_verify_witness,
      "re-check a witness of an accept (exit 0 valid, 1 refused, 2 error)"},
     {"sat", psi_cmd_sat, "solve a DIMACS CNF or GNF file (exit 10 SAT, 20 UNSAT, 0 unknown)"},
