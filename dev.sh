@@ -11,6 +11,9 @@ cd "$(dirname "$0")"
 # tests; minisat is the reference solver the solver tests and benchmarks use.
 PKGS_BUILD=(build-essential cmake libjudy-dev)
 PKGS_TEST=(libcmocka-dev graphviz minisat clang libclang-rt-14-dev)
+# postgresql (server binaries) and libpq-dev: `collect` and its end-to-end test
+# (tests/pg) on a throwaway cluster.
+PKGS_TEST+=(postgresql libpq-dev)
 
 missing_pkgs() {
     local p out=()

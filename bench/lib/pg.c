@@ -21,7 +21,6 @@ void psi_pg_opts_default(psi_pg_opts *o)
 }
 
 static const char *const level_names[] = {"read-committed", "repeatable-read", "serializable"};
-static const char *const level_sql[] = {"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"};
 
 const char *psi_pg_level_name(psi_pg_level l)
 {
@@ -72,6 +71,8 @@ static psi_status check_opts(const psi_gen_opts *g, const psi_pg_opts *o, psi_di
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+
+static const char *const level_sql[] = {"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"};
 
 typedef struct pg_op {
     uint64_t value;
