@@ -237,8 +237,8 @@ static void print_cex_text(const psi_history *h, const psi_cex *cx)
                    (unsigned long long)h->sessions[h->txns[t].session].id, h->txns[t].pos + 1, ops,
                    h->txns[t].status == PSI_TXN_ABORTED ? " (aborted)" : "");
     }
-    printf("  dependencies (certain: from the history; decided: the other version order would "
-           "close a forbidden cycle):\n");
+    printf("  dependencies (certain: from the history; decided: the other version order "
+           "closes a forbidden cycle; excluded: that other order):\n");
     for (uint32_t i = 0; i < cx->n_edges; i++) {
         const psi_cex_edge *e = &cx->edges[i];
         char buf[256];
@@ -254,11 +254,17 @@ static void print_cex_text(const psi_history *h, const psi_cex *cx)
         }
     }
     for (uint32_t i = 0; i < cx->n_choices; i++) {
+        const psi_cex_choice *ch = &cx->choices[i];
         char a[64], b[64];
-        psi_fmt_txn(h, cx->choices[i].t, a, sizeof a);
-        psi_fmt_txn(h, cx->choices[i].s, b, sizeof b);
-        printf("  %s and %s both write key %llu; neither order is possible:\n", a, b,
-               (unsigned long long)h->keys[cx->choices[i].key]);
+        psi_fmt_txn(h, ch->decided == 2 ? ch->s : ch->t, a, sizeof a);
+        psi_fmt_txn(h, ch->decided == 2 ? ch->t : ch->s, b, sizeof b);
+        if (ch->decided)
+            printf("  decided: %s installs key %llu before %s (the other order closes a cycle, "
+                   "below)\n",
+                   a, (unsigned long long)h->keys[ch->key], b);
+        else
+            printf("  %s and %s both write key %llu; neither order is possible\n", a, b,
+                   (unsigned long long)h->keys[ch->key]);
     }
     printf("  forbidden cycles:\n");
     for (uint32_t i = 0; i < cx->n_cycles; i++) {
@@ -339,8 +345,10 @@ static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
         else
             psi_json_u64(j, "key", h->keys[e->key]);
         psi_json_str(j, "origin", psi_cex_origin_name((psi_cex_origin)e->origin));
-        if (e->origin == PSI_CEX_EITHER || e->origin == PSI_CEX_OR)
+        if (e->origin != PSI_CEX_CERTAIN) {
             psi_json_u64(j, "choice", e->choice);
+            psi_json_str(j, "side", e->side ? "or" : "either");
+        }
         psi_json_end_object(j);
     }
     psi_json_end_array(j);
@@ -353,6 +361,10 @@ static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
         psi_json_str(j, "either_first", a);
         psi_json_str(j, "or_first", b);
         psi_json_u64(j, "key", h->keys[cx->choices[i].key]);
+        psi_json_str(j, "decided",
+                     cx->choices[i].decided == 1   ? "either"
+                     : cx->choices[i].decided == 2 ? "or"
+                                                   : "open");
         psi_json_end_object(j);
     }
     psi_json_end_array(j);
@@ -429,6 +441,11 @@ static bool write_dot(const psi_history *h, const char *level, const psi_cex *cx
         const char *style = "solid", *color = "black";
         if (e->origin == PSI_CEX_DECIDED) {
             style = "dashed";
+        } else if (e->origin == PSI_CEX_EXCLUDED) {
+            size_t l = strlen(label);
+            snprintf(label + l, sizeof label - l, "\n(ruled out)");
+            style = "dotted";
+            color = "gray";
         } else if (e->origin == PSI_CEX_EITHER || e->origin == PSI_CEX_OR) {
             const psi_cex_choice *ch = &cx->choices[e->choice];
             char a[64];
@@ -446,6 +463,7 @@ static bool write_dot(const psi_history *h, const char *level, const psi_cex *cx
                "    legend [shape=plaintext, label=\"solid: certain (from the history)\\l"
                "dashed: decided by the interpretation\\l"
                "dotted blue/red: holds only if the named writer of an open pair goes first\\l"
+               "dotted gray: the order ruled out (it closes a cycle)\\l"
                "labels: SO session order, WR read-from, WW version order, RW anti-dependency "
                "(key)\\l\"];\n  }\n}\n");
     return !ferror(f);

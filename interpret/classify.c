@@ -244,6 +244,14 @@ static void name_anomaly(const psi_history *h, const psi_index *idx, psi_cex *ce
     }
 }
 
+static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
+{
+    for (uint32_t i = 0; i < cex->n_choices && i < 32; i++)
+        if ((c->cond_mask >> i & 1) && cex->choices[i].decided)
+            return true;
+    return false;
+}
+
 void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_cex *cex)
 {
     if (cex->anomaly_op != UINT32_MAX) {
@@ -255,7 +263,14 @@ void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_
     int best = 99;
     const psi_cex_cycle *bc = NULL;
     psi_cex_kind bk = PSI_CEX_CYCLE;
+    /* Reasons for decisions (cycles conditioned on a decided pair's
+     * excluded order) explain; the remaining cycles are the violation. */
+    bool any_final = false;
+    for (uint32_t i = 0; i < cex->n_cycles; i++)
+        any_final |= !is_reason(cex, &cex->cycles[i]);
     for (uint32_t i = 0; i < cex->n_cycles; i++) {
+        if (any_final && is_reason(cex, &cex->cycles[i]))
+            continue;
         shape s = cycle_shape(cex, &cex->cycles[i]);
         psi_cex_kind k = cycle_kind(&s);
         if (k == PSI_CEX_WRITE_SKEW && !ser)

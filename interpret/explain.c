@@ -618,6 +618,6 @@ const char *psi_cex_kind_name(psi_cex_kind k)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain", "decided", "either", "or"};
-    return (unsigned)o <= PSI_CEX_OR ? names[o] : "?";
+    static const char *names[] = {"certain", "decided", "either", "or", "excluded"};
+    return (unsigned)o <= PSI_CEX_EXCLUDED ? names[o] : "?";
 }

@@ -55,11 +55,13 @@ typedef enum psi_cex_kind {
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {
-    PSI_CEX_CERTAIN = 0, /* from the history alone: SO, WR, the initial transaction */
-    PSI_CEX_DECIDED = 1, /* a version order the interpretation settled (the other
-                            order closes a forbidden cycle) */
-    PSI_CEX_EITHER = 2,  /* an open writer pair: holds if choice.t is installed first */
-    PSI_CEX_OR = 3,      /* an open writer pair: holds if choice.s is installed first */
+    PSI_CEX_CERTAIN = 0,  /* from the history alone: SO, WR, the initial transaction */
+    PSI_CEX_DECIDED = 1,  /* a version order the interpretation settled (the other
+                             order closes a forbidden cycle) */
+    PSI_CEX_EITHER = 2,   /* an open writer pair: holds if choice.t is installed first */
+    PSI_CEX_OR = 3,       /* an open writer pair: holds if choice.s is installed first */
+    PSI_CEX_EXCLUDED = 4, /* the order the interpretation ruled out (shown with the
+                             cycle it would close) */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
@@ -67,17 +69,23 @@ typedef struct psi_cex_edge {
     uint32_t key;      /* dense key, UINT32_MAX for SO */
     uint8_t type;      /* psi_edge_type */
     uint8_t origin;    /* psi_cex_origin */
-    uint32_t choice;   /* EITHER/OR: index into choices */
+    uint8_t side;      /* edges of a writer pair: 0 if it holds when choice.t goes
+                          first, 1 when choice.s does */
+    uint32_t choice;   /* all but CERTAIN: index into choices */
 } psi_cex_edge;
 
-/* An open writer pair on a key: every order of it closes a cycle. */
+/* A writer pair on a key whose version order the counterexample needs:
+ * decided (one order closes a cycle; the other is taken) or open (every
+ * order closes one). */
 typedef struct psi_cex_choice {
     uint32_t t, s, key;
+    uint8_t decided; /* 0 open, 1 t first, 2 s first */
 } psi_cex_choice;
 
 /* A forbidden cycle: edges[idx[first .. first+len)], in cycle order. It
  * exists when every choice i in `cond_mask` takes side EITHER (bit clear in
- * cond_or) or OR (bit set). */
+ * cond_or) or OR (bit set). A cycle whose condition is the excluded order of
+ * a decided choice is the reason for that decision. */
 typedef struct psi_cex_cycle {
     uint32_t first, len;
     uint32_t cond_mask, cond_or;

@@ -98,7 +98,9 @@ typedef struct pres {
     bool ser;
     uint8_t *act, *thr;
     uint32_t *cyc;
-    uint8_t *state; /* per constraint */
+    uint8_t *state; /* per constraint, as the replay goes */
+    uint8_t *fin;   /* per constraint, after the fixpoint */
+    uint32_t *cho;  /* per constraint: choice index, UINT32_MAX if none */
     uint32_t *map;  /* lx edge -> cex edge, UINT32_MAX */
     psi_cex *cex;
     uint32_t cap_idx, cap_cycles;
@@ -128,7 +130,7 @@ static int side_cycle(pres *p, uint32_t c, int side)
     return psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p->act, p->thr, p->ser, p->cyc);
 }
 
-static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
+static uint32_t cex_edge_side(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
 {
     if (p->map[i] != UINT32_MAX)
         return p->map[i];
@@ -139,8 +141,14 @@ static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
                                               .key = e->key,
                                               .type = e->type,
                                               .origin = origin,
+                                              .side = e->side,
                                               .choice = choice};
     return p->map[i] = cex->n_edges++;
+}
+
+static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
+{
+    return cex_edge_side(p, i, origin, choice);
 }
 
 static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32_t or_bits)
@@ -169,20 +177,12 @@ static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32
         uint8_t origin = PSI_CEX_CERTAIN;
         uint32_t choice = 0;
         if (e->cons >= 0) {
-            uint8_t s = p->state[e->cons];
-            if (s == EITHER || s == OR) {
-                origin = PSI_CEX_DECIDED;
-            } else {
-                /* an open pair: its index among the choices */
-                for (uint32_t k = 0; k < cex->n_choices; k++) {
-                    const psi_lx_cons *lc = &p->L->c[e->cons];
-                    if (cex->choices[k].t == p->L->node_txn[lc->t] &&
-                        cex->choices[k].s == p->L->node_txn[lc->s] &&
-                        cex->choices[k].key == lc->key)
-                        choice = k;
-                }
+            uint8_t f = p->fin[e->cons];
+            choice = p->cho[e->cons];
+            if (f == OPEN)
                 origin = e->side ? PSI_CEX_OR : PSI_CEX_EITHER;
-            }
+            else
+                origin = f == (e->side ? OR : EITHER) ? PSI_CEX_DECIDED : PSI_CEX_EXCLUDED;
         }
         cex->idx[cex->n_idx++] = cex_edge(p, c[i], origin, choice);
     }
@@ -193,112 +193,138 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
 {
     pres p = {.L = L, .ser = ser, .cex = cex};
     psi_status st = PSI_OK;
-    uint32_t n = L->n_e ? L->n_e : 1;
+    uint32_t n = L->n_e ? L->n_e : 1, nc = L->n_c ? L->n_c : 1;
     p.act = malloc(n);
     p.thr = malloc(n);
     p.cyc = malloc((2 * (size_t)n + 1) * sizeof *p.cyc);
     p.map = malloc(n * sizeof *p.map);
-    p.state = calloc(L->n_c ? L->n_c : 1, 1);
+    p.state = calloc(nc, 1);
+    p.fin = calloc(nc, 1);
+    p.cho = malloc(nc * sizeof *p.cho);
     cex->edges = malloc(n * sizeof *cex->edges);
-    uint32_t *open = malloc((L->n_c ? L->n_c : 1) * sizeof *open);
-    cex->choices = malloc((L->n_c ? L->n_c : 1) * sizeof *cex->choices);
-    if (!p.act || !p.thr || !p.cyc || !p.map || !p.state || !cex->edges || !open || !cex->choices) {
-        st = psi_diag_nomem(d, "presenting a counterexample");
-        goto out;
-    }
+    uint32_t *open = malloc(nc * sizeof *open), *order = malloc(nc * sizeof *order);
+    uint8_t *has = calloc(nc, 2);
+    cex->choices = malloc(nc * sizeof *cex->choices);
+    uint32_t n_order = 0;
+    if (!p.act || !p.thr || !p.cyc || !p.map || !p.state || !p.fin || !p.cho || !cex->edges ||
+        !open || !order || !has || !cex->choices)
+        goto nomem;
     memset(p.map, 0xff, n * sizeof *p.map);
     /* Constraints left with no edges on a side take no part. */
-    uint8_t *has = calloc(L->n_c ? L->n_c : 1, 2);
-    if (!has) {
-        st = psi_diag_nomem(d, "presenting a counterexample");
-        goto out;
-    }
     for (uint32_t i = 0; i < L->n_e; i++)
         if (L->e[i].on && L->e[i].cons >= 0)
             has[2 * L->e[i].cons + L->e[i].side] = 1;
+    for (uint32_t c = 0; c < L->n_c; c++) {
+        p.cho[c] = UINT32_MAX;
+        if (has[2 * c] && has[2 * c + 1]) {
+            p.cho[c] = cex->n_choices;
+            cex->choices[cex->n_choices++] =
+                (psi_cex_choice){L->node_txn[L->c[c].t], L->node_txn[L->c[c].s], L->c[c].key, 0};
+        }
+    }
     /* Resolve to a fixpoint. */
     bool conflict = false;
     uint32_t conflict_c = 0;
     for (bool changed = true; changed && !conflict;) {
         changed = false;
         for (uint32_t c = 0; c < L->n_c && !conflict; c++) {
-            if (p.state[c] != OPEN || !has[2 * c] || !has[2 * c + 1])
+            if (p.state[c] != OPEN || p.cho[c] == UINT32_MAX)
                 continue;
             int ce = side_cycle(&p, c, 0), co = side_cycle(&p, c, 1);
-            if (ce < 0 || co < 0) {
-                free(has);
-                st = psi_diag_nomem(d, "presenting a counterexample");
-                goto out;
-            }
+            if (ce < 0 || co < 0)
+                goto nomem;
             if (ce && co) {
                 conflict = true;
                 conflict_c = c;
             } else if (ce || co) {
                 p.state[c] = ce ? OR : EITHER;
+                order[n_order++] = c;
                 changed = true;
             }
         }
     }
-    /* Decided and certain edges first, so they read before alternatives. */
+    memcpy(p.fin, p.state, nc);
+    for (uint32_t c = 0; c < L->n_c; c++)
+        if (p.cho[c] != UINT32_MAX)
+            cex->choices[p.cho[c]].decided = p.fin[c];
+    /* Certain and decided edges first, so they read before the rest. */
     for (uint32_t i = 0; i < L->n_e; i++) {
         const psi_lx_edge *e = &L->e[i];
         if (!e->on)
             continue;
         if (e->cons < 0)
             cex_edge(&p, i, PSI_CEX_CERTAIN, 0);
-        else if (p.state[e->cons] == (e->side ? OR : EITHER))
-            cex_edge(&p, i, PSI_CEX_DECIDED, 0);
+        else if (p.fin[e->cons] == (e->side ? OR : EITHER))
+            cex_edge(&p, i, PSI_CEX_DECIDED, p.cho[e->cons]);
+    }
+    /* The reason of every decision, replayed in order: the cycle the
+     * excluded order closes with what was settled before it. */
+    memset(p.state, OPEN, nc);
+    for (uint32_t k = 0; k < n_order; k++) {
+        uint32_t c = order[k];
+        int excluded = p.fin[c] == EITHER ? 1 : 0;
+        int len = side_cycle(&p, c, excluded);
+        if (len < 0)
+            goto nomem;
+        if (len > 0 && p.cho[c] < 32 &&
+            !add_cycle(&p, p.cyc, len, 1u << p.cho[c], excluded ? 1u << p.cho[c] : 0u))
+            goto nomem;
+        p.state[c] = p.fin[c];
     }
     set_active(&p);
     int len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
-    if (len < 0) {
-        free(has);
-        st = psi_diag_nomem(d, "presenting a counterexample");
-        goto out;
-    }
+    if (len < 0)
+        goto nomem;
     if (len > 0) {
         /* Certain and decided edges alone already close a cycle. */
         if (!add_cycle(&p, p.cyc, len, 0, 0))
-            st = psi_diag_nomem(d, "presenting a counterexample");
+            goto nomem;
     } else if (conflict) {
-        const psi_lx_cons *lc = &L->c[conflict_c];
-        cex->choices[cex->n_choices++] =
-            (psi_cex_choice){L->node_txn[lc->t], L->node_txn[lc->s], lc->key};
-        for (int side = 0; side < 2 && st == PSI_OK; side++) {
+        uint32_t ch = p.cho[conflict_c];
+        for (int side = 0; side < 2; side++) {
             len = side_cycle(&p, conflict_c, side);
-            if (len <= 0 || !add_cycle(&p, p.cyc, len, 1u, side ? 1u : 0u))
-                st = psi_diag_nomem(d, "presenting a counterexample");
+            if (len <= 0 || ch >= 32 || !add_cycle(&p, p.cyc, len, 1u << ch, side ? 1u << ch : 0u))
+                goto nomem;
         }
     } else {
-        /* Several open pairs together: show one cycle per combination. */
-        uint32_t k = 0;
+        /* Several open pairs together: one cycle per combination. */
+        uint32_t k = 0, mask = 0;
         for (uint32_t c = 0; c < L->n_c; c++)
-            if (p.state[c] == OPEN && has[2 * c] && has[2 * c + 1] && k < 31) {
-                open[k] = c;
-                cex->choices[k++] =
-                    (psi_cex_choice){L->node_txn[L->c[c].t], L->node_txn[L->c[c].s], L->c[c].key};
+            if (p.state[c] == OPEN && p.cho[c] < 32 && k < 16) {
+                open[k++] = c;
+                mask |= 1u << p.cho[c];
             }
-        cex->n_choices = k;
-        for (uint32_t m = 0; m < (1u << k) && m < MAX_CASES && st == PSI_OK; m++) {
-            for (uint32_t i = 0; i < k; i++)
+        for (uint32_t m = 0; m < (1u << k) && m < MAX_CASES; m++) {
+            uint32_t bits = 0;
+            for (uint32_t i = 0; i < k; i++) {
                 p.state[open[i]] = (m >> i) & 1 ? OR : EITHER;
+                if ((m >> i) & 1)
+                    bits |= 1u << p.cho[open[i]];
+            }
             set_active(&p);
             len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
             for (uint32_t i = 0; i < k; i++)
                 p.state[open[i]] = OPEN;
-            if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, (1u << k) - 1u, m)))
-                st = psi_diag_nomem(d, "presenting a counterexample");
+            if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, mask, bits)))
+                goto nomem;
         }
     }
-    free(has);
-    if (st != PSI_OK)
-        goto out;
-    /* Transactions: the endpoints of the edges kept. */
-    cex->txns = malloc((2 * cex->n_edges + 1) * sizeof *cex->txns);
-    if (!cex->txns) {
-        st = psi_diag_nomem(d, "presenting a counterexample");
-        goto out;
+    /* Every remaining edge of the violation (e.g. an open pair's edges off
+     * the cycles shown) is listed too, so the counterexample is complete. */
+    for (uint32_t i = 0; i < L->n_e; i++) {
+        const psi_lx_edge *e = &L->e[i];
+        if (!e->on || p.map[i] != UINT32_MAX || e->cons < 0 || p.cho[e->cons] == UINT32_MAX)
+            continue;
+        uint8_t f = p.fin[e->cons];
+        uint8_t origin = f == OPEN                      ? (e->side ? PSI_CEX_OR : PSI_CEX_EITHER)
+                         : f == (e->side ? OR : EITHER) ? PSI_CEX_DECIDED
+                                                        : PSI_CEX_EXCLUDED;
+        cex_edge(&p, i, origin, p.cho[e->cons]);
     }
+    /* Transactions: the endpoints of the edges kept. */
+    cex->txns = malloc((L->n_nodes ? L->n_nodes : 1) * sizeof *cex->txns);
+    if (!cex->txns)
+        goto nomem;
     for (uint32_t v = 0; v < L->n_nodes; v++) {
         bool used = false;
         for (uint32_t i = 0; i < cex->n_edges && !used; i++)
@@ -307,12 +333,19 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
             cex->txns[cex->n_txns++] = L->node_txn[v];
     }
     cex->present = true;
+    goto out;
+nomem:
+    st = psi_diag_nomem(d, "presenting a counterexample");
 out:
     free(p.act);
     free(p.thr);
     free(p.cyc);
     free(p.map);
     free(p.state);
+    free(p.fin);
+    free(p.cho);
     free(open);
+    free(order);
+    free(has);
     return st;
 }

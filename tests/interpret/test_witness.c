@@ -1,0 +1,174 @@
+/* Witnesses: written from the model on accept, re-checked by the
+ * independent verifier; tampered witnesses are refused; hostile bytes never
+ * crash the parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "interpret/witness.h"
+#include "interpret/witness_check.h"
+#include "support/spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *witness_text(psi_history *h, bool ser, size_t *len)
+{
+    psi_check_result r;
+    psi_diag d;
+    psi_check_opts o = {.ser = ser, .keep_model = true};
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+    if (r.verdict != PSI_ACCEPT) {
+        psi_check_result_free(&r);
+        return NULL;
+    }
+    psi_witness w;
+    assert_int_equal(psi_witness_build(h, &r, ser, &w, &d), PSI_OK);
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    assert_true(psi_witness_write(h, &w, f));
+    fclose(f);
+    psi_witness_free(&w);
+    psi_check_result_free(&r);
+    return buf;
+}
+
+static int verify(psi_history *h, const char *text, size_t len, bool ser, char *why)
+{
+    psi_wverdict v;
+    psi_diag d;
+    psi_status st = psi_witness_verify(h, "w", text, len, ser, &v, why, 512, &d);
+    if (st != PSI_OK) {
+        snprintf(why, 512, "%.500s", d.msg);
+        return 2;
+    }
+    return v == PSI_WITNESS_VALID ? 0 : 1;
+}
+
+static const char *accepted[] = {
+    "1:1:c w1=1; 1:2:c r1=1 w1=2; 2:3:c r1=2",
+    "1:1:c w1=1; 2:2:c w1=2; 3:3:c w1=3",
+    "1:1:c w1=1; 2:2:c w1=2; 3:3:c w1=3; 4:4:c r1=1; 4:5:c r1=2; 4:6:c r1=3",
+    "1:1:c r1=_ r2=_ w1=1; 2:2:c r1=_ r2=_ w2=2",
+    "1:1:c w1=1 w2=1; 2:2:c w1=2 w2=2; 3:3:c r1=2 r2=2; 4:4:c r1=1 r2=1",
+};
+
+static void test_accepted_witnesses_verify(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        for (int ser = 0; ser < 2; ser++) {
+            psi_history *h = spec_history(accepted[i]);
+            size_t len;
+            char *w = witness_text(h, ser, &len), why[512];
+            if (!w) {
+                psi_history_free(h);
+                continue;
+            }
+            if (verify(h, w, len, ser, why) != 0)
+                fail_msg("%s: %s\n%s", accepted[i], why, w);
+            free(w);
+            psi_history_free(h);
+        }
+    }
+}
+
+static void test_tampered_witnesses_refused(void **state)
+{
+    (void)state;
+    psi_history *h = spec_history("1:1:c w1=1; 2:2:c w1=2; 3:3:c w2=5; 4:4:c r1=1; 4:5:c r1=2");
+    char why[512];
+    const char *good = "polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\n";
+    assert_int_equal(verify(h, good, strlen(good), false, why), 0);
+    const char *bad[][2] = {
+        {"polysi-witness 1\nkey 1 (2,2) (1,1)\nkey 2 (3,3)\n", "cycle"},
+        {"polysi-witness 1\nkey 1 (1,1)\nkey 2 (3,3)\n", "misses (2,2)"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2)\n", "key 2: no version order"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2) (1,1)\nkey 2 (3,3)\n", "listed twice"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nkey 1 (1,1) (2,2)\n",
+         "already ordered on line 2"},
+        {"polysi-witness 1\nkey 1 (1,1) (9,9)\nkey 2 (3,3)\n", "(9,9) is not in the history"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2) (3,3)\nkey 2 (3,3)\n", "does not write key 1"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nkey 7 (3,3)\n", "key 7 does not occur"},
+        {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\norder (1,1) (2,2) (3,3) (4,4)\n",
+         "misses (4,5)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = verify(h, bad[i][0], strlen(bad[i][0]), false, why);
+        if (rc != 1 || !strstr(why, bad[i][1]))
+            fail_msg("case %zu: rc %d, '%s' (want refusal with '%s')", i, rc, why, bad[i][1]);
+    }
+    /* SER: the order must put every dependency forward. */
+    const char *ord = "polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\n"
+                      "order (1,1) (3,3) (4,5) (2,2) (4,4)\n";
+    assert_int_equal(verify(h, ord, strlen(ord), true, why), 1);
+    assert_non_null(strstr(why, "line 4"));
+    const char *malformed[] = {"",
+                               "key 1 (1,1)\n",
+                               "polysi-witness 2\n",
+                               "polysi-witness 1\nkey x (1,1)\n",
+                               "polysi-witness 1\nkey 1 (1,1\n",
+                               "polysi-witness 1\nkey 1 (1,99999999999999999999)\n",
+                               "polysi-witness 1\nfrobnicate\n"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++)
+        assert_int_equal(verify(h, malformed[i], strlen(malformed[i]), false, why), 2);
+    psi_history_free(h);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* Mutations of a valid witness: any verdict is fine, a crash or a leak is
+ * not (the sanitizers watch). */
+static void test_hostile_witness_bytes(void **state)
+{
+    (void)state;
+    psi_history *h = spec_history(accepted[2]);
+    size_t len;
+    char *w = witness_text(h, true, &len), why[512];
+    assert_non_null(w);
+    static const char alphabet[] = "()0123456789, \n\t#keyorderisolationser\0\xff-";
+    for (int iter = 0; iter < 5000; iter++) {
+        size_t n = len + 8;
+        char *m = malloc(n);
+        memcpy(m, w, len);
+        size_t ml = len;
+        for (uint32_t k = 1 + rnd(4); k > 0; k--) {
+            uint32_t op = rnd(3), at = ml ? rnd((uint32_t)ml) : 0;
+            char c = alphabet[rnd(sizeof alphabet - 1)];
+            if (op == 0 && ml)
+                m[at] = c;
+            else if (op == 1 && ml)
+                memmove(m + at, m + at + 1, ml - at - 1), ml--;
+            else if (ml < n)
+                memmove(m + at + 1, m + at, ml - at), m[at] = c, ml++;
+        }
+        if (rnd(8) == 0)
+            ml = rnd((uint32_t)ml + 1); /* truncate */
+        int rc = verify(h, m, ml, rnd(2), why);
+        assert_true(rc >= 0 && rc <= 2);
+        free(m);
+    }
+    free(w);
+    psi_history_free(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accepted_witnesses_verify),
+        cmocka_unit_test(test_tampered_witnesses_refused),
+        cmocka_unit_test(test_hostile_witness_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
