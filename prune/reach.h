@@ -1,12 +1,22 @@
 /* Reachability over the known graph for pruning (see prune.h).
  *
  * Internal nodes: SER uses one node per transaction; SI two (v0 = 2v,
- * v1 = 2v+1). frontier[u * S + s] is the smallest position p (as in
- * psi_txn.pos) such that u reaches the transaction at position p of session
- * s through at least one edge, arriving at its v0 node (SER: at the node);
- * UINT32_MAX when none. Because consecutive committed transactions of a
- * session are joined by SO (a DEP edge), reaching position p means reaching
- * every later committed position too, so one number per session suffices.
+ * v1 = 2v+1; see prune.h). frontier row of internal node u: entry s is the
+ * smallest position p (as in psi_txn.pos) such that u reaches the
+ * transaction at position p of session s through at least one edge,
+ * arriving at its v0 node (SER: at the node); UINT32_MAX when none. Because
+ * consecutive committed transactions of a session are joined by SO (a DEP
+ * edge), reaching position p means reaching every later committed position
+ * too, so one number per session suffices.
+ *
+ * The edges are kept once per known edge, per transaction (not per internal
+ * node): in SI a DEP edge u->v stands for both u0->v0 and u1->v0. Ordering
+ * and frontiers use the equivalent graph where u0 -> u1 is a free edge,
+ * u1 -> v0 for DEP and u0 -> w1 for RW: u0 then reaches exactly the v0
+ * nodes it reached before, every DEP edge is processed once, and the graph
+ * stays acyclic exactly when the doubled graph is (a cycle through u0 -> u1
+ * can skip u1, since u0 has u1's edges too). Paths and cycles reported to
+ * the caller use only real edges.
  *
  * Ownership: psi_reach_build allocates; psi_reach_free releases. */
 #ifndef PSI_PRUNE_REACH_H
@@ -18,29 +28,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One kind of out-edges per transaction, as CSR. */
+typedef struct psi_adj {
+    uint64_t *off; /* [n_txns + 1] */
+    uint32_t *dst; /* target transaction */
+    uint32_t *eid; /* index of the known edge */
+} psi_adj;
+
 typedef struct psi_reach {
     const psi_history *h;
     bool doubled; /* SI */
     uint32_t n;   /* internal nodes */
+    uint32_t n_txns;
     uint32_t n_sessions;
-    uint64_t *off; /* [n + 1] CSR of out-edges */
-    uint32_t *dst; /* internal target node */
-    uint32_t *eid; /* index of the known edge it comes from */
-    uint64_t m;
+    psi_adj dep;     /* SO/WR/WW (SER: every edge) */
+    psi_adj anti;    /* RW (SI only) */
+    psi_adj anti_in; /* reverse of anti: sources of RW edges into each txn (SI only) */
     uint64_t n_rows;
-    uint32_t *frontier; /* [live rows * n_sessions], see above */
+    uint32_t *frontier; /* [n_rows * n_sessions], see above */
     uint32_t *row_of;   /* [n] frontier row of an internal node; UINT32_MAX for nodes of
                            transactions that take no part (aborted, unknown): they have
                            no edges, and skipping them keeps memory proportional to the
                            committed transactions */
-    /* SI only: for each transaction, the sources X of known RW edges X -> T
-     * (CSR), to decide "reaches T1". */
-    uint64_t *anti_off; /* [n_txns + 1] */
-    uint32_t *anti_src;
 } psi_reach;
 
-/* Builds the internal graph from the polygraph's known edges and, if it is
- * acyclic, the frontier. If it has a cycle, returns PSI_OK with
+/* Builds the graph from the polygraph's known edges and, if it has no
+ * forbidden cycle, the frontier. If it has one, returns PSI_OK with
  * *cycle_node set to an internal node on a cycle (else UINT32_MAX) and no
  * frontier. */
 psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
@@ -73,12 +86,12 @@ static inline const uint32_t *psi_reach_row(const psi_reach *r, uint32_t u)
 bool psi_reach_to_anti(const psi_reach *r, uint32_t u, uint32_t t);
 
 /* Shortest path (in edges) from internal node `from` to internal node `to`
- * as known-edge indices in *path (malloc'd, caller frees), or *len = 0 if
- * none. from == to finds a cycle through it. */
+ * over real edges, as known-edge indices in *path (malloc'd, caller frees),
+ * or *len = 0 if none. from == to finds a cycle through it. */
 psi_status psi_reach_path(const psi_reach *r, uint32_t from, uint32_t to, uint32_t **path,
                           uint32_t *len, psi_diag *d);
 
-/* An internal cycle through node u (which must lie on one), as known-edge
+/* A cycle through internal node u (which must lie on one), as known-edge
  * indices. */
 psi_status psi_reach_cycle(const psi_reach *r, uint32_t u, uint32_t **path, uint32_t *len,
                            psi_diag *d);
