@@ -1,0 +1,21 @@
+/* Fuzz target: the Cobra single-log reader (core/read_cobra.c) on arbitrary bytes. */
+#include "fuzz.h"
+#include "fuzz_check.h"
+
+#include "core/read.h"
+
+int psi_fuzz_cobra(const uint8_t *data, size_t size)
+{
+    psi_history *h = NULL;
+    psi_diag d = {0};
+    psi_status st = psi_read_cobra_buf("T7.log", data, size, PSI_FUZZ_MAX_OPS, &h, &d);
+    psi_fuzz_after_read(st, h, &d);
+    return 0;
+}
+
+#ifdef PSI_FUZZ_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return psi_fuzz_cobra(data, size);
+}
+#endif

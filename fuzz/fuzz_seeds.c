@@ -1,0 +1,259 @@
+/* Writes the fuzzers' seed corpora, all produced by the project itself:
+ *
+ *     fuzz_seeds OUTDIR
+ *
+ * creates OUTDIR/{text,dbcop,edn,cobra,dimacs,verdict,witness}/ with small
+ * histories from the workload generator (bench/lib) written by the
+ * project's own writers (as `polysi-solve generate` / `convert` do), Cobra
+ * logs encoded from generated histories, list-append EDN lines, small CNF
+ * and GNF formulas, verdict-target inputs, and the witnesses psi_check
+ * writes for accepted generated histories. Deterministic. */
+#include "fuzz.h"
+
+#include "bench/lib/gen.h"
+#include "core/read.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *outdir;
+
+static void mkdir_p(const char *sub)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", outdir);
+    if (mkdir(path, 0777) && errno != EEXIST) {
+        perror(path);
+        exit(2);
+    }
+    snprintf(path, sizeof path, "%s/%s", outdir, sub);
+    if (mkdir(path, 0777) && errno != EEXIST) {
+        perror(path);
+        exit(2);
+    }
+}
+
+static FILE *open_seed(const char *target, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/%s", outdir, target, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    return f;
+}
+
+static void write_seed(const char *target, const char *name, const void *p, size_t n)
+{
+    FILE *f = open_seed(target, name);
+    fwrite(p, 1, n, f);
+    if (fclose(f)) {
+        perror(name);
+        exit(2);
+    }
+}
+
+static void put_be64(FILE *f, uint64_t x)
+{
+    for (int i = 7; i >= 0; i--)
+        fputc((int)(x >> (8 * i)) & 0xff, f);
+}
+
+/* One Cobra log holding every session of h (the single-log reader sees
+ * one session; reads name their writer by write id = txn * 64 + op). */
+static void write_cobra(const psi_history *h, const char *name)
+{
+    FILE *f = open_seed("cobra", name);
+    uint32_t *op_txn = calloc(h->n_ops + 1, sizeof *op_txn);
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
+            op_txn[h->txns[t].first_op + i] = t;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *x = &h->txns[t];
+        fputc('S', f), put_be64(f, x->id);
+        for (uint32_t i = 0; i < x->n_ops; i++) {
+            const psi_op *op = &h->ops[x->first_op + i];
+            uint64_t key = h->keys[op->key];
+            if (op->kind == PSI_OP_WRITE) {
+                fputc('W', f), put_be64(f, (uint64_t)(x->first_op + i) + 1);
+                put_be64(f, key), put_be64(f, op->value);
+                continue;
+            }
+            uint64_t wtxn = 0xbebeebee, wid = 0xbebeebee;
+            for (uint32_t o = 0; o < h->n_ops && op->value; o++)
+                if (h->ops[o].kind == PSI_OP_WRITE && h->ops[o].key == op->key &&
+                    h->ops[o].value == op->value) {
+                    wtxn = h->txns[op_txn[o]].id, wid = (uint64_t)o + 1;
+                    break;
+                }
+            fputc('R', f), put_be64(f, wtxn), put_be64(f, wid);
+            put_be64(f, key), put_be64(f, op->value);
+        }
+        if (x->status == PSI_TXN_COMMITTED)
+            fputc('C', f), put_be64(f, x->id);
+    }
+    free(op_txn);
+    fclose(f);
+}
+
+static void histories(void)
+{
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.seed = seed;
+        o.sessions = 1 + (uint32_t)(seed % 4);
+        o.txns_per_session = 1 + (uint32_t)(seed % 5);
+        o.ops_per_txn = 1 + (uint32_t)(seed % 4);
+        o.keys = 1 + (uint32_t)(seed % 6);
+        o.store = seed % 3 == 0 ? PSI_STORE_SER : seed % 3 == 1 ? PSI_STORE_SI : PSI_STORE_RANDOM;
+        o.mix = seed % 2 ? PSI_MIX_POLYSI : PSI_MIX_RMW;
+        if (seed % 4 == 0)
+            o.faults = PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE) | PSI_FAULT_BIT(PSI_FAULT_STALE_READ);
+        if (o.store == PSI_STORE_RANDOM)
+            o.abort_ratio = 0.2;
+        o.unknown_ratio = seed % 5 == 0 ? 0.2 : 0.0;
+        psi_history *h;
+        psi_diag d;
+        if (psi_generate(&o, &h, NULL, &d) != PSI_OK) {
+            fprintf(stderr, "fuzz_seeds: %s\n", d.msg);
+            exit(2);
+        }
+        char path[4096], name[64];
+        snprintf(name, sizeof name, "gen-%02u", (unsigned)seed);
+        /* The text format cannot express aborted or unknown outcomes. */
+        snprintf(path, sizeof path, "%s/text/%s.txt", outdir, name);
+        (void)psi_write_text(h, path, &d);
+        snprintf(path, sizeof path, "%s/dbcop/%s.bincode", outdir, name);
+        (void)psi_write_dbcop(h, path, &d); /* no unknown outcomes in dbcop */
+        snprintf(path, sizeof path, "%s/edn/%s.edn", outdir, name);
+        if (psi_write_edn(h, path, &d) != PSI_OK)
+            fprintf(stderr, "fuzz_seeds: edn: %s\n", d.msg);
+        snprintf(name, sizeof name, "T%u.log", (unsigned)seed);
+        write_cobra(h, name);
+        psi_history_free(h);
+    }
+}
+
+static void handwritten(void)
+{
+    static const char text[] = "# a lost update\nw(1,1,0,1)\nr(1,1,1,2)\nw(1,2,1,2)\n\n"
+                               "r(1,1,2,3)\nw(1,3,2,3)\nr(18446744073709551615,0,3,4)\n";
+    write_seed("text", "lost-update.txt", text, sizeof text - 1);
+    static const char edn[] =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 1 1] [:r 2 nil]]}\n"
+        "{:index 1, :type :ok, :process 0, :f :txn, :value [[:append 1 1] [:r 2 []]]}\n"
+        "{:index 2, :type :info, :process :nemesis, :f :start, :value [:isolated {\"n1\" "
+        "#{\"n2\"}}]}\n"
+        "{:index 3, :type :invoke, :process 1, :f :txn, :value [[:r 1 nil] [:append 2 1]]}\n"
+        "{:index 4, :type :info, :process 1, :f :txn, :value [[:r 1 nil] [:append 2 1]], "
+        ":error :timeout}\n"
+        "{:index 5, :type :ok, :process 2, :f :txn, :value [[:r 1 [1]] [:r 2 (1)] [:w 3 "
+        "0x10N]], :time #inst \"2020-01-01T00:00:00Z\"}\n"
+        "{:index 6, :type :fail, :process 3, :f :txn, :value [[:w 4 7] [:r 4 nil]], "
+        ":error [:abort \"conflict\"]} ; a comment\n";
+    write_seed("edn", "list-append.edn", edn, sizeof edn - 1);
+    static const char vec[] = "[{:type :ok, :process 0, :value [[:w 1 1]]}\n"
+                              " {:type :ok, :process 1, :value [[:r 1 1] #_ [:r 9 9]]}]\n";
+    write_seed("edn", "vector.edn", vec, sizeof vec - 1);
+
+    static const char *cnf[] = {
+        "c tiny\np cnf 3 4\n1 -2 0\n2 3 0\n-1 -3 0\n-2 0\n",
+        "p cnf 2 4\n1 2 0 -1 2 0 1 -2 0 -1 -2 0\n",
+        "p cnf 0 0\n",
+        "p cnf 5 3\n1 2 3 4 5 0\n-1 -2 0\n-3\n-4 0\n",
+    };
+    static const char *gnf[] = {
+        "p cnf 4 2\n4 0\n1 2 0\ndigraph int 3 3 0\nedge 0 0 1 1\nedge 0 1 2 2\n"
+        "edge 0 2 0 3\nacyclic 0 4\n",
+        "p cnf 5 2\n5 0\n-1 2 0\ndigraph 2 2 7\nedge 7 0 1 1\nedge 7 1 0 2 3\n"
+        "digraph long 2 1 8\nedge 8 0 1 3\nacyclic 7 5\n",
+        "p cnf 4 1\n4 0\ndigraph int 3 3 0\nantiedge 0 0 1 1\nantiedge 0 1 2 2\n"
+        "edge 0 2 0 3\nacyclic_si 0 4\n",
+        "p cnf 6 4\n6 0\n1 0\n2 0\n3 -5 0\ndigraph int 3 5 1\nedge 1 0 1 1\nantiedge 1 1 2 2\n"
+        "antiedge 1 2 0 3\nedge 1 2 1 4\nedge 1 1 0 5\nacyclic_si 1 6\n",
+    };
+    char name[64];
+    for (size_t i = 0; i < sizeof cnf / sizeof cnf[0]; i++) {
+        snprintf(name, sizeof name, "cnf-%zu.cnf", i);
+        write_seed("dimacs", name, cnf[i], strlen(cnf[i]));
+    }
+    for (size_t i = 0; i < sizeof gnf / sizeof gnf[0]; i++) {
+        snprintf(name, sizeof name, "gnf-%zu.gnf", i);
+        write_seed("dimacs", name, gnf[i], strlen(gnf[i]));
+    }
+}
+
+/* Random 3-SAT near the threshold, a few sizes. */
+static void random_cnf(void)
+{
+    psi_gen_rng r;
+    psi_gen_rng_seed(&r, 7);
+    for (int i = 0; i < 6; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "3sat-%d.cnf", i);
+        FILE *f = open_seed("dimacs", name);
+        int vars = 5 + 4 * i, clauses = (int)(vars * 4.26);
+        fprintf(f, "p cnf %d %d\n", vars, clauses);
+        for (int c = 0; c < clauses; c++) {
+            for (int k = 0; k < 3; k++) {
+                int v = 1 + (int)psi_gen_rng_below(&r, (uint64_t)vars);
+                fprintf(f, "%d ", psi_gen_rng_chance(&r, 0.5) ? v : -v);
+            }
+            fprintf(f, "0\n");
+        }
+        fclose(f);
+    }
+}
+
+static void verdict(void)
+{
+    uint8_t buf[64];
+    char name[64];
+    for (uint64_t seed = 1; seed <= 48; seed++) {
+        size_t n = psi_fuzz_verdict_seed(seed, buf, sizeof buf);
+        snprintf(name, sizeof name, "gen-%02u", (unsigned)seed);
+        write_seed("verdict", name, buf, n);
+    }
+    /* Direct mode: a lost update, and a write skew. */
+    static const uint8_t lost[] = {0, 0x10, 0x03, 0x11, 0x09, 0x03, 0x12, 0x09, 0x03};
+    static const uint8_t skew[] = {1, 0x10, 0x00, 0x03, 0x11, 0x02, 0x05, 0x02, 0x10, 0x00, 0x03};
+    write_seed("verdict", "direct-lost-update", lost, sizeof lost);
+    write_seed("verdict", "direct-write-skew", skew, sizeof skew);
+}
+
+static void witness(void)
+{
+    static uint8_t buf[1 << 16];
+    char name[64];
+    for (uint16_t seed = 1; seed <= 40; seed++) {
+        size_t n = psi_fuzz_witness_seed(seed, seed % 2, buf, sizeof buf);
+        if (n == 0)
+            continue;
+        snprintf(name, sizeof name, "gen-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
+        write_seed("witness", name, buf, n);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: fuzz_seeds OUTDIR\n");
+        return 2;
+    }
+    outdir = argv[1];
+    const char *targets[] = {"text", "dbcop", "edn", "cobra", "dimacs", "verdict", "witness"};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        mkdir_p(targets[i]);
+    histories();
+    handwritten();
+    random_cnf();
+    verdict();
+    witness();
+    return 0;
+}

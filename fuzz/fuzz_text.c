@@ -1,0 +1,22 @@
+/* Fuzz target: the PolySI text reader (core/read_text.c) on arbitrary bytes. */
+#include "fuzz.h"
+#include "fuzz_check.h"
+
+#include "core/read.h"
+
+int psi_fuzz_text(const uint8_t *data, size_t size)
+{
+    psi_history *h = NULL;
+    psi_diag d = {0};
+    psi_status st =
+        psi_read_text_buf("fuzz.txt", (const char *)data, size, PSI_FUZZ_MAX_OPS, &h, &d);
+    psi_fuzz_after_read(st, h, &d);
+    return 0;
+}
+
+#ifdef PSI_FUZZ_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return psi_fuzz_text(data, size);
+}
+#endif

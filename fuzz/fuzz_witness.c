@@ -1,0 +1,99 @@
+/* Fuzz target: the witness parser and checker (interpret/witness_check.c).
+ *
+ * Input: byte 0 bit 0 chooses SER (else SI); bytes 1-2 seed a tiny
+ * generated history (fuzz_gen.c); the rest is the witness text. Besides
+ * never crashing on any text, a witness the checker calls VALID must be
+ * right: the brute-force oracle must accept the history at that level
+ * (a VALID witness for a violating history is a soundness bug). */
+#include "fuzz.h"
+#include "fuzz_check.h"
+
+#include "bench/lib/gen.h"
+#include "interpret/check.h"
+#include "interpret/witness.h"
+#include "interpret/witness_check.h"
+#include "oracle/oracle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static psi_history *history_for(uint16_t seed)
+{
+    psi_gen_opts o;
+    psi_fuzz_gen_config(seed, &o);
+    psi_history *h = NULL;
+    psi_diag d;
+    if (psi_generate(&o, &h, NULL, &d) != PSI_OK)
+        return NULL;
+    return h;
+}
+
+int psi_fuzz_witness(const uint8_t *data, size_t size)
+{
+    if (size < 3)
+        return 0;
+    bool ser = data[0] & 1;
+    psi_history *h = history_for((uint16_t)(data[1] | data[2] << 8));
+    if (!h)
+        return 0;
+    psi_wverdict v;
+    char why[512];
+    psi_diag d = {0};
+    psi_status st = psi_witness_verify(h, "fuzz.witness", (const char *)data + 3, size - 3, ser, &v,
+                                       why, sizeof why, &d);
+    if (st != PSI_OK) {
+        FUZZ_REQUIRE(memchr(d.msg, '\0', sizeof d.msg) && d.msg[0], "error without a message");
+    } else if (v == PSI_WITNESS_VALID) {
+        oracle_result r;
+        oracle_check_limit(h, ser, 200000, &r);
+        if (r.verdict == ORACLE_REJECT || r.verdict == ORACLE_INVALID) {
+            fprintf(stderr, "witness judged VALID for %s but the oracle says %s (%s)\n",
+                    ser ? "SER" : "SI", oracle_verdict_name(r.verdict), oracle_reason_name(r.why));
+            abort();
+        }
+    } else {
+        FUZZ_REQUIRE(memchr(why, '\0', sizeof why) && why[0], "refusal without a reason");
+    }
+    psi_history_free(h);
+    return 0;
+}
+
+size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap)
+{
+    psi_history *h = history_for(seed);
+    if (!h)
+        return 0;
+    size_t n = 0;
+    psi_check_opts co = {.ser = ser, .keep_model = true};
+    psi_check_result res;
+    psi_diag d;
+    if (psi_check(h, &co, &res, &d) == PSI_OK) {
+        psi_witness w;
+        if (res.verdict == PSI_ACCEPT && psi_witness_build(h, &res, ser, &w, &d) == PSI_OK) {
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            bool ok = f && psi_witness_write(h, &w, f);
+            if (f)
+                ok = fclose(f) == 0 && ok;
+            if (ok && len + 3 <= cap) {
+                buf[0] = ser, buf[1] = (uint8_t)seed, buf[2] = (uint8_t)(seed >> 8);
+                memcpy(buf + 3, text, len);
+                n = len + 3;
+            }
+            free(text);
+            psi_witness_free(&w);
+        }
+        psi_check_result_free(&res);
+    }
+    psi_history_free(h);
+    return n;
+}
+
+#ifdef PSI_FUZZ_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return psi_fuzz_witness(data, size);
+}
+#endif

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets of a -DPSI_FUZZ=ON build, two at a time.
+#
+#   fuzz/run.sh BUILD_DIR SECONDS [TARGET...]     (default: every target)
+#
+# Seeds are (re)written by BUILD_DIR/fuzz/fuzz_seeds into
+# BUILD_DIR/fuzz-seeds/; each target's growing corpus lives in
+# BUILD_DIR/fuzz-corpus/TARGET/ and crashers land in
+# BUILD_DIR/fuzz-artifacts/TARGET/. Logs: BUILD_DIR/fuzz-logs/TARGET.log.
+# PSI_FUZZ_WORK puts seeds, corpora, artifacts and logs elsewhere;
+# PSI_FUZZ_RUNS also stops a target after that many executions.
+# Exits 1 if any target found a crash, a leak or a disagreement.
+set -euo pipefail
+build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
+secs=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
+shift 2
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(text dbcop edn cobra dimacs verdict witness)
+work=${PSI_FUZZ_WORK:-$build}
+
+"$build/fuzz/fuzz_seeds" "$work/fuzz-seeds"
+mkdir -p "$work/fuzz-logs"
+
+run_one() {
+    local t=$1
+    local corpus=$work/fuzz-corpus/$t art=$work/fuzz-artifacts/$t
+    mkdir -p "$corpus" "$art"
+    local extra=()
+    [ -n "${PSI_FUZZ_RUNS:-}" ] && extra+=(-runs="$PSI_FUZZ_RUNS")
+    # -timeout: one input taking this long is a hang; -rss_limit_mb: the
+    # readers refuse big inputs, so a fuzz input never needs more.
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "${extra[@]}" \
+        "$corpus" "$work/fuzz-seeds/$t" >"$work/fuzz-logs/$t.log" 2>&1
+}
+
+fail=0
+running=0
+for t in "${targets[@]}"; do
+    if [ $running -ge 2 ]; then
+        wait -n || fail=1
+        running=$((running - 1))
+    fi
+    run_one "$t" &
+    running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+    wait -n || fail=1
+    running=$((running - 1))
+done
+for t in "${targets[@]}"; do
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/fuzz-logs/$t.log" | grep -o '[0-9]*$' || true)
+    secs_run=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$work/fuzz-logs/$t.log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || true)
+    if grep -qE 'ERROR|DISAGREEMENT|fuzz check failed' "$work/fuzz-logs/$t.log"; then
+        echo "fuzz: $t: FAILED after ${runs:-?} executions (log: $work/fuzz-logs/$t.log)"
+    else
+        echo "fuzz: $t: ${runs:-?} executions in ${secs_run:-?} s, no findings"
+    fi
+done
+if [ $fail -ne 0 ]; then
+    for t in "${targets[@]}"; do
+        grep -E 'ERROR|SUMMARY|DISAGREEMENT|fuzz check failed' "$work/fuzz-logs/$t.log" | head -5 || true
+    done
+fi
+exit $fail
