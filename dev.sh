@@ -49,6 +49,19 @@ build_release() {
     cmake --build build/release -j"$(jobs)" --target polysi-solve
 }
 
+# A short libFuzzer run of every fuzz target (clang build in build/fuzz),
+# two at a time, PSI_FUZZ_SECONDS each (60; 0 skips): fails on any crash,
+# leak, sanitizer report or verdict disagreement. Long runs: README.md,
+# "Hostile and huge input".
+fuzz_short() {
+    local secs=${PSI_FUZZ_SECONDS:-60}
+    [ "$secs" -gt 0 ] || return 0
+    CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug -DPSI_FUZZ=ON -DPSI_TESTS=OFF >/dev/null
+    cmake --build build/fuzz -j"$(jobs)"
+    echo "== fuzzing each target for $secs s"
+    fuzz/run.sh build/fuzz "$secs"
+}
+
 case "${1:-}" in
 setup)
     setup test
@@ -74,6 +87,7 @@ test)
     cmake --build build/asan -j"$(jobs)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build/asan --output-on-failure -j"$(jobs)"
+    fuzz_short
     ;;
 *)
     echo "usage: ./dev.sh run|test|setup|build" >&2

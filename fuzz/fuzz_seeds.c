@@ -21,14 +21,9 @@
 
 static const char *outdir;
 
-static void mkdir_p(const char *sub)
+static void mkdir_sub(const char *sub)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s", outdir);
-    if (mkdir(path, 0777) && errno != EEXIST) {
-        perror(path);
-        exit(2);
-    }
     snprintf(path, sizeof path, "%s/%s", outdir, sub);
     if (mkdir(path, 0777) && errno != EEXIST) {
         perror(path);
@@ -248,8 +243,12 @@ int main(int argc, char **argv)
     }
     outdir = argv[1];
     const char *targets[] = {"text", "dbcop", "edn", "cobra", "dimacs", "verdict", "witness"};
+    if (mkdir(outdir, 0777) && errno != EEXIST) {
+        perror(outdir);
+        return 2;
+    }
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-        mkdir_p(targets[i]);
+        mkdir_sub(targets[i]);
     histories();
     handwritten();
     random_cnf();

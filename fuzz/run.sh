@@ -17,22 +17,26 @@ shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(text dbcop edn cobra dimacs verdict witness)
 work=${PSI_FUZZ_WORK:-$build}
+src=$(cd "$(dirname "$0")/.." && pwd)
 
-"$build/fuzz/fuzz_seeds" "$work/fuzz-seeds"
 mkdir -p "$work/fuzz-logs"
+"$build/fuzz/fuzz_seeds" "$work/fuzz-seeds"
 
 run_one() {
     local t=$1
     local corpus=$work/fuzz-corpus/$t art=$work/fuzz-artifacts/$t
     mkdir -p "$corpus" "$art"
-    local extra=()
+    local extra=() regress=()
+    # Saved crashers (tests/fuzz_regress) are replayed first, under clang's
+    # sanitizers too.
+    [ -d "$src/tests/fuzz_regress/$t" ] && regress+=("$src/tests/fuzz_regress/$t")
     [ -n "${PSI_FUZZ_RUNS:-}" ] && extra+=(-runs="$PSI_FUZZ_RUNS")
     # -timeout: one input taking this long is a hang; -rss_limit_mb: the
     # readers refuse big inputs, so a fuzz input never needs more.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "${extra[@]}" \
-        "$corpus" "$work/fuzz-seeds/$t" >"$work/fuzz-logs/$t.log" 2>&1
+        "$corpus" "$work/fuzz-seeds/$t" "${regress[@]}" >"$work/fuzz-logs/$t.log" 2>&1
 }
 
 fail=0
