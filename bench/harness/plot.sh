@@ -137,19 +137,23 @@ fi
 
 # ---------------------------------------------------------------- Fig. 9
 if [ -s "$dir/fig9.csv" ] && [ "$(wc -l <"$dir/fig9.csv")" -gt 1 ]; then
-    # one row per history: default, no-P, no-C-no-P CPU seconds ("?" = timeout/error)
-    awk -F, 'NR > 1 { v = ($7 == "accept" || $7 == "reject") ? ($8 < 0.01 ? 0.01 : $8) : "?"
+    # one row per history: CPU seconds of default, no-P, no-C-no-P, then a
+    # label per bar ("T/O" when the run hit the time limit: its bar shows the
+    # CPU time spent until then, a lower bound)
+    awk -F, 'NR > 1 { v = $8 < 0.01 ? 0.01 : $8
                       if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
-                      t[$2, $6] = v }
+                      t[$2, $6] = v; l[$2, $6] = ($7 == "accept" || $7 == "reject") ? "\"\"" : "\"" ($7 == "timeout" ? "T/O" : $7) "\"" }
              END { for (i = 1; i <= n; i++) { h = order[i]
-                     printf "%s %s %s %s\n", h, t[h, "default"], t[h, "no-P"], t[h, "no-C-no-P"] } }' \
+                     printf "%s %s %s %s %s %s %s\n", h, t[h, "default"], t[h, "no-P"], t[h, "no-C-no-P"],
+                            l[h, "default"], l[h, "no-P"], l[h, "no-C-no-P"] } }' \
         "$dir/fig9.csv" >"$D/fig9.dat"
     {
-        echo "set title 'polysi-solve: effect of pruning (P) and coalescing (C) under SI (cf. PolySI Fig. 9)'"
+        echo 'set title "polysi-solve: effect of pruning (P) and coalescing (C) under SI (cf. PolySI Fig. 9)\nT/O: the run hit the time limit; its bar is the CPU time spent until then"'
         echo "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.85 border -1"
         echo "set logscale y; set yrange [0.005:*]; set grid y; set ylabel 'CPU time (s, log scale; floor 0.01)'"
         echo "set xlabel 'history'; set key top left"
-        echo "plot '$D/fig9.dat' using 2:xtic(1) title 'polysi-solve', '' using 3 title 'without P', '' using 4 title 'without C and P'"
+        echo "plot '$D/fig9.dat' using 2:xtic(1) title 'polysi-solve', '' using 3 title 'without P', '' using 4 title 'without C and P', \\"
+        echo "     '' using (\$0 - 0.25):(\$2 * 1.3):5 with labels notitle, '' using (\$0):(\$3 * 1.3):6 with labels notitle, '' using (\$0 + 0.25):(\$4 * 1.3):7 with labels notitle"
     } | render fig9_pruning 1100 600
     {
         echo "## Fig. 9: with and without pruning (P) and coalescing (C), SI"
@@ -169,7 +173,7 @@ if [ -s "$dir/fig10.csv" ] && [ "$(wc -l <"$dir/fig10.csv")" -gt 1 ]; then
     done
     {
         echo "set multiplot layout 1,3 title 'polysi-solve: scalability under SI (cf. PolySI Fig. 10); generated, 20 sessions, zipfian over 10^6 keys'"
-        echo "set grid; set ytics nomirror; set y2tics; set key top left"
+        echo "set grid; set ytics nomirror; set y2tics; set key below"
         echo "set ylabel 'CPU time (s)'; set y2label 'peak RSS (MB)'; set yrange [0:*]; set y2range [0:*]"
         echo "set title '(a) committed transactions (15 ops/txn)'; set xlabel '#committed transactions'; set logscale x"
         echo "plot '$D/fig10_default.dat' using 1:2 with linespoints lw 2 pt 7 title 'time', '' using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 title 'memory'"
