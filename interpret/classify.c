@@ -66,6 +66,33 @@ static bool lost_update(const psi_history *h, const psi_index *idx, psi_cex *cex
             return true;
         }
     }
+    /* Generalized: an open pair A, B on key x where each read a version of
+     * x the other overwrites (A -RW(x)-> B and B -RW(x)-> A). */
+    for (uint32_t c = 0; c < cex->n_choices; c++) {
+        const psi_cex_choice *ch = &cex->choices[c];
+        if (ch->decided)
+            continue;
+        bool ab = false, ba = false;
+        for (uint32_t i = 0; i < cex->n_edges; i++) {
+            const psi_cex_edge *e = &cex->edges[i];
+            if (e->type != PSI_EDGE_RW || e->key != ch->key)
+                continue;
+            ab |= e->from == ch->t && e->to == ch->s;
+            ba |= e->from == ch->s && e->to == ch->t;
+        }
+        if (!ab || !ba)
+            continue;
+        char x[64], y[64];
+        psi_fmt_txn(h, ch->t, x, sizeof x);
+        psi_fmt_txn(h, ch->s, y, sizeof y);
+        unsigned long long key = (unsigned long long)h->keys[ch->key];
+        cex->kind = PSI_CEX_LOST_UPDATE;
+        snprintf(cex->summary, sizeof cex->summary,
+                 "lost update on key %llu: %s and %s both read key %llu and both overwrite it, "
+                 "each missing the other's write, so one of the two updates is lost",
+                 key, x, y, key);
+        return true;
+    }
     return false;
 }
 
@@ -198,9 +225,28 @@ static void name_cycle(const psi_history *h, const psi_index *idx, psi_cex *cex,
         break;
     default: {
         shape s = cycle_shape(cex, c);
+        const char *what = s.adjacent_rw ? " (two of them adjacent RW: forbidden by SER only)"
+                           : s.rw == 1   ? " (a single anti-dependency: Elle's G-single)"
+                                         : "";
+        /* A conflict on an open pair whose two orders both close such a
+         * cycle: concurrent writers that each miss the other's writes. */
+        char pair[320] = "";
+        for (uint32_t i = 0; i < cex->n_choices; i++) {
+            const psi_cex_choice *ch = &cex->choices[i];
+            if (ch->decided || !(c->cond_mask >> i & 1))
+                continue;
+            char x[64], y[64];
+            psi_fmt_txn(h, ch->t, x, sizeof x);
+            psi_fmt_txn(h, ch->s, y, sizeof y);
+            snprintf(pair, sizeof pair,
+                     "; %s and %s both write key %llu, but each misses a write of the other, so "
+                     "neither can be installed first",
+                     x, y, (unsigned long long)h->keys[ch->key]);
+            break;
+        }
         snprintf(cex->summary, sizeof cex->summary,
-                 "cycle of %u dependencies (%u SO, %u WR, %u WW, %u RW%s): %s", s.n, s.so, s.wr,
-                 s.ww, s.rw, s.adjacent_rw ? ", two of them adjacent RW" : "", cyc);
+                 "cycle of %u dependencies (%u SO, %u WR, %u WW, %u RW)%s: %s%s", s.n, s.so, s.wr,
+                 s.ww, s.rw, what, cyc, pair);
         break;
     }
     }
