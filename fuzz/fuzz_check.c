@@ -93,10 +93,9 @@ void psi_fuzz_after_read(psi_status st, psi_history *h, const psi_diag *d)
             psi_check_opts co = {.ser = ser, .time_limit = 5.0};
             psi_check_result r;
             psi_status cst = psi_check(h, &co, &r, &d2);
-            if (cst == PSI_OK)
-                psi_check_result_free(&r);
-            else
+            if (cst != PSI_OK)
                 check_diag(&d2);
+            psi_check_result_free(&r); /* also after an error */
         }
     } else {
         psi_index idx;

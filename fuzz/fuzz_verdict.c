@@ -330,8 +330,7 @@ int psi_fuzz_verdict(const uint8_t *data, size_t size)
             dump(&v);
             abort();
         }
-        if (st == PSI_OK)
-            psi_check_result_free(&r);
+        psi_check_result_free(&r); /* also after an error */
     }
     psi_history_free(h);
     return 0;
