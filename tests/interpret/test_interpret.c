@@ -39,15 +39,21 @@ static const named cases[] = {
     {"unwritten value", "1:1:c r1=7", false, PSI_CEX_UNWRITTEN},
 };
 
-static void run_cex(psi_history *h, bool ser, psi_check_result *r, psi_cex *cx)
+static void run_cex_opts(psi_history *h, bool ser, bool no_pruning, psi_check_result *r,
+                         psi_cex *cx)
 {
     psi_diag d;
-    psi_check_opts o = {.ser = ser};
+    psi_check_opts o = {.ser = ser, .no_pruning = no_pruning};
     if (psi_check(h, &o, r, &d) != PSI_OK)
         fail_msg("check: %s", d.msg);
     psi_cex_opts xo = {.ser = ser};
     if (psi_cex_build(h, r, &xo, cx, &d) != PSI_OK)
         fail_msg("cex: %s", d.msg);
+}
+
+static void run_cex(psi_history *h, bool ser, psi_check_result *r, psi_cex *cx)
+{
+    run_cex_opts(h, ser, false, r, cx);
 }
 
 static void test_named_anomalies(void **state)
@@ -104,6 +110,28 @@ static void test_lost_update_shape(void **state)
     assert_int_equal(open, 1); /* (1,3) vs (2,8): neither order possible */
     psi_cex_free(&cx);
     psi_check_result_free(&r);
+    psi_history_free(h);
+}
+
+static void test_budget_is_reported(void **state)
+{
+    (void)state;
+    psi_history *h = spec_history("1:1:c w0=3; 1:2:c w0=4; 1:3:c r0=4 w0=5; 2:8:c r0=4 w0=10");
+    for (uint64_t budget = 1; budget <= 8; budget++) {
+        psi_check_result r;
+        psi_cex cx;
+        psi_diag d;
+        psi_check_opts o = {0};
+        assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+        psi_cex_opts xo = {.budget = budget};
+        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        assert_true(cx.present);
+        assert_true(cx.solver_calls <= budget);
+        assert_false(cx.minimal); /* too few calls to try every deletion */
+        assert_true(cx.n_cycles >= 1);
+        psi_cex_free(&cx);
+        psi_check_result_free(&r);
+    }
     psi_history_free(h);
 }
 
@@ -212,16 +240,19 @@ static void random_spec(char *buf, size_t n)
 static void test_random_minimal(void **state)
 {
     (void)state;
-    uint32_t checked = 0, sizes = 0;
-    for (int iter = 0; iter < 3000; iter++) {
+    uint32_t checked = 0, sizes = 0, by_solver = 0;
+    for (int iter = 0; iter < 2000; iter++) {
         char spec[2048];
         random_spec(spec, sizeof spec);
         psi_history *h = spec_history(spec);
         assert_non_null(h);
-        for (int ser = 0; ser < 2; ser++) {
+        /* Both ways to reach a reject: pruning (default) and the solver
+         * (without pruning). */
+        for (int mode = 0; mode < 4; mode++) {
+            bool ser = mode & 1;
             psi_check_result r;
             psi_cex cx;
-            run_cex(h, ser, &r, &cx);
+            run_cex_opts(h, ser, mode & 2, &r, &cx);
             if (r.verdict == PSI_REJECT && r.reason != PSI_BY_ANOMALY) {
                 assert_true(cx.present);
                 assert_true(cx.restored_whole);
@@ -236,6 +267,7 @@ static void test_random_minimal(void **state)
                                  ser ? "SER" : "SI", i);
                 checked++;
                 sizes += cx.n_edges;
+                by_solver += r.reason == PSI_BY_SOLVER;
             }
             psi_cex_free(&cx);
             psi_check_result_free(&r);
@@ -243,17 +275,17 @@ static void test_random_minimal(void **state)
         }
         psi_history_free(h);
     }
-    printf("  %u counterexamples checked by brute force (mean %.1f dependencies)\n", checked,
-           checked ? (double)sizes / checked : 0.0);
+    printf("  %u counterexamples checked by brute force (mean %.1f dependencies, %u found by "
+           "the solver)\n",
+           checked, checked ? (double)sizes / checked : 0.0, by_solver);
     assert_true(checked > 100);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_named_anomalies),
-        cmocka_unit_test(test_write_skew_is_si),
-        cmocka_unit_test(test_lost_update_shape),
+        cmocka_unit_test(test_named_anomalies),   cmocka_unit_test(test_write_skew_is_si),
+        cmocka_unit_test(test_lost_update_shape), cmocka_unit_test(test_budget_is_reported),
         cmocka_unit_test(test_random_minimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
