@@ -19,8 +19,10 @@
  * - Keys used: :type, :f, :process, :value, :index; any other key is ignored.
  *   A map without :type or :process is an error.
  * - :f other than :txn (nemesis ops, :read/:write single-register ops...) and
- *   a :process that is not an integer (:nemesis, named processes) make the
- *   line skipped. A missing :f counts as :txn.
+ *   a :process that is a name (keyword, symbol or string: :nemesis, named
+ *   processes) make the line skipped. A missing :f counts as :txn. Any
+ *   other non-integer :process (1.5, nil, a collection) is an error: such a
+ *   transaction is neither a session's nor something to skip.
  * - :process is the session. :invoke announces an operation; the next
  *   completion of the same process completes it, and the completion's :value
  *   is used (values filled in). :ok -> committed, :fail -> aborted, :info ->
@@ -889,8 +891,13 @@ static psi_status handle_line(edn_reader *r, size_t start, size_t end, uint64_t 
         return PSI_OK; /* not a transaction: nemesis and other ops */
     if (!op.process)
         return perr(p, PSI_ERR_SYNTAX, m->pos, "the map has no :process");
-    if (p->nodes[op.process].kind != EDN_INT)
+    uint8_t pk = p->nodes[op.process].kind;
+    if (pk == EDN_KEYWORD || pk == EDN_SYMBOL || pk == EDN_STRING)
         return PSI_OK; /* :nemesis or another named process */
+    if (pk != EDN_INT) /* 1.5, nil, [..]: not a session, and not a name to skip */
+        return perr(p, PSI_ERR_SYNTAX, p->nodes[op.process].pos,
+                    "a transaction's :process must be an integer (its session) or a name "
+                    "such as :nemesis");
     uint64_t process;
     if ((st = get_u64(p, op.process, ":process", &process)) != PSI_OK)
         return st;
