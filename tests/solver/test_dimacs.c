@@ -94,8 +94,8 @@ static void test_hostile_input_never_crashes(void **state)
     (void)state;
     const char *seeds[] = {
         "p cnf 3 2\n1 -2 0\n3 0\n",
-        "p cnf 4 1\n4 0\ndigraph int 3 3 7\nedge 7 0 1 1\nedge 7 1 2 2\nantiedge 7 2 0 3\n"
-        "acyclic_si 7 4\n",
+        ("p cnf 4 1\n4 0\ndigraph int 3 3 7\nedge 7 0 1 1\nedge 7 1 2 2\nantiedge 7 2 0 3\n"
+         "acyclic_si 7 4\n"),
         "p cnf 2147483647 9223372036854775807\n",
         "p cnf 5 1\n-2147483648 0\n",
         "p cnf 1 1\n1 0\ndigraph 67108864 0 1\n",
