@@ -228,19 +228,19 @@ static void name_cycle(const psi_history *h, const psi_index *idx, psi_cex *cex,
         const char *what = s.adjacent_rw ? " (two of them adjacent RW: forbidden by SER only)"
                            : s.rw == 1   ? " (a single anti-dependency: Elle's G-single)"
                                          : "";
-        /* A conflict on an open pair whose two orders both close such a
-         * cycle: concurrent writers that each miss the other's writes. */
+        /* Name the open writer pair the cycle depends on. */
         char pair[320] = "";
-        for (uint32_t i = 0; i < cex->n_choices; i++) {
-            const psi_cex_choice *ch = &cex->choices[i];
-            if (ch->decided || !(c->cond_mask >> i & 1))
+        for (uint32_t j = 0; j < c->len; j++) {
+            const psi_cex_edge *ce = &cex->edges[cex->idx[c->first + j]];
+            if (ce->origin != PSI_CEX_EITHER && ce->origin != PSI_CEX_OR)
                 continue;
+            const psi_cex_choice *ch = &cex->choices[ce->choice];
             char x[64], y[64];
             psi_fmt_txn(h, ch->t, x, sizeof x);
             psi_fmt_txn(h, ch->s, y, sizeof y);
             snprintf(pair, sizeof pair,
-                     "; %s and %s both write key %llu, but each misses a write of the other, so "
-                     "neither can be installed first",
+                     "; %s and %s both write key %llu, and either order of the two closes a "
+                     "forbidden cycle",
                      x, y, (unsigned long long)h->keys[ch->key]);
             break;
         }
