@@ -26,7 +26,8 @@ static void help(void)
            "  --no-theory-propagation   solver: detect cycles only on activation\n"
            "  --time-limit S            give up (exit 2) after S seconds of solving\n"
            "  --interpret-budget N      on reject, at most N local solver calls to restore and\n"
-           "                            minimize the counterexample (default %u)\n"
+           "                            minimize the counterexample (default %u; 0: no\n"
+           "                            interpretation, only the cycle(s) found)\n"
            "  --dot FILE                on reject, write the counterexample as Graphviz DOT\n"
            "  --witness FILE            on accept, write the version order of every key (and\n"
            "                            for --isolation ser a serialization order) to FILE;\n"
@@ -688,8 +689,10 @@ int psi_cmd_check(int argc, char **argv)
     const char *level = co.ser ? "SER" : "SI";
     int rc = res.verdict == PSI_ACCEPT ? 0 : 1;
     psi_cex cx;
-    psi_cex_opts xo = {.ser = co.ser, .budget = budget ? budget : 1};
-    if (psi_cex_build(h, &res, &xo, &cx, &d) != PSI_OK) {
+    psi_cex_opts xo = {.ser = co.ser, .budget = budget};
+    memset(&cx, 0, sizeof cx);
+    /* --interpret-budget 0: no interpretation, only the raw cycle(s). */
+    if (budget && psi_cex_build(h, &res, &xo, &cx, &d) != PSI_OK) {
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         psi_check_result_free(&res);
         psi_history_free(h);
