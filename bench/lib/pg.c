@@ -243,8 +243,13 @@ static void *session_main(void *arg)
         if (se->st != PSI_OK)
             break;
     }
-    if (se->st != PSI_OK)
+    if (se->st != PSI_OK) {
+        /* close now: an open transaction of ours may hold row locks the
+         * other sessions wait for */
+        PQfinish(se->conn);
+        se->conn = NULL;
         atomic_store(&sh->stop, true);
+    }
     free(steps);
     return NULL;
 }
