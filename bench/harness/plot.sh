@@ -173,17 +173,17 @@ if [ -s "$dir/fig10.csv" ] && [ "$(wc -l <"$dir/fig10.csv")" -gt 1 ]; then
     done
     {
         echo "set multiplot layout 1,3 title 'polysi-solve: scalability under SI (cf. PolySI Fig. 10); generated, 20 sessions, zipfian over 10^6 keys'"
-        echo "set grid; set ytics nomirror; set y2tics; set key below"
+        echo "set grid; set ytics nomirror; set y2tics; set key below; set bmargin 6"
         echo "set ylabel 'CPU time (s)'; set y2label 'peak RSS (MB)'; set yrange [0:*]; set y2range [0:*]"
         echo "set title '(a) committed transactions (15 ops/txn)'; set xlabel '#committed transactions'; set logscale x"
         echo "plot '$D/fig10_default.dat' using 1:2 with linespoints lw 2 pt 7 title 'time', '' using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 title 'memory'"
         echo "unset logscale x"
         echo "set title '(b) long transactions (10% of them)'; set xlabel 'operations per long transaction'"
         echo "plot '$D/fig10_long.dat' using 1:2 with linespoints lw 2 pt 7 title 'time', '' using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 title 'memory'"
-        echo "set title '(c) read proportion'; set xlabel 'fraction of reads'"
+        echo "set title '(c) read proportion (a missing point hit the time limit)'; set xlabel 'fraction of reads'"
         echo "plot '$D/fig10_reads.dat' using 1:2 with linespoints lw 2 pt 7 title 'time', '' using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 title 'memory'"
         echo "unset multiplot"
-    } | render fig10_scalability 1600 550
+    } | render fig10_scalability 1600 620
     {
         echo "## Fig. 10: scalability (generated, SI store, zipfian over 10^6 keys, 20 sessions)"
         echo
