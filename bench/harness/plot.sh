@@ -62,7 +62,9 @@ if [ -s "$dir/fig5.csv" ] && [ "$(wc -l <"$dir/fig5.csv")" -gt 1 ]; then
             keys) title="(e) keys"; xl="#keys" ;;
             dist) title="(f) key distribution"; xl="distribution" ;;
             esac
-            echo "set title '$title'; set xlabel '$xl'; set ylabel '$ylab'; set key below font ',10'"
+            echo "set title '$title'; set xlabel '$xl'; set ylabel '$ylab'"
+            # one legend, in panel (a), whose top left stays empty (times grow)
+            if [ $axis = sessions ]; then echo "set key top left box opaque"; else echo "unset key"; fi
             if [ $axis = dist ]; then
                 echo "set xrange [-0.5:2.5]; set xtics ('uniform' 0, 'zipf' 1, 'hotspot' 2)"
             else
@@ -77,13 +79,13 @@ if [ -s "$dir/fig5.csv" ] && [ "$(wc -l <"$dir/fig5.csv")" -gt 1 ]; then
         echo "set grid; set yrange [0:*]"
         panels 2 "CPU time (s)"
         echo "unset multiplot"
-    } | render fig5_time 1500 900
+    } | render fig5_time 1500 1000
     {
         echo "set multiplot layout 2,3 title 'polysi-solve: memory under SI (cf. PolySI Fig. 6); peak resident set size'"
         echo "set grid; set yrange [0:*]"
         panels 3 "peak RSS (MB)"
         echo "unset multiplot"
-    } | render fig6_memory 1500 900
+    } | render fig6_memory 1500 1000
     {
         echo "## Fig. 5/6: time and memory against workload parameters (SI)"
         echo
