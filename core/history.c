@@ -269,13 +269,14 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     sorted = malloc(b->n_txns * sizeof *sorted);
     /* Arrays of a finished history are never NULL, even when empty, so
      * `h->ops + first_op` and the like are defined for every reader. */
-    bool empty_ok = (b->sessions || psi_grow((void **)&b->sessions, &b->cap_sessions, 1,
-                                             sizeof *b->sessions)) &&
-                    (b->ops || psi_grow((void **)&b->ops, &b->cap_ops, 1, sizeof *b->ops)) &&
-                    (b->keys || psi_grow((void **)&b->keys, &b->cap_keys, 1, sizeof *b->keys)) &&
-                    (b->lists || psi_grow((void **)&b->lists, &b->cap_lists, 1, sizeof *b->lists)) &&
-                    (b->list_vals || psi_grow((void **)&b->list_vals, &b->cap_list_vals, 1,
-                                              sizeof *b->list_vals));
+    bool empty_ok =
+        (b->sessions ||
+         psi_grow((void **)&b->sessions, &b->cap_sessions, 1, sizeof *b->sessions)) &&
+        (b->ops || psi_grow((void **)&b->ops, &b->cap_ops, 1, sizeof *b->ops)) &&
+        (b->keys || psi_grow((void **)&b->keys, &b->cap_keys, 1, sizeof *b->keys)) &&
+        (b->lists || psi_grow((void **)&b->lists, &b->cap_lists, 1, sizeof *b->lists)) &&
+        (b->list_vals ||
+         psi_grow((void **)&b->list_vals, &b->cap_list_vals, 1, sizeof *b->list_vals));
     if (!h || !rank || !fill || !sorted || !empty_ok) {
         st = psi_diag_nomem(d, "finishing the history");
         goto done;
@@ -309,6 +310,14 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
         sorted[fill[s]++] = tx;
     }
 
+    /* Growth by doubling leaves up to half of each array unused; at 10^8
+     * operations that is over a gigabyte, so give it back. A failed shrink
+     * just keeps the larger block. */
+    if (b->n_ops && b->n_ops < b->cap_ops) {
+        psi_op *shrunk = realloc(b->ops, b->n_ops * sizeof *b->ops);
+        if (shrunk)
+            b->ops = shrunk;
+    }
     h->sessions = b->sessions;
     h->n_sessions = (uint32_t)ns;
     h->txns = sorted;

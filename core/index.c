@@ -346,7 +346,7 @@ out:
     return st;
 }
 
-void psi_index_free(psi_index *idx)
+void psi_index_release_writes(psi_index *idx)
 {
     if (idx->writes) {
         for (uint32_t k = 0; k < idx->n_keys; k++) {
@@ -354,6 +354,13 @@ void psi_index_free(psi_index *idx)
         }
         free(idx->writes);
     }
+    idx->writes = NULL;
+    idx->n_keys = 0;
+}
+
+void psi_index_free(psi_index *idx)
+{
+    psi_index_release_writes(idx);
     free(idx->op_txn);
     free(idx->read_src);
     free(idx->op_info);

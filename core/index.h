@@ -64,6 +64,11 @@ typedef struct psi_index {
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d);
 void psi_index_free(psi_index *idx);
 
+/* Frees the write map (psi_index_writer answers PSI_SRC_NONE afterwards):
+ * once the polygraph is built nothing needs it, and on large histories it
+ * is one of the biggest structures. */
+void psi_index_release_writes(psi_index *idx);
+
 /* The write op that wrote `value` to dense key `key`, or PSI_SRC_NONE. */
 uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value);
 

@@ -146,6 +146,8 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
+    /* Nothing after the polygraph looks values up again. */
+    psi_index_release_writes(&res->idx);
     s->t_construct = psi_now() - t0;
     s->known_edges_before = res->g.n_known;
     s->constraints_before = res->g.n_writer_pairs;

@@ -169,6 +169,15 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         if (!changed)
             break;
     }
+    /* The known edges only grow from here in memory terms: return the
+     * doubling slack before the solver copies them. */
+    if (g->n_known && g->n_known < g->cap_known) {
+        psi_edge *shrunk = realloc(g->known, (size_t)g->n_known * sizeof *g->known);
+        if (shrunk) {
+            g->known = shrunk;
+            g->cap_known = g->n_known;
+        }
+    }
     for (uint32_t c = 0; c < g->n_cons; c++) {
         const psi_constraint *con = &g->cons[c];
         if (con->state != PSI_C_OPEN)

@@ -20,11 +20,15 @@ typedef struct seeder {
     seg *segs;        /* [n_sessions] scratch */
     uint32_t *cand;   /* [n_sessions] candidate writer indices */
     uint32_t *minrow; /* [n_sessions] */
+    /* The current key's writers (indices into g->w_op), cached contiguously
+     * because the binary searches below probe them many times. */
+    uint32_t *wt, *wp; /* transaction, position in session */
+    size_t cap_wt, cap_wp;
 } seeder;
 
 static uint32_t wtxn(const seeder *s, uint32_t i)
 {
-    return s->g->op_txn[s->g->w_op[i]];
+    return s->wt[i];
 }
 
 static uint32_t node0(const seeder *s, uint32_t t)
@@ -37,7 +41,7 @@ static uint32_t first_at_or_after(const seeder *s, uint32_t b, uint32_t e, uint3
 {
     while (b < e) {
         uint32_t m = b + (e - b) / 2;
-        if (s->h->txns[wtxn(s, m)].pos < lim)
+        if (s->wp[m] < lim)
             b = m + 1;
         else
             e = m;
@@ -75,7 +79,7 @@ static uint32_t minimal_candidates(seeder *s, uint32_t nc)
         const psi_txn *tx = &s->h->txns[wtxn(s, s->cand[c])];
         /* A candidate never reaches itself (the graph is acyclic), so the
          * minimum over all candidates only counts the others. */
-        if (s->minrow[tx->session] > tx->pos)
+        if (s->minrow[tx->session] > s->wp[s->cand[c]])
             s->cand[keep++] = s->cand[c];
     }
     return keep;
@@ -85,10 +89,9 @@ static psi_status add_pair(seeder *s, uint32_t key, uint32_t i, uint32_t j)
 {
     if (!psi_grow((void **)&s->pairs, &s->cap_pairs, s->n_pairs + 1, sizeof *s->pairs))
         return psi_diag_nomem(s->d, "generating constraints");
-    s->pairs[s->n_pairs++] =
-        (psi_pair){.t = wtxn(s, i),
-                   .s = wtxn(s, j),
-                   .k = {.key = key, .op_t = s->g->w_op[i], .op_s = s->g->w_op[j]}};
+    const uint32_t *ops = s->g->w_op + s->g->w_off[key];
+    s->pairs[s->n_pairs++] = (psi_pair){
+        .t = wtxn(s, i), .s = wtxn(s, j), .k = {.key = key, .op_t = ops[i], .op_s = ops[j]}};
     return PSI_OK;
 }
 
@@ -123,12 +126,19 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
 static psi_status seed_key(seeder *s, uint32_t key)
 {
     const psi_history *h = s->h;
-    uint32_t b0 = s->g->w_off[key], e0 = s->g->w_off[key + 1];
-    if (b0 == e0)
+    uint32_t b0 = s->g->w_off[key], nw = s->g->w_off[key + 1] - b0;
+    if (nw == 0)
         return PSI_OK;
+    if (!psi_grow((void **)&s->wt, &s->cap_wt, nw, sizeof *s->wt) ||
+        !psi_grow((void **)&s->wp, &s->cap_wp, nw, sizeof *s->wp))
+        return psi_diag_nomem(s->d, "generating constraints");
+    for (uint32_t i = 0; i < nw; i++) {
+        s->wt[i] = s->g->op_txn[s->g->w_op[b0 + i]];
+        s->wp[i] = h->txns[s->wt[i]].pos;
+    }
     /* Sessions' runs of writers. */
     uint32_t ns = 0;
-    for (uint32_t i = b0; i < e0; i++) {
+    for (uint32_t i = 0; i < nw; i++) {
         uint32_t sess = h->txns[wtxn(s, i)].session;
         if (ns == 0 || s->segs[ns - 1].sess != sess)
             s->segs[ns++] = (seg){.sess = sess, .begin = i, .end = i + 1};
@@ -148,7 +158,7 @@ static psi_status seed_key(seeder *s, uint32_t key)
     for (uint32_t k = 0; k < ns; k++) {
         uint32_t a = s->segs[k].sess;
         for (uint32_t i = s->segs[k].begin; i < s->segs[k].end; i++) {
-            uint32_t t = wtxn(s, i), p = h->txns[t].pos;
+            uint32_t t = wtxn(s, i), p = s->wp[i];
             const uint32_t *row = psi_reach_row(s->r, node0(s, t));
             uint32_t nc = 0;
             for (uint32_t m = 0; m < ns; m++) {
@@ -170,7 +180,7 @@ static psi_status seed_key(seeder *s, uint32_t key)
             }
             nc = minimal_candidates(s, nc);
             for (uint32_t c = 0; c < nc; c++)
-                if ((st = add_forced(s, key, t, s->g->w_op[i], wtxn(s, s->cand[c]))) != PSI_OK)
+                if ((st = add_forced(s, key, t, s->g->w_op[b0 + i], wtxn(s, s->cand[c]))) != PSI_OK)
                     return st;
         }
     }
@@ -193,6 +203,8 @@ psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const ps
     free(s.segs);
     free(s.cand);
     free(s.minrow);
+    free(s.wt);
+    free(s.wp);
     if (st != PSI_OK) {
         free(s.pairs);
         return st;
