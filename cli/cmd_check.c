@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/json.h"
+#include "cli/limits.h"
 #include "core/read.h"
 #include "interpret/check.h"
 #include "interpret/describe.h"
@@ -24,6 +25,10 @@ static void help(void)
            "  --no-pruning              hand every constraint to the solver\n"
            "  --no-coalescing           one constraint per (writer pair, key)\n"
            "  --no-theory-propagation   solver: detect cycles only on activation\n"
+           "  --timeout S               give up (exit 2, no verdict) after S seconds in any\n"
+           "                            stage; the message names the stage\n"
+           "  --max-memory MB           give up (exit 2, no verdict) when the resident set\n"
+           "                            passes MB MiB; the message names the stage\n"
            "  --time-limit S            give up (exit 2) after S seconds of solving\n"
            "  --interpret-budget N      on reject, at most N local solver calls to restore and\n"
            "                            minimize the counterexample (default %u; 0: no\n"
@@ -612,6 +617,7 @@ int psi_cmd_check(int argc, char **argv)
     psi_args_init(&a, argc, argv);
     psi_read_opts ro = {0};
     psi_check_opts co = {0};
+    psi_limits lim = {0};
     const char *path = NULL, *arg, *dot_path = NULL, *witness_path = NULL;
     uint64_t budget = PSI_INTERPRET_BUDGET_DEFAULT;
     bool json = false, stats = false, opt;
@@ -641,6 +647,8 @@ int psi_cmd_check(int argc, char **argv)
             dot_path = a.value;
         } else if (psi_args_opt(&a, arg, "--witness")) {
             witness_path = a.value;
+        } else if (psi_limits_option(&a, arg, &lim)) {
+            /* --timeout, --max-memory */
         } else if (psi_args_opt(&a, arg, "--time-limit")) {
             psi_args_double(&a, "--time-limit", &co.time_limit);
         } else if (psi_args_opt(&a, arg, "--isolation")) {
@@ -669,11 +677,22 @@ int psi_cmd_check(int argc, char **argv)
         fprintf(stderr, "polysi-solve check: missing PATH (see --help)\n");
         return 2;
     }
+    /* Limits cover loading, checking and interpreting; outputs are written
+     * only after the watchdog is stopped, so no verdict or witness is ever
+     * cut short. */
+    bool wd_failed;
+    psi_watchdog *wd = psi_limits_start(&lim, &wd_failed);
+    if (wd_failed)
+        return 2;
+    psi_limits_stage(wd, "load");
+    co.on_stage = psi_limits_on_stage;
+    co.stage_ctx = wd;
     psi_diag d;
     psi_diag_clear(&d);
     psi_history *h;
     double t0 = psi_now();
     if (psi_read_history(path, &ro, &h, &d) != PSI_OK) {
+        psi_limits_stop(wd);
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         return 2;
     }
@@ -681,6 +700,7 @@ int psi_cmd_check(int argc, char **argv)
     co.keep_model = witness_path != NULL;
     psi_check_result res;
     if (psi_check(h, &co, &res, &d) != PSI_OK) {
+        psi_limits_stop(wd);
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         psi_check_result_free(&res);
         psi_history_free(h);
@@ -692,7 +712,10 @@ int psi_cmd_check(int argc, char **argv)
     psi_cex_opts xo = {.ser = co.ser, .budget = budget};
     memset(&cx, 0, sizeof cx);
     /* --interpret-budget 0: no interpretation, only the raw cycle(s). */
-    if (budget && psi_cex_build(h, &res, &xo, &cx, &d) != PSI_OK) {
+    psi_limits_stage(wd, "interpret");
+    psi_status xst = budget ? psi_cex_build(h, &res, &xo, &cx, &d) : PSI_OK;
+    psi_limits_stop(wd);
+    if (xst != PSI_OK) {
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         psi_check_result_free(&res);
         psi_history_free(h);

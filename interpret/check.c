@@ -61,9 +61,16 @@ static psi_status map_solver_cycle(const psi_encoding *enc, const psi_polygraph 
     return PSI_OK;
 }
 
+static void stage(const psi_check_opts *opts, const char *name)
+{
+    if (opts->on_stage)
+        opts->on_stage(opts->stage_ctx, name);
+}
+
 static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
+    stage(opts, "encode");
     double t0 = psi_now();
     psi_encoding enc;
     psi_encode_opts eo = {.ser = opts->ser, .no_theory_propagation = opts->no_theory_propagation};
@@ -76,6 +83,7 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     s->t_encode = t1 - t0;
     if (opts->time_limit > 0)
         psi_sat_set_time_limit(enc.sat, opts->time_limit);
+    stage(opts, "solve");
     int r = psi_sat_solve(enc.sat);
     s->t_solve = psi_now() - t1;
     psi_sat_stats ss;
@@ -127,6 +135,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     s->transactions = h->n_txns - 1;
     s->operations = h->n_ops;
 
+    stage(opts, "validate");
     double t0 = psi_now();
     psi_status st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_now() - t0;
@@ -139,6 +148,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
+    stage(opts, "construct");
     t0 = psi_now();
     /* Without pruning, every writer pair is a constraint, as in the paper;
      * with it, pruning generates only the pairs the known graph leaves
@@ -153,6 +163,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     s->constraints_before = res->g.n_writer_pairs;
     s->unknown_deps_before = res->g.n_pair_deps;
 
+    stage(opts, "prune");
     t0 = psi_now();
     psi_prune_opts pro = {.ser = opts->ser, .disabled = opts->no_pruning};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);

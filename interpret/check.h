@@ -26,6 +26,11 @@ typedef struct psi_check_opts {
     bool no_theory_propagation; /* solver theory propagation off */
     double time_limit;          /* seconds for the solver, <= 0: none */
     bool keep_model;            /* on accept, keep the solver's choice per constraint */
+    /* Called as each stage starts ("validate", "construct", "prune",
+     * "encode", "solve"), so a caller can show progress or say in which
+     * stage a limit was hit. May be NULL. */
+    void (*on_stage)(void *ctx, const char *stage);
+    void *stage_ctx;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;

@@ -1,0 +1,140 @@
+/* --timeout and --max-memory on check: when a limit is hit the process
+ * exits 2 with a message naming the limit and the stage, and prints no
+ * verdict; generous limits change nothing. Runs the real CLI (PSI_CLI). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct run {
+    int rc;
+    char out[8192], err[8192];
+} run;
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+}
+
+static void cli(run *r, const char *args)
+{
+    const char *bin = getenv("PSI_CLI");
+    assert_non_null(bin);
+    char out[] = "/tmp/psi_limits_outXXXXXX", err[] = "/tmp/psi_limits_errXXXXXX";
+    int fo = mkstemp(out), fe = mkstemp(err);
+    assert_true(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", bin, args, out, err);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    r->rc = WEXITSTATUS(st);
+    slurp(out, r->out, sizeof r->out);
+    slurp(err, r->err, sizeof r->err);
+    unlink(out);
+    unlink(err);
+}
+
+/* A history big enough that checking it takes a while: generated once. */
+static char g_hist[64] = "/tmp/psi_limits_histXXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    int fd = mkstemp(g_hist);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    run r;
+    char args[512];
+    snprintf(args, sizeof args,
+             "generate --sessions 10 --txns 200 --ops 10 --keys 200 --format dbcop --seed 3 '%s'",
+             g_hist);
+    cli(&r, args);
+    return r.rc == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(g_hist);
+    return 0;
+}
+
+static void test_timeout_names_stage_and_prints_no_verdict(void **state)
+{
+    (void)state;
+    run r;
+    char args[512];
+    snprintf(args, sizeof args, "check --timeout 0.000001 '%s'", g_hist);
+    cli(&r, args);
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "time limit of 1e-06 s reached in the "));
+    assert_non_null(strstr(r.err, " stage; no verdict"));
+    assert_null(strstr(r.out, "ACCEPT"));
+    assert_null(strstr(r.out, "REJECT"));
+}
+
+static void test_memory_limit_names_stage_and_prints_no_verdict(void **state)
+{
+    (void)state;
+    run r;
+    char args[512];
+    snprintf(args, sizeof args, "check --json --max-memory 1 '%s'", g_hist);
+    cli(&r, args);
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "memory limit of 1 MB reached in the "));
+    assert_string_equal(r.out, "");
+}
+
+static void test_generous_limits_change_nothing(void **state)
+{
+    (void)state;
+    run plain, limited;
+    char args[512];
+    snprintf(args, sizeof args, "check --json --interpret-budget 0 '%s'", g_hist);
+    cli(&plain, args);
+    snprintf(args, sizeof args,
+             "check --json --interpret-budget 0 --timeout 3600 --max-memory 1000000 '%s'", g_hist);
+    cli(&limited, args);
+    assert_true(plain.rc == 0 || plain.rc == 1);
+    assert_int_equal(limited.rc, plain.rc);
+    assert_non_null(
+        strstr(limited.out, plain.rc == 0 ? "\"verdict\":\"accept\"" : "\"verdict\":\"reject\""));
+}
+
+static void test_bad_limit_values(void **state)
+{
+    (void)state;
+    run r;
+    cli(&r, "check --timeout soon x.txt");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "--timeout"));
+    cli(&r, "check --max-memory -5 x.txt");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "--max-memory"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timeout_names_stage_and_prints_no_verdict),
+        cmocka_unit_test(test_memory_limit_names_stage_and_prints_no_verdict),
+        cmocka_unit_test(test_generous_limits_change_nothing),
+        cmocka_unit_test(test_bad_limit_values),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
