@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Restore stops growing the sub-history beyond this many transactions. */
-#define MAX_RESTORE_TXNS 3000u
+/* Restore stops growing the sub-history beyond this many transactions, and
+ * no sub-history polygraph gets more writer-pair constraints than this
+ * (hot keys make them quadratic); both count as the budget running out. */
+#define MAX_RESTORE_TXNS      2000u
+#define MAX_LOCAL_CONSTRAINTS 1000000u
 
 typedef struct ctx {
     const psi_history *h;
@@ -148,6 +151,11 @@ static bool lx_build(ctx *x, const uint32_t *txns, uint32_t n, psi_lx *L)
             ok = lx_edge(L, 0, x->local[w[s].txn], key, PSI_EDGE_WW, -1, 0);
         for (size_t p = a; p < e && ok; p++) {
             for (size_t q = p + 1; q < e && ok; q++) {
+                if (L->n_c >= MAX_LOCAL_CONSTRAINTS) {
+                    x->out_of_budget = true;
+                    ok = false;
+                    break;
+                }
                 if (L->n_c == L->cap_c) {
                     uint32_t nc = L->cap_c ? 2 * L->cap_c : 16;
                     psi_lx_cons *c = realloc(L->c, nc * sizeof *c);
