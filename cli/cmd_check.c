@@ -152,6 +152,13 @@ static void print_stats_text(const psi_check_stats *s, double t_load, size_t pea
     printf("  peak memory   %.1f MiB\n", (double)peak / (1024.0 * 1024.0));
 }
 
+static void print_interpret_stats(const psi_cex *cx)
+{
+    if (cx->present)
+        printf("  interpret     %.3f s, %llu local solver calls\n", cx->seconds,
+               (unsigned long long)cx->solver_calls);
+}
+
 static void json_cycle(psi_json *j, const psi_history *h, const char *key, const psi_edge *c,
                        uint32_t n)
 {
@@ -739,8 +746,10 @@ int psi_cmd_check(int argc, char **argv)
             print_json(h, path, level, &res, &cx, t_load, peak);
         } else {
             print_text(h, level, &res, &cx);
-            if (stats)
+            if (stats) {
                 print_stats_text(&res.stats, t_load, peak);
+                print_interpret_stats(&cx);
+            }
         }
     }
     psi_cex_free(&cx);
