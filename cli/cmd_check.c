@@ -57,7 +57,8 @@ static const char *reason_text(psi_reject_reason r)
     case PSI_BY_ANOMALY:
         return "anomalies found without any dependency graph";
     case PSI_BY_KNOWN_CYCLE:
-        return "the dependencies certain from the history already form a forbidden cycle";
+        return "the history's dependencies, with the version orders they force, already form a "
+               "forbidden cycle";
     case PSI_BY_PRUNING:
         return "two writers of a key can be ordered neither way (found while pruning)";
     case PSI_BY_SOLVER:
