@@ -231,13 +231,18 @@ static void print_cex_text(const psi_history *h, const psi_cex *cx)
     if (!cx->present)
         return;
     printf("anomaly: %s\n", cx->summary);
-    printf("counterexample: %u transactions, %u dependencies (%s; %llu local solver calls, "
-           "%.3f s)\n",
-           cx->n_txns, cx->n_edges,
-           cx->minimal          ? "minimal: no dependency can be removed"
-           : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
-                                : "the reported cycle as found: interpret budget exhausted",
-           (unsigned long long)cx->solver_calls, cx->seconds);
+    if (cx->anomaly_op != UINT32_MAX)
+        printf("counterexample: %u transaction%s, %u dependenc%s (no cycle needed: the read "
+               "itself is the violation)\n",
+               cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies");
+    else
+        printf("counterexample: %u transactions, %u dependencies (%s; %llu local solver calls, "
+               "%.3f s)\n",
+               cx->n_txns, cx->n_edges,
+               cx->minimal          ? "minimal: no dependency can be removed"
+               : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
+                                    : "the reported cycle as found: interpret budget exhausted",
+               (unsigned long long)cx->solver_calls, cx->seconds);
     printf("  transactions:\n");
     for (uint32_t i = 0; i < cx->n_txns; i++) {
         uint32_t t = cx->txns[i];
@@ -280,7 +285,8 @@ static void print_cex_text(const psi_history *h, const psi_cex *cx)
             printf("  %s and %s both write key %llu; neither order is possible\n", a, b,
                    (unsigned long long)h->keys[ch->key]);
     }
-    printf("  forbidden cycles:\n");
+    if (cx->n_cycles)
+        printf("  forbidden cycles:\n");
     for (uint32_t i = 0; i < cx->n_cycles; i++) {
         const psi_cex_cycle *c = &cx->cycles[i];
         char cond[512];
