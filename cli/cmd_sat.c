@@ -3,6 +3,7 @@
  * solver can be compared with minisat, cadical or MonoSAT on the same
  * files. Exit codes: 10 SAT, 20 UNSAT, 0 UNKNOWN, 2 usage/parse/memory. */
 #include "cli/commands.h"
+#include "cli/limits.h"
 #include "solver/acyclic.h"
 #include "solver/dimacs.h"
 #include "solver/sat.h"
@@ -24,6 +25,10 @@ static void sat_usage(FILE *out)
             "  --proof FILE              write a DRAT proof (pure CNF only)\n"
             "  --time-limit SECONDS      give up (s UNKNOWN) after this wall time\n"
             "  --conflict-limit N        give up (s UNKNOWN) after N conflicts\n"
+            "  --timeout SECONDS         give up with an error (exit 2, no answer) after this\n"
+            "                            wall time, in any stage; the message names it\n"
+            "  --max-memory MB           give up with an error (exit 2, no answer) when the\n"
+            "                            resident set passes MB MiB\n"
             "  --no-theory-propagation   acyclicity theory: detect cycles only\n"
             "  --help                    show this text\n\n"
             "Output: 's SATISFIABLE' and 'v' lines, 's UNSATISFIABLE' or 's UNKNOWN'.\n"
@@ -113,7 +118,8 @@ int psi_cmd_sat(int argc, char **argv)
     bool stats = false, theory_prop = true;
     const char *proof_path = NULL, *path = NULL;
     double time_limit = -1;
-    long long conflict_limit = -1;
+    long long conflict_limit = -1, max_mb = 0;
+    psi_limits lim = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -130,6 +136,17 @@ int psi_cmd_sat(int argc, char **argv)
                 fprintf(stderr, "polysi-solve sat: bad --time-limit '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            if (!parse_double(argv[++i], &lim.timeout) || lim.timeout < 0) {
+                fprintf(stderr, "polysi-solve sat: bad --timeout '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-memory") && i + 1 < argc) {
+            if (!parse_count(argv[++i], &max_mb)) {
+                fprintf(stderr, "polysi-solve sat: bad --max-memory '%s'\n", argv[i]);
+                return 2;
+            }
+            lim.max_mb = (uint64_t)max_mb;
         } else if (!strcmp(a, "--conflict-limit") && i + 1 < argc) {
             if (!parse_count(argv[++i], &conflict_limit)) {
                 fprintf(stderr, "polysi-solve sat: bad --conflict-limit '%s'\n", argv[i]);
@@ -150,8 +167,16 @@ int psi_cmd_sat(int argc, char **argv)
         sat_usage(stderr);
         return 2;
     }
+    /* The watchdog ends the process with exit 2 when a limit is hit; it is
+     * stopped before the answer is printed, so an answer is never cut. */
+    bool wd_failed;
+    psi_watchdog *wd = psi_limits_start(&lim, &wd_failed);
+    if (wd_failed)
+        return 2;
+    psi_limits_stage(wd, "parse");
     FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!in) {
+        psi_limits_stop(wd);
         fprintf(stderr, "polysi-solve sat: cannot open '%s': %s\n", path, strerror(errno));
         return 2;
     }
@@ -162,6 +187,7 @@ int psi_cmd_sat(int argc, char **argv)
         fclose(in);
     const char *name = strcmp(path, "-") ? path : "<stdin>";
     if (prc) {
+        psi_limits_stop(wd);
         if (err.line)
             fprintf(stderr, "%s:%llu:%llu: %s\n", name, (unsigned long long)err.line,
                     (unsigned long long)err.col, err.msg);
@@ -191,6 +217,7 @@ int psi_cmd_sat(int argc, char **argv)
         }
         psi_sat_set_proof(s, proof);
     }
+    psi_limits_stage(wd, "load");
     if (psi_dimacs_load(&d, s, &g, NULL, &err)) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
         goto out;
@@ -199,7 +226,10 @@ int psi_cmd_sat(int argc, char **argv)
         psi_acyc_set_propagation(g, theory_prop);
     psi_sat_set_time_limit(s, time_limit);
     psi_sat_set_conflict_limit(s, conflict_limit);
+    psi_limits_stage(wd, "solve");
     int r = psi_sat_solve(s);
+    psi_limits_stop(wd);
+    wd = NULL;
     if (stats)
         print_stats(s, g);
     switch (r) {
@@ -221,6 +251,7 @@ int psi_cmd_sat(int argc, char **argv)
         code = 2;
     }
 out:
+    psi_limits_stop(wd);
     psi_sat_free(s);
     psi_acyc_free(g);
     if (proof && fclose(proof)) {

@@ -1,4 +1,4 @@
-/* --timeout and --max-memory on check: when a limit is hit the process
+/* --timeout and --max-memory on check and sat: when a limit is hit the process
  * exits 2 with a message naming the limit and the stage, and prints no
  * verdict; generous limits change nothing. Runs the real CLI (PSI_CLI). */
 #include <setjmp.h>
@@ -116,6 +116,39 @@ static void test_generous_limits_change_nothing(void **state)
         strstr(limited.out, plain.rc == 0 ? "\"verdict\":\"accept\"" : "\"verdict\":\"reject\""));
 }
 
+/* Pigeonhole with 11 pigeons and 10 holes: unsatisfiable and far beyond a
+ * fraction of a second for CDCL, so the timeout must fire while solving. */
+static void test_sat_timeout(void **state)
+{
+    (void)state;
+    char cnf[] = "/tmp/psi_limits_cnfXXXXXX";
+    int fd = mkstemp(cnf);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    int P = 11, H = 10;
+    fprintf(f, "p cnf %d %d\n", P * H, P + H * P * (P - 1) / 2);
+    for (int p = 0; p < P; p++) {
+        for (int h = 0; h < H; h++)
+            fprintf(f, "%d ", p * H + h + 1);
+        fprintf(f, "0\n");
+    }
+    for (int h = 0; h < H; h++)
+        for (int p = 0; p < P; p++)
+            for (int q = p + 1; q < P; q++)
+                fprintf(f, "-%d -%d 0\n", p * H + h + 1, q * H + h + 1);
+    fclose(f);
+    run r;
+    char args[512];
+    snprintf(args, sizeof args, "sat --timeout 0.3 '%s'", cnf);
+    cli(&r, args);
+    unlink(cnf);
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "time limit of 0.3 s reached in the solve stage"));
+    assert_null(strstr(r.out, "s UNSATISFIABLE"));
+    assert_null(strstr(r.out, "s UNKNOWN"));
+}
+
 static void test_bad_limit_values(void **state)
 {
     (void)state;
@@ -134,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_timeout_names_stage_and_prints_no_verdict),
         cmocka_unit_test(test_memory_limit_names_stage_and_prints_no_verdict),
         cmocka_unit_test(test_generous_limits_change_nothing),
+        cmocka_unit_test(test_sat_timeout),
         cmocka_unit_test(test_bad_limit_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
