@@ -52,6 +52,7 @@ struct psi_sat {
     uint32_t *reason;    /* per var: cref or REASON_* */
     uint32_t *trail_pos; /* per var: index on the trail */
     uint8_t *phase;      /* per var: saved polarity, 1 = negative */
+    uint8_t *target;     /* per var: polarity in the longest conflict-free trail */
     uint8_t *seen;       /* per var: analysis marks */
     uint8_t *observed;   /* per var: theory wants to hear about it */
     double *activity;    /* per var: VSIDS score */
@@ -105,6 +106,7 @@ struct psi_sat {
     uint64_t mode_switch_at, mode_len;
     uint64_t luby_i, luby_limit;
     uint64_t reduce_at, reduce_inc;
+    uint32_t target_assigned; /* size of the trail saved in target[] */
     uint32_t simplified_root; /* root trail size at the last simplification */
     uint64_t simplify_at;     /* conflicts before the next simplification */
 

@@ -32,7 +32,8 @@ void psi_sat_free(psi_sat *s)
     free(s->proof_buf);
     for (uint32_t l = 0; l < 2 * s->cap_vars; l++)
         free(s->watches[l].w);
-    void *ptrs[] = {s->vals,
+    void *ptrs[] = {s->target,
+                    s->vals,
                     s->level,
                     s->reason,
                     s->trail_pos,
@@ -89,8 +90,8 @@ static bool grow_vars(psi_sat *s, uint32_t n)
         !resize((void **)&s->level, cap, sizeof *s->level, o) ||
         !resize((void **)&s->reason, cap, sizeof *s->reason, o) ||
         !resize((void **)&s->trail_pos, cap, sizeof *s->trail_pos, o) ||
-        !resize((void **)&s->phase, cap, 1, o) || !resize((void **)&s->seen, cap, 1, o) ||
-        !resize((void **)&s->observed, cap, 1, o) ||
+        !resize((void **)&s->phase, cap, 1, o) || !resize((void **)&s->target, cap, 1, o) ||
+        !resize((void **)&s->seen, cap, 1, o) || !resize((void **)&s->observed, cap, 1, o) ||
         !resize((void **)&s->activity, cap, sizeof *s->activity, o) ||
         !resize((void **)&s->watches, 2 * (size_t)cap, sizeof *s->watches, 2 * o) ||
         !resize((void **)&s->heap, cap, sizeof *s->heap, o) ||
@@ -118,6 +119,7 @@ int psi_sat_reserve(psi_sat *s, int n)
     for (uint32_t v = s->nvars; v < (uint32_t)n; v++) {
         s->reason[v] = REASON_NONE;
         s->phase[v] = 1; /* try false first, as MiniSat does */
+        s->target[v] = 1;
         s->heap_pos[v] = UINT32_MAX;
         (void)psi_heap_insert(s, v);
     }

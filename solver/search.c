@@ -63,6 +63,7 @@ static uint32_t reuse_level(psi_sat *s)
 static void restart(psi_sat *s)
 {
     s->st.restarts++;
+    s->target_assigned = 0;
     s->conflicts_since_restart = 0;
     if (s->stable)
         s->luby_limit = 512 * luby(++s->luby_i);
@@ -85,7 +86,7 @@ static lit_t decide(psi_sat *s)
         if (v == UINT32_MAX)
             return LIT_UNDEF;
         if (!s->vals[2 * v])
-            return 2 * v + s->phase[v];
+            return 2 * v + (s->stable ? s->target[v] : s->phase[v]);
     }
 }
 
@@ -114,6 +115,24 @@ static bool align_conflict(psi_sat *s, conflict c)
     if (maxl < decision_level(s))
         psi_backtrack(s, maxl);
     return true;
+}
+
+/* Target phases (as in CaDiCaL's stable mode): the assignment below the
+ * conflict level is conflict-free; when it is the longest seen since the
+ * last restart, remember its polarities, and let stable-mode decisions
+ * steer back towards it. This is what finds models of hard satisfiable
+ * instances, where plain phase saving keeps drifting. */
+static void update_target(psi_sat *s)
+{
+    uint32_t dl = decision_level(s);
+    if (!s->stable || dl == 0)
+        return;
+    uint32_t n = s->trail_lim.a[dl - 1];
+    if (n <= s->target_assigned)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        s->target[lit_var(s->trail[i])] = (uint8_t)(s->trail[i] & 1u);
+    s->target_assigned = n;
 }
 
 static int learn(psi_sat *s, conflict c)
@@ -154,6 +173,7 @@ int psi_search(psi_sat *s)
                 s->inconsistent = true;
                 return PSI_SAT_UNSAT;
             }
+            update_target(s);
             if (learn(s, c))
                 return PSI_SAT_ENOMEM;
             continue;
