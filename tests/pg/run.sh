@@ -69,7 +69,7 @@ for seed in 1 2; do
     }
 done
 
-echo "== text and edn output read back"
+echo "== EDN output read back"
 collect edn repeatable-read --sessions 3 --txns 10 --ops 4 --keys 10 --format edn && {
     expect edn si accept
 }
