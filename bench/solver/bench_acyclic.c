@@ -204,8 +204,9 @@ static void generate(inst *g, uint32_t nodes, uint32_t sessions, uint32_t fwd, u
         if (c.rb != c.b)
             add(g, c.rb, c.a, PSI_EDGE_ANTI, -lit);
     }
-    fprintf(stderr, "instance: %u nodes, %zu edges, %u constraints: %zu kept, %zu resolved, %zu "
-                    "impossible\n",
+    fprintf(stderr,
+            "instance: %u nodes, %zu edges, %u constraints: %zu kept, %zu resolved, %zu "
+            "impossible\n",
             nodes, g->n, cons, kept, resolved, both);
     free(stamp);
     free(stack);
@@ -255,8 +256,8 @@ static int run(const inst *g, bool si, bool prop, const char *tag)
     }
     psi_acyc_set_propagation(a, prop);
     for (size_t i = 0; i < g->n; i++)
-        if (psi_acyc_add_edge(a, g->e[i].from, g->e[i].to, (psi_edge_kind)g->e[i].kind,
-                              g->e[i].lit, 0) < 0) {
+        if (psi_acyc_add_edge(a, g->e[i].from, g->e[i].to, (psi_edge_kind)g->e[i].kind, g->e[i].lit,
+                              0) < 0) {
             fprintf(stderr, "add_edge failed\n");
             return 2;
         }
@@ -270,8 +271,10 @@ static int run(const inst *g, bool si, bool prop, const char *tag)
     printf("%-6s %-3s prop=%-3s %-7s build %7.3fs solve %7.3fs conflicts %8llu decisions %9llu "
            "learned-len %6.1f cycle-len %5.1f theory-props %8llu theory %5.1f%%\n",
            tag, si ? "SI" : "SER", prop ? "on" : "off",
-           r == PSI_SAT_SAT ? "SAT" : r == PSI_SAT_UNSAT ? "UNSAT" : "UNKNOWN", t1 - t0, t2 - t1,
-           (unsigned long long)ss.conflicts, (unsigned long long)ss.decisions,
+           r == PSI_SAT_SAT     ? "SAT"
+           : r == PSI_SAT_UNSAT ? "UNSAT"
+                                : "UNKNOWN",
+           t1 - t0, t2 - t1, (unsigned long long)ss.conflicts, (unsigned long long)ss.decisions,
            ss.learned ? (double)ss.learned_literals / (double)ss.learned : 0.0,
            as.conflicts ? (double)as.conflict_lits / (double)as.conflicts : 0.0,
            (unsigned long long)ss.theory_propagations,

@@ -135,7 +135,7 @@ static void test_corpus_proofs(void **state)
             continue;
         }
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        size_t cl;
+        size_t cl = 0;
         char *cnf = slurp(path, &cl);
         assert_non_null(cnf);
         psi_dimacs d;

@@ -55,7 +55,7 @@ static void test_corpus_answers(void **state)
             continue;
         }
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        size_t len;
+        size_t len = 0;
         char *buf = slurp(path, &len);
         assert_non_null(buf);
         psi_dimacs d;
@@ -118,7 +118,7 @@ static void test_cli_on_corpus(void **state)
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         int code = run_cli(cli, "--stats", path, out, sizeof out);
-        size_t len;
+        size_t len = 0;
         char *buf = slurp(path, &len);
         psi_dimacs d;
         psi_dimacs_error err;
