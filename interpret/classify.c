@@ -298,6 +298,69 @@ static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
     return false;
 }
 
+/* Choices whose decided order a cycle's DECIDED edges rely on. */
+static uint64_t decided_choices(const psi_cex *cex, const psi_cex_cycle *c)
+{
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < c->len; i++) {
+        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
+        if (e->origin == PSI_CEX_DECIDED && e->choice < 64)
+            m |= 1ull << e->choice;
+    }
+    return m;
+}
+
+/* Does the cycle have a WW edge the history does not show by itself? */
+static bool uncertain_ww(const psi_cex *cex, const psi_cex_cycle *c)
+{
+    for (uint32_t i = 0; i < c->len; i++) {
+        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
+        if (e->type == PSI_EDGE_WW && e->origin != PSI_CEX_CERTAIN)
+            return true;
+    }
+    return false;
+}
+
+/* A cycle without anti-dependencies names G0/G1c only when its WW edges
+ * are certain. An open pair's order is no evidence of a write cycle: its
+ * other order closes another cycle, which the loop below ranks on its own. If one was decided, the
+ * violation really is the reason for that decision (the other order closes a cycle, typically with
+ * RW edges: an SI history checked under SER shows a write skew this way), so name the best-ranked
+ * reason cycle instead, or fall back to a plain "cycle". */
+static psi_cex_kind reason_kind(const psi_cex *cex, uint64_t decided, bool ser,
+                                const psi_cex_cycle **out)
+{
+    psi_cex_kind best = PSI_CEX_CYCLE;
+    int br = 99;
+    *out = NULL;
+    for (uint32_t i = 0; i < cex->n_cycles; i++) {
+        const psi_cex_cycle *c = &cex->cycles[i];
+        if (!(c->cond_mask & decided) || decided_choices(cex, c))
+            continue;
+        shape sh = cycle_shape(cex, c);
+        psi_cex_kind k = cycle_kind(&sh);
+        if (k == PSI_CEX_WRITE_SKEW && !ser)
+            k = PSI_CEX_CYCLE;
+        if (k == PSI_CEX_CYCLE || k == PSI_CEX_G0 || k == PSI_CEX_G1C)
+            continue;
+        if (rank(k) < br) {
+            br = rank(k);
+            best = k;
+            *out = c;
+        }
+    }
+    return best;
+}
+
+/* Does the cycle use an edge the history does not show by itself? */
+static bool uncertain(const psi_cex *cex, const psi_cex_cycle *c)
+{
+    for (uint32_t i = 0; i < c->len; i++)
+        if (cex->edges[cex->idx[c->first + i]].origin != PSI_CEX_CERTAIN)
+            return true;
+    return false;
+}
+
 void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_cex *cex)
 {
     if (cex->anomaly_op != UINT32_MAX) {
@@ -321,9 +384,33 @@ void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_
         psi_cex_kind k = cycle_kind(&s);
         if (k == PSI_CEX_WRITE_SKEW && !ser)
             k = PSI_CEX_CYCLE;
-        if (rank(k) < best) {
-            best = rank(k);
-            bc = &cex->cycles[i];
+        const psi_cex_cycle *named = &cex->cycles[i];
+        uint64_t dec = decided_choices(cex, named);
+        if ((k == PSI_CEX_G0 || k == PSI_CEX_G1C) && uncertain_ww(cex, named)) {
+            const psi_cex_cycle *rc = NULL;
+            k = dec ? reason_kind(cex, dec, ser, &rc) : PSI_CEX_CYCLE;
+            if (rc)
+                named = rc;
+        }
+        /* Under SER, an SI-style shape (causality, long fork, G0, G1c) that
+         * needs a version order the history does not fix is no evidence of
+         * an SI anomaly: that order may be forced only by SER's stricter
+         * rule. Name the write skew behind the decision if there is one,
+         * else call it a cycle and show its shape. */
+        if (ser && k != PSI_CEX_WRITE_SKEW && k != PSI_CEX_CYCLE && uncertain(cex, named)) {
+            const psi_cex_cycle *rc = NULL;
+            psi_cex_kind rk = dec ? reason_kind(cex, dec, ser, &rc) : PSI_CEX_CYCLE;
+            if (rc && rk == PSI_CEX_WRITE_SKEW) {
+                k = rk;
+                named = rc;
+            } else {
+                k = PSI_CEX_CYCLE;
+            }
+        }
+        int r = 2 * rank(k);
+        if (r < best) {
+            best = r;
+            bc = named;
             bk = k;
         }
     }
