@@ -83,7 +83,8 @@ typedef struct psi_check_result {
 } psi_check_result;
 
 /* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):
- * then no verdict. */
+ * then no verdict. Either way *res may hold what the stages built, so the
+ * caller always ends with psi_check_result_free(res). */
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res,
                      psi_diag *d);
 void psi_check_result_free(psi_check_result *res);

@@ -49,8 +49,10 @@ static bool add_side_edge(void *vctx, uint32_t from, uint32_t to, psi_edge_type 
     return c->ok;
 }
 
-/* Kahn's algorithm; pos[v] = rank. False if out of memory or cyclic. */
-static bool topo(wg *g, uint32_t *order, uint32_t *pos)
+/* Kahn's algorithm; pos[v] = rank. Returns 1 when every node is ordered,
+ * 0 when the graph is cyclic, -1 when memory ran out (kept apart so an
+ * allocation failure is never reported as a cyclic model). */
+static int topo(wg *g, uint32_t *order, uint32_t *pos)
 {
     uint32_t n = g->n;
     uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
@@ -58,7 +60,7 @@ static bool topo(wg *g, uint32_t *order, uint32_t *pos)
     g->to = malloc((g->m ? g->m : 1) * sizeof *g->to);
     if (!indeg || !g->off || !g->to) {
         free(indeg);
-        return false;
+        return -1;
     }
     for (uint64_t i = 0; i < g->m; i++) {
         g->off[g->ef[i] + 1]++;
@@ -69,7 +71,7 @@ static bool topo(wg *g, uint32_t *order, uint32_t *pos)
     uint64_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
     if (!fill) {
         free(indeg);
-        return false;
+        return -1;
     }
     memcpy(fill, g->off, ((size_t)n + 1) * sizeof *fill);
     for (uint64_t i = 0; i < g->m; i++)
@@ -87,7 +89,7 @@ static bool topo(wg *g, uint32_t *order, uint32_t *pos)
                 order[tail++] = g->to[k];
     }
     free(indeg);
-    return tail == n;
+    return tail == n ? 1 : 0;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -127,7 +129,10 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         if (!sc.ok)
             goto nomem;
     }
-    if (!topo(&G, order, pos)) {
+    int sorted = topo(&G, order, pos);
+    if (sorted < 0)
+        goto nomem;
+    if (!sorted) {
         st = psi_diag_set(d, PSI_ERR_INPUT,
                           "the model's dependency graph is cyclic; no witness can be written");
         goto out;

@@ -90,8 +90,8 @@ static void test_production_violations(void **state)
         skip();
     char p[1024];
     snprintf(p, sizeof p, "%s/polysi-artifact/violations/galera/galera.txt", c);
-    const char *galera[] = {"anomaly: lost update on key 0: (1,2) writes value 4; (1,3) and (2,8) "
-                            "both read it and both overwrite key 0",
+    const char *galera[] = {("anomaly: lost update on key 0: (1,2) writes value 4; (1,3) and (2,8) "
+                             "both read it and both overwrite key 0"),
                             "minimal: no dependency can be removed", "(1,2) -WR(0)-> (1,3)",
                             "(1,2) -WR(0)-> (2,8)"};
     expect_reject(p, "", galera, 4);
