@@ -73,6 +73,20 @@ bool psi_args_u64(psi_args *a, const char *name, uint64_t *out)
     return true;
 }
 
+bool psi_args_u32(psi_args *a, const char *name, uint32_t *out)
+{
+    uint64_t v;
+    if (!psi_args_u64(a, name, &v))
+        return false;
+    if (v > UINT32_MAX) {
+        fprintf(stderr, "polysi-solve %s: %s is too large\n", a->cmd, name);
+        a->failed = true;
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
 bool psi_args_double(psi_args *a, const char *name, double *out)
 {
     const char *s = a->value;

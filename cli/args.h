@@ -28,6 +28,8 @@ bool psi_args_opt(psi_args *a, const char *arg, const char *name);
  * error naming the option on failure. */
 bool psi_args_u64(psi_args *a, const char *name, uint64_t *out);
 bool psi_args_double(psi_args *a, const char *name, double *out);
+/* Like psi_args_u64, refusing values above UINT32_MAX. */
+bool psi_args_u32(psi_args *a, const char *name, uint32_t *out);
 /* Prints "polysi-solve CMD: unknown option ARG" and sets failed. */
 void psi_args_unknown(psi_args *a, const char *arg);
 

@@ -5,6 +5,7 @@
 #include "bench/lib/gen.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/workload.h"
 #include "core/read.h"
 
 #include <inttypes.h>
@@ -49,63 +50,23 @@ static void help(void)
            "rejected under SI and SER).\n");
 }
 
-static bool get_u32(psi_args *a, const char *name, uint32_t *out)
-{
-    uint64_t v;
-    if (!psi_args_u64(a, name, &v))
-        return false;
-    if (v > UINT32_MAX) {
-        fprintf(stderr, "polysi-solve generate: %s is too large\n", name);
-        a->failed = true;
-        return false;
-    }
-    *out = (uint32_t)v;
-    return true;
-}
-
 /* Parses one option; returns false when it is unknown. */
 static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format *fmt)
 {
     static const struct {
         const char *name;
         size_t off;
-    } u32s[] = {{"--sessions", offsetof(psi_gen_opts, sessions)},
-                {"--txns", offsetof(psi_gen_opts, txns_per_session)},
-                {"--ops", offsetof(psi_gen_opts, ops_per_txn)},
-                {"--keys", offsetof(psi_gen_opts, keys)},
-                {"--long-ops", offsetof(psi_gen_opts, long_ops)}};
-    static const struct {
-        const char *name;
-        size_t off;
-    } dbls[] = {{"--reads", offsetof(psi_gen_opts, read_ratio)},
-                {"--zipf-theta", offsetof(psi_gen_opts, zipf_theta)},
-                {"--long-txn-ratio", offsetof(psi_gen_opts, long_txn_ratio)},
-                {"--fault-prob", offsetof(psi_gen_opts, fault_prob)},
+    } dbls[] = {{"--fault-prob", offsetof(psi_gen_opts, fault_prob)},
                 {"--abort-ratio", offsetof(psi_gen_opts, abort_ratio)},
                 {"--unknown-ratio", offsetof(psi_gen_opts, unknown_ratio)}};
-    for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
-        if (psi_args_opt(a, arg, u32s[i].name)) {
-            get_u32(a, u32s[i].name, (uint32_t *)((char *)o + u32s[i].off));
-            return true;
-        }
+    if (psi_workload_option(a, arg, o, fmt))
+        return true;
     for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++)
         if (psi_args_opt(a, arg, dbls[i].name)) {
             psi_args_double(a, dbls[i].name, (double *)((char *)o + dbls[i].off));
             return true;
         }
-    if (psi_args_opt(a, arg, "--seed")) {
-        psi_args_u64(a, "--seed", &o->seed);
-    } else if (psi_args_opt(a, arg, "--dist")) {
-        if (!psi_gen_dist_parse(a->value, &o->dist)) {
-            fprintf(stderr, "polysi-solve generate: unknown distribution '%s'\n", a->value);
-            a->failed = true;
-        }
-    } else if (psi_args_opt(a, arg, "--mix")) {
-        if (!psi_gen_mix_parse(a->value, &o->mix)) {
-            fprintf(stderr, "polysi-solve generate: unknown mix '%s'\n", a->value);
-            a->failed = true;
-        }
-    } else if (psi_args_opt(a, arg, "--isolation")) {
+    if (psi_args_opt(a, arg, "--isolation")) {
         if (!psi_gen_store_parse(a->value, &o->store)) {
             fprintf(stderr, "polysi-solve generate: --isolation takes si, ser or random\n");
             a->failed = true;
@@ -113,12 +74,6 @@ static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format 
     } else if (psi_args_opt(a, arg, "--faults")) {
         if (!psi_gen_faults_parse(a->value, &o->faults)) {
             fprintf(stderr, "polysi-solve generate: unknown fault in '%s'\n", a->value);
-            a->failed = true;
-        }
-    } else if (psi_args_opt(a, arg, "--format")) {
-        *fmt = psi_format_from_name(a->value);
-        if (*fmt != PSI_FMT_TEXT && *fmt != PSI_FMT_DBCOP && *fmt != PSI_FMT_EDN) {
-            fprintf(stderr, "polysi-solve generate: --format takes text, dbcop or edn\n");
             a->failed = true;
         }
     } else {

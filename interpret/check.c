@@ -14,6 +14,20 @@ double psi_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+typedef struct nth_edge {
+    uint64_t left; /* edges still to skip */
+    psi_edge edge;
+} nth_edge;
+
+static bool pick_nth(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    nth_edge *n = ctx;
+    if (n->left--)
+        return true;
+    n->edge = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    return false;
+}
+
 /* Maps the theory's last conflict cycle (edge ids) to polygraph edges. */
 static psi_status map_solver_cycle(const psi_encoding *enc, const psi_polygraph *g,
                                    psi_check_result *res, psi_diag *d)
@@ -33,29 +47,15 @@ static psi_status map_solver_cycle(const psi_encoding *enc, const psi_polygraph 
             res->solver_cycle[i] = g->known[index];
             continue;
         }
-        /* Find the edge among the constraint side's edges by position. */
+        /* The edge at that position of the side, as psi_constraint_for_each
+         * enumerates it (the same order encode/ added them in). */
         const psi_constraint *c = &g->cons[index];
         uint64_t pos = ids[i] - enc->cons_edge[index];
         if (!either)
             pos -= psi_constraint_side_size(g, c, true);
-        uint32_t to = either ? c->s : c->t, from = either ? c->t : c->s;
-        const psi_ckey *ks = g->ckeys + c->first;
-        psi_edge e = {.from = from, .to = to, .key = ks[0].key, .type = PSI_EDGE_WW};
-        uint64_t k = 1;
-        for (uint32_t j = 0; j < c->n_keys && pos > 0; j++) {
-            uint32_t nr;
-            const uint32_t *rd = psi_polygraph_readers(g, either ? ks[j].op_t : ks[j].op_s, &nr);
-            for (uint32_t r = 0; r < nr; r++) {
-                if (rd[r] == to)
-                    continue;
-                if (k++ == pos) {
-                    e = (psi_edge){.from = rd[r], .to = to, .key = ks[j].key, .type = PSI_EDGE_RW};
-                    pos = 0;
-                    break;
-                }
-            }
-        }
-        res->solver_cycle[i] = e;
+        nth_edge ne = {.left = pos};
+        psi_constraint_for_each(g, c, either, pick_nth, &ne);
+        res->solver_cycle[i] = ne.edge;
     }
     res->solver_cycle_len = (uint32_t)n;
     return PSI_OK;
