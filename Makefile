@@ -10,4 +10,4 @@ setup:
 build:
 	./dev.sh build
 format:
-	find core prune encode solver interpret cli bench tests -name '*.[ch]' | xargs clang-format -i
+	find core formats prune encode solver check interpret workload cli bench tests fuzz examples -name '*.[ch]' | xargs clang-format -i

@@ -1,11 +1,11 @@
 /* `polysi-solve check`: load a history, run the whole check, report the
  * verdict with its reason, and (with --stats) stage times and counts. */
+#include "check/check.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "cli/limits.h"
-#include "core/read.h"
-#include "interpret/check.h"
+#include "formats/read.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
 #include "interpret/witness.h"

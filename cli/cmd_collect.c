@@ -1,12 +1,13 @@
 /* `polysi-solve collect --pg CONNINFO --level L [OPTIONS] OUT`: run the
- * generator's workload against a real PostgreSQL server (bench/lib/pg.h),
+ * generator's workload against a real PostgreSQL server (workload/pg.h),
  * record the history and write it. A summary goes to stderr. */
-#include "bench/lib/gen.h"
-#include "bench/lib/pg.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/workload.h"
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
+#include "workload/gen.h"
+#include "workload/pg.h"
 
 #include <inttypes.h>
 #include <stddef.h>

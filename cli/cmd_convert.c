@@ -3,7 +3,8 @@
  * conversion never changes what the history says). */
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,13 @@
 /* `polysi-solve generate [OPTIONS] OUT`: run a PolySI/Cobra-style workload
- * on the simulated store (bench/lib/gen.h) and write the history. Faults
+ * on the simulated store (workload/gen.h) and write the history. Faults
  * that fired are reported on stderr, so a script knows when the history
  * must be rejected. */
-#include "bench/lib/gen.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/workload.h"
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
+#include "workload/gen.h"
 
 #include <inttypes.h>
 #include <stddef.h>

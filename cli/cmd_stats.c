@@ -2,7 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/json.h"
-#include "core/read.h"
+#include "formats/read.h"
 
 #include <stdio.h>
 #include <string.h>

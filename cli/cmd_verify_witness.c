@@ -5,7 +5,7 @@
  * 2 malformed witness or other error. */
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/read.h"
+#include "formats/read.h"
 #include "interpret/witness_check.h"
 
 #include <stdio.h>

@@ -4,9 +4,9 @@
 #ifndef PSI_CLI_WORKLOAD_H
 #define PSI_CLI_WORKLOAD_H
 
-#include "bench/lib/gen.h"
 #include "cli/args.h"
 #include "core/history.h"
+#include "workload/gen.h"
 
 #include <stdbool.h>
 

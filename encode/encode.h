@@ -20,9 +20,9 @@
 #ifndef PSI_ENCODE_ENCODE_H
 #define PSI_ENCODE_ENCODE_H
 
-#include "acyclic.h"
 #include "core/polygraph.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdint.h>

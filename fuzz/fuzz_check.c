@@ -2,8 +2,8 @@
 #include "fuzz_check.h"
 #include "fuzz.h"
 
+#include "check/check.h"
 #include "core/index.h"
-#include "interpret/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 
-#include "acyclic.h"
-#include "dimacs.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/dimacs.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

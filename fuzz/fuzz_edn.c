@@ -2,7 +2,7 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 
-#include "core/read.h"
+#include "formats/read.h"
 
 int psi_fuzz_edn(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* Tiny generated workloads for the verdict and witness targets. */
 #include "fuzz.h"
 
-#include "bench/lib/gen.h"
+#include "workload/gen.h"
 
 static uint64_t mix64(uint64_t x)
 {

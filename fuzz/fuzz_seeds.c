@@ -3,15 +3,16 @@
  *     fuzz_seeds OUTDIR
  *
  * creates OUTDIR/{text,dbcop,edn,cobra,dimacs,verdict,witness}/ with small
- * histories from the workload generator (bench/lib) written by the
+ * histories from the workload generator (workload/) written by the
  * project's own writers (as `polysi-solve generate` / `convert` do), Cobra
  * logs encoded from generated histories, list-append EDN lines, small CNF
  * and GNF formulas, verdict-target inputs, and the witnesses psi_check
  * writes for accepted generated histories. Deterministic. */
 #include "fuzz.h"
 
-#include "bench/lib/gen.h"
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
+#include "workload/gen.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -23,9 +23,9 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 
-#include "bench/lib/gen.h"
-#include "interpret/check.h"
+#include "check/check.h"
 #include "oracle/oracle.h"
+#include "workload/gen.h"
 
 #include <stdbool.h>
 #include <stdio.h>

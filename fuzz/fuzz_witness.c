@@ -8,11 +8,11 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 
-#include "bench/lib/gen.h"
-#include "interpret/check.h"
+#include "check/check.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
 #include "oracle/oracle.h"
+#include "workload/gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
  * not) by a fresh local solver with the acyclicity theory. */
 #include "interpret/explain.h"
 
-#include "acyclic.h"
 #include "interpret/local.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/sat.h"
 
 #include <stdlib.h>
 #include <string.h>

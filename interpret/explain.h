@@ -30,7 +30,7 @@
 #ifndef PSI_INTERPRET_EXPLAIN_H
 #define PSI_INTERPRET_EXPLAIN_H
 
-#include "interpret/check.h"
+#include "check/check.h"
 
 #include <stdbool.h>
 #include <stdint.h>

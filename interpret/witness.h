@@ -25,7 +25,7 @@
 #ifndef PSI_INTERPRET_WITNESS_H
 #define PSI_INTERPRET_WITNESS_H
 
-#include "interpret/check.h"
+#include "check/check.h"
 
 #include <stdio.h>
 

@@ -15,7 +15,7 @@
  *       10^7 operations.
  *
  * Build it in Release: a sanitizer build measures the sanitizers. */
-#include "core/read.h"
+#include "formats/read.h"
 
 #include <errno.h>
 #include <stdio.h>

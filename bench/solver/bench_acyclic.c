@@ -13,8 +13,8 @@
  * Prints one line per run: answer, times, conflicts, average learned clause
  * length, average theory conflict length, theory share. --gnf writes the
  * instance (SI kinds via this project's antiedge/acyclic_si extension). */
-#include "acyclic.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdint.h>

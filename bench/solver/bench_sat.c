@@ -1,9 +1,9 @@
 /* Minimal stand-alone front end for timing the solver on a DIMACS/GNF file
  * without the rest of the project: prints the s line (no model) and exits
  * 10/20/0 like the CLI. Usage: bench_sat FILE */
-#include "acyclic.h"
-#include "dimacs.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/dimacs.h"
+#include "solver/sat.h"
 
 #include <stdio.h>
 

@@ -23,13 +23,14 @@
 
 #include <cmocka.h>
 
-#include "bench/lib/gen.h"
+#include "check/check.h"
 #include "core/index.h"
-#include "core/read.h"
-#include "dimacs.h"
-#include "interpret/check.h"
+#include "formats/read.h"
+#include "formats/write.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
+#include "solver/dimacs.h"
+#include "workload/gen.h"
 
 #include <stdbool.h>
 #include <stdio.h>

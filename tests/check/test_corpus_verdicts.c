@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "core/read.h"
-#include "interpret/check.h"
+#include "check/check.h"
+#include "formats/read.h"
 
 #include <dirent.h>
 #include <stdio.h>

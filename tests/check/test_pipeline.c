@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "interpret/check.h"
+#include "check/check.h"
 #include "oracle/oracle.h"
 #include "support/spec.h"
 

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "bench/lib/gen.h"
-#include "interpret/check.h"
+#include "check/check.h"
 #include "interpret/describe.h"
 #include "oracle/oracle.h"
+#include "workload/gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,8 @@
 
 #include <cmocka.h>
 
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * format reads back with the requested shape, and bad usage exits 2. The
  * command's source is compiled into this test (cli/ is not a library). */
 #include "cli/commands.h"
-#include "core/read.h"
+#include "formats/read.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

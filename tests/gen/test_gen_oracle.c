@@ -6,8 +6,8 @@
  *    oracle rejects under SI and SER;
  *  - faults do fire that often, so the last check is not vacuous.
  * A disagreement prints the history's generator options for replay. */
-#include "bench/lib/gen.h"
-#include "oracle.h"
+#include "oracle/oracle.h"
+#include "workload/gen.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * operations, read ratio), operation mixes, key distributions, long
  * transactions, statuses, unique non-zero values, determinism per seed, and
  * option checking. */
-#include "bench/lib/gen.h"
+#include "workload/gen.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * files. Inputs are built in memory. */
 #include "readers/rd_util.h"
 
-#include "interpret/check.h"
+#include "check/check.h"
 
 #define U64MAX 18446744073709551615ull
 

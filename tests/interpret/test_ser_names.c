@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "bench/lib/gen.h"
-#include "interpret/check.h"
+#include "check/check.h"
 #include "interpret/explain.h"
+#include "workload/gen.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Unit tests of the brute-force oracle on hand-made histories whose verdicts
  * are known from the literature (Adya's anomalies, the PolySI paper's
  * examples, design.md decision 4). */
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 #include <ctype.h>
 #include <setjmp.h>

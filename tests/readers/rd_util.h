@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 /* ---- temporary files ---- */
 

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "acyclic.h"
-#include "sat.h"
-#include "theory.h"
+#include "solver/acyclic.h"
+#include "solver/sat.h"
+#include "solver/theory.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "acyclic.h"
-#include "dimacs.h"
-#include "sat.h"
+#include "solver/acyclic.h"
+#include "solver/dimacs.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdio.h>

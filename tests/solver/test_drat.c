@@ -9,9 +9,9 @@
 #include <cmocka.h>
 
 #include "corpus_util.h"
-#include "dimacs.h"
 #include "drat_check.h"
-#include "sat.h"
+#include "solver/dimacs.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sat.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "corpus_util.h"
-#include "dimacs.h"
-#include "sat.h"
+#include "solver/dimacs.h"
+#include "solver/sat.h"
 
 #include <stdbool.h>
 #include <sys/wait.h>

@@ -13,7 +13,8 @@
  *
  * A history read from a dbcop file in which every event succeeded is
  * written back byte for byte. */
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 #include <stdlib.h>
 #include <string.h>

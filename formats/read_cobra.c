@@ -24,7 +24,7 @@
  * outside a transaction (W/R/C before the first S or after a C, or a C whose
  * txn id is not the open transaction's) is an error with its byte offset.
  * Logs without any transaction are refused as an empty history. */
-#include "core/read.h"
+#include "formats/read.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -24,7 +24,7 @@
  * starts over in grouping mode: every line goes into a flat array of
  * records (24 bytes per operation, no per-operation allocation), grouped by
  * TXN with a JudyL map, then handed over transaction by transaction. */
-#include "core/read.h"
+#include "formats/read.h"
 
 #include "core/vec.h"
 

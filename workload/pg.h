@@ -21,12 +21,12 @@
  *
  * Built without libpq (no libpq-dev at configure time), psi_pg_available()
  * is false and psi_pg_collect fails with a message saying how to enable it. */
-#ifndef PSI_BENCH_PG_H
-#define PSI_BENCH_PG_H
+#ifndef PSI_WORKLOAD_PG_H
+#define PSI_WORKLOAD_PG_H
 
-#include "bench/lib/gen.h"
 #include "core/diag.h"
 #include "core/history.h"
+#include "workload/gen.h"
 
 #include <stdbool.h>
 #include <stdint.h>

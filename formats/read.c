@@ -1,11 +1,11 @@
-/* Entry point of the readers: format detection, whole-file input, and the
- * output file the writers share.
+/* Entry point of the readers: format detection and whole-file input.
  *
  * psi_read_history loads the file with one read into one buffer, picks a
  * format (given, or guessed from the bytes and the name as
- * psi_detect_format does) and hands the buffer to the format's *_buf reader; Cobra directories are
- * read by psi_read_cobra_dir. Nothing here knows a format's syntax. */
-#include "core/read.h"
+ * psi_detect_format does) and hands the buffer to the format's *_buf
+ * reader; Cobra directories are read by psi_read_cobra_dir. Nothing here
+ * knows a format's syntax. The writers' output file is in out.c. */
+#include "formats/read.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- Input ---- */
@@ -254,114 +253,5 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         break;
     }
     free(buf);
-    return st;
-}
-
-/* ---- Output ---- */
-
-struct psi_out {
-    int fd;
-    bool in_place; /* writing straight to path (stdout, device, FIFO) */
-    int err;       /* first errno of a failed write, 0 if none */
-    char *path;
-    char *tmp; /* temporary file renamed over path on commit */
-};
-
-psi_out *psi_out_open(const char *path, psi_diag *d)
-{
-    psi_out *o = calloc(1, sizeof *o);
-    if (!o || !(o->path = strdup(path))) {
-        free(o);
-        psi_diag_nomem(d, "opening the output");
-        return NULL;
-    }
-    struct stat sb;
-    if (strcmp(path, "-") == 0) {
-        o->fd = STDOUT_FILENO;
-        o->in_place = true;
-        return o;
-    }
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        if (S_ISDIR(sb.st_mode)) {
-            psi_diag_set(d, PSI_ERR_IO, "%s: cannot write: %s", path, strerror(EISDIR));
-            goto fail;
-        }
-        o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (o->fd < 0) {
-            psi_diag_set(d, PSI_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
-            goto fail;
-        }
-        o->in_place = true;
-        return o;
-    }
-    /* The temporary name is path.tmp<pid>.<n>; created with O_EXCL and mode
-     * 0666 so the umask applies as for any new file (mkstemp would make it
-     * 0600, and fixing that needs umask(), which is not thread-safe). */
-    size_t n = strlen(path) + 48;
-    o->tmp = malloc(n);
-    if (!o->tmp) {
-        psi_diag_nomem(d, "opening the output");
-        goto fail;
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20);
-    o->fd = -1;
-    for (unsigned attempt = 0; attempt < 64 && o->fd < 0; attempt++) {
-        snprintf(o->tmp, n, "%s.tmp%ld.%lx", path, (long)getpid(),
-                 (salt + attempt * 0x9e3779b9ul) & 0xffffffful);
-        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (o->fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (o->fd < 0) {
-        psi_diag_set(d, PSI_ERR_IO, "%s: cannot create a temporary file beside it: %s", path,
-                     strerror(errno));
-        goto fail;
-    }
-    return o;
-fail:
-    free(o->tmp);
-    free(o->path);
-    free(o);
-    return NULL;
-}
-
-void psi_out_write(psi_out *o, const void *bytes, size_t n)
-{
-    const char *p = bytes;
-    while (n && !o->err) {
-        ssize_t k = write(o->fd, p, n);
-        if (k < 0) {
-            if (errno != EINTR)
-                o->err = errno;
-            continue;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-}
-
-psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d)
-{
-    psi_status st = PSI_OK;
-    if (!o)
-        return PSI_OK;
-    if (commit && !o->err && !o->in_place && fsync(o->fd) != 0)
-        o->err = errno;
-    if (o->fd != STDOUT_FILENO && close(o->fd) != 0 && !o->err)
-        o->err = errno;
-    if (commit && o->err)
-        st = psi_diag_set(d, PSI_ERR_IO, "%s: write failed: %s", o->path, strerror(o->err));
-    if (o->tmp) {
-        if (commit && st == PSI_OK && rename(o->tmp, o->path) != 0)
-            st = psi_diag_set(d, PSI_ERR_IO, "%s: cannot replace it with %s: %s", o->path, o->tmp,
-                              strerror(errno));
-        if (!commit || st != PSI_OK)
-            (void)unlink(o->tmp);
-    }
-    free(o->tmp);
-    free(o->path);
-    free(o);
     return st;
 }

@@ -18,7 +18,7 @@
  *    read-only proportions for -RH / -RW / -WH.
  * An RMW takes two of a transaction's operation slots, so #ops/txn is always
  * the number of operations recorded. */
-#include "bench/lib/gen.h"
+#include "workload/gen.h"
 
 #include "core/vec.h"
 

@@ -39,7 +39,7 @@
  *    (forced), while T4 reads y at W2's version and x before W1's (forced):
  *    W1 -WR-> T3 -RW-> W2 -WR-> T4 -RW-> W1 has no two adjacent RW edges.
  *    Checked after the run for every committed transaction with a hole. */
-#include "bench/lib/gen.h"
+#include "workload/gen.h"
 
 #include "core/vec.h"
 

@@ -18,7 +18,7 @@
  * Every count is checked against the bytes that remain before it is used,
  * so a hostile length costs nothing; truncation, booleans other than 0/1
  * and bytes after the last session are errors with the byte offset. */
-#include "core/read.h"
+#include "formats/read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

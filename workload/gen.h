@@ -14,8 +14,8 @@
  *    aborted with the operations they executed; nobody reads their writes);
  *  - report.violations[f] > 0 means fault f fired in a way that provably
  *    breaks SI (so the history satisfies neither SI nor SER). */
-#ifndef PSI_BENCH_GEN_H
-#define PSI_BENCH_GEN_H
+#ifndef PSI_WORKLOAD_GEN_H
+#define PSI_WORKLOAD_GEN_H
 
 #include "core/diag.h"
 #include "core/history.h"

@@ -1,14 +1,14 @@
-/* Reading and writing histories in the formats testers already have
+/* Reading histories in the formats testers already have
  * (../shared/docs/formats.md): PolySI text, dbcop bincode, Cobra log
- * directories, Jepsen/Elle EDN.
+ * directories, Jepsen/Elle EDN. Writers: formats/write.h.
  *
  * Every reader either returns a complete history or fails with a diagnostic
  * naming the file and the place (line:column for text formats, byte offset
  * for binary ones); it never returns a partial history. The *_buf variants
  * read from memory (the fuzzers use them); `name` is used in diagnostics.
  * On success the caller owns *out and frees it with psi_history_free. */
-#ifndef PSI_CORE_READ_H
-#define PSI_CORE_READ_H
+#ifndef PSI_FORMATS_READ_H
+#define PSI_FORMATS_READ_H
 
 #include "core/history.h"
 
@@ -41,27 +41,8 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
 psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t len,
                               uint64_t max_ops, psi_history **out, psi_diag *d);
 
-/* Writers, for `polysi-solve convert` (and the generator). They fail with a
- * diagnostic when the history cannot be expressed in the target format (for
- * example a text-format history needs every written value to be non-zero). */
-psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d);
-psi_status psi_write_dbcop(const psi_history *h, const char *path, psi_diag *d);
-psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d);
-
 /* Reads a whole regular file into memory (NUL-terminated for convenience;
  * *len excludes the NUL). Caller frees *buf. */
 psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d);
-
-/* Output file for the writers. Bytes go to a temporary file beside `path`
- * that psi_out_close(o, true, d) renames over `path` only when every write
- * succeeded, so a failed conversion (ENOSPC, ...) never leaves a truncated
- * file behind. Paths that are not regular files (/dev/null, a FIFO) are
- * written in place; "-" is standard output. Write errors are remembered and
- * reported (PSI_ERR_IO, naming the path) by psi_out_close, which always
- * frees `o`; commit = false discards the output. */
-typedef struct psi_out psi_out;
-psi_out *psi_out_open(const char *path, psi_diag *d);
-void psi_out_write(psi_out *o, const void *bytes, size_t n);
-psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d);
 
 #endif

@@ -12,7 +12,8 @@
  *
  * Reading the output back with psi_read_text_buf gives the same sessions,
  * transactions (ids, order, status) and operations. */
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 #include <string.h>
 

@@ -1,16 +1,17 @@
 /* The whole check in one call, for the CLI and for library users:
  * validate (core/index) -> polygraph (core/polygraph) -> prune (prune/) ->
  * encode (encode/) -> solve (solver/) -> verdict. Every stage can be
- * switched and is timed and counted. It lives in interpret/ because that is
- * the one stage that sees all the others.
+ * switched and is timed and counted. interpret/ explains a finished result;
+ * it never drives these stages itself.
  *
  * Ownership: psi_check fills *res, which owns the index, the polygraph, the
  * pruning result and the cycle it reports; psi_check_result_free releases
  * them. The history must outlive the result (it is referenced, and its
  * unknown-outcome transactions are settled in place by validation). */
-#ifndef PSI_INTERPRET_CHECK_H
-#define PSI_INTERPRET_CHECK_H
+#ifndef PSI_CHECK_CHECK_H
+#define PSI_CHECK_CHECK_H
 
+#include "core/clock.h"
 #include "core/history.h"
 #include "core/index.h"
 #include "core/polygraph.h"
@@ -88,8 +89,5 @@ typedef struct psi_check_result {
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res,
                      psi_diag *d);
 void psi_check_result_free(psi_check_result *res);
-
-/* Wall clock in seconds (monotonic). */
-double psi_now(void);
 
 #endif

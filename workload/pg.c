@@ -1,7 +1,7 @@
 /* Collecting histories from PostgreSQL (see pg.h). Compiled with
  * PSI_HAVE_LIBPQ when CMake found libpq; otherwise only the stubs at the
  * end exist. */
-#include "bench/lib/pg.h"
+#include "workload/pg.h"
 
 #include "core/vec.h"
 

@@ -16,7 +16,8 @@
  * transactions, and initial-value (nil) reads of :fail transactions.
  * Output goes through psi_out (read.h): a failed write leaves no partial
  * file, and "-" is standard output. */
-#include "core/read.h"
+#include "formats/read.h"
+#include "formats/write.h"
 
 #include "core/vec.h"
 

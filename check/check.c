@@ -1,18 +1,10 @@
 /* The check pipeline (see check.h). */
-#include "interpret/check.h"
+#include "check/check.h"
 
 #include "encode/encode.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double psi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct nth_edge {
     uint64_t left; /* edges still to skip */

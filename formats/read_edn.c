@@ -55,7 +55,7 @@
  * - Each value must end on the line it starts on (Jepsen prints newlines in
  *   strings as \n), so a truncated line is reported on that line.
  * Columns in diagnostics count characters (UTF-8 aware) from 1. */
-#include "core/read.h"
+#include "formats/read.h"
 
 #include "core/vec.h"
 
