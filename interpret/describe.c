@@ -1,6 +1,7 @@
 /* Naming transactions and operations for reports (see describe.h). */
 #include "interpret/describe.h"
 
+#include <assert.h>
 #include <stdio.h>
 
 void psi_fmt_txn(const psi_history *h, uint32_t t, char *buf, size_t n)
@@ -46,4 +47,22 @@ void psi_fmt_op(const psi_history *h, uint32_t op, char *buf, size_t n)
         snprintf(buf, n, "r(%llu,init)", key);
     else
         snprintf(buf, n, "r(%llu,%llu)", key, (unsigned long long)o->value);
+}
+
+void psi_fmt_txn_ops(const psi_history *h, uint32_t t, const char *sep, char *buf, size_t n)
+{
+    assert(n > 0);
+    size_t used = 0;
+    buf[0] = '\0';
+    if (t == PSI_INIT_TXN) {
+        snprintf(buf, n, "writes every key's initial value");
+        return;
+    }
+    const psi_txn *tx = &h->txns[t];
+    for (uint32_t i = 0; i < tx->n_ops && used < n; i++) {
+        char o[128];
+        psi_fmt_op(h, tx->first_op + i, o, sizeof o);
+        int k = snprintf(buf + used, n - used, "%s%s", i ? sep : "", o);
+        used += k > 0 ? (size_t)k : 0;
+    }
 }

@@ -1,5 +1,5 @@
 /* Streaming JSON writer (see json.h). */
-#include "cli/json.h"
+#include "interpret/json.h"
 
 #include <math.h>
 

@@ -1,8 +1,15 @@
-/* A minimal streaming JSON writer for --json output: objects, arrays,
- * strings (escaped), integers and numbers, with commas handled for the
- * caller. Writes to a FILE*; nesting depth is bounded. */
-#ifndef PSI_CLI_JSON_H
-#define PSI_CLI_JSON_H
+/* A minimal streaming JSON writer for the JSON reports (`check --json`,
+ * `stats --json`): objects, arrays, strings (escaped), integers and numbers,
+ * with commas handled for the caller. Writes to the FILE* it is given;
+ * nesting depth is bounded. A psi_json holds no memory; the FILE stays the
+ * caller's (not closed or flushed here).
+ *
+ * It lives in interpret/, beside its only users, the renderers
+ * (render_json.c, render_history.c), so a library user gets JSON reports
+ * without cli/. core/ is the data model every stage shares; output formats
+ * for people and programs are interpret/'s job. */
+#ifndef PSI_INTERPRET_JSON_H
+#define PSI_INTERPRET_JSON_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,54 @@
+/* Reports of a finished check, for people and for programs: the verdict
+ * with its reason, the counterexample and the stage counts as text
+ * (render_text.c) or as one JSON object (render_json.c, schema in README),
+ * the counterexample as a Graphviz digraph (render_dot.c), and the shape of
+ * a history for `polysi-solve stats` (render_history.c).
+ *
+ * Renderers only read what check/ and explain/ built and write to the FILE*
+ * they are given; they never print elsewhere, never close or flush `out`,
+ * and choose no exit code (cli/ does). Each returns false when `out` is in
+ * an error state afterwards (ferror), true otherwise. Transactions and
+ * operations are named with interpret/describe.h everywhere, so a
+ * transaction reads the same in every report. */
+#ifndef PSI_INTERPRET_RENDER_H
+#define PSI_INTERPRET_RENDER_H
+
+#include "check/check.h"
+#include "interpret/explain.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* What the reports need beyond the check itself. */
+typedef struct psi_render_opts {
+    bool ser;            /* the level checked: named "SER", else "SI" */
+    bool stats;          /* text: append stage times, counts and peak memory */
+    const char *path;    /* the input as the user named it (JSON "path"; NULL: "") */
+    double load_seconds; /* reading the history, which psi_check does not time */
+    size_t peak_bytes;   /* peak resident memory of the run, 0 if unknown */
+} psi_render_opts;
+
+/* The human report: "ACCEPT: ..." or "REJECT: ...: reason", graph-free
+ * anomalies, the counterexample (when cx->present), else the raw cycle(s)
+ * pruning or the solver reported; with o->stats the stage counts. cx must
+ * be zeroed or built by psi_cex_build (present is false on accept). */
+bool psi_render_text(const psi_history *h, const psi_check_result *res, const psi_cex *cx,
+                     const psi_render_opts *o, FILE *out);
+
+/* The same as one JSON object and a newline (README, "JSON schema"); the
+ * stats object is always there. */
+bool psi_render_json(const psi_history *h, const psi_check_result *res, const psi_cex *cx,
+                     const psi_render_opts *o, FILE *out);
+
+/* The counterexample as a Graphviz digraph with a legend. It draws only the
+ * counterexample, so it takes no check result; cx->present must hold. */
+bool psi_render_dot(const psi_history *h, const psi_cex *cx, const psi_render_opts *o, FILE *out);
+
+/* `polysi-solve stats`: sessions, transactions by status, operations, keys
+ * and read-only / write-only / read-write counts of h as recorded (unknown
+ * outcomes are not settled), as text or as one JSON object. */
+bool psi_render_history_text(const psi_history *h, const char *path, FILE *out);
+bool psi_render_history_json(const psi_history *h, const char *path, FILE *out);
+
+#endif

@@ -1,0 +1,259 @@
+/* The JSON report of a check (render.h; schema in README, "JSON schema"):
+ * one object with the verdict and reason, graph-free anomalies, the raw
+ * cycle(s) pruning or the solver reported, the counterexample (null when
+ * none was built) and every stage count. Fields are never removed or
+ * renamed within a major version, so programs can rely on them. */
+#include "interpret/describe.h"
+#include "interpret/json.h"
+#include "interpret/render.h"
+
+#include <assert.h>
+#include <stdio.h>
+
+static const char *reason_name(psi_reject_reason r)
+{
+    static const char *names[] = {"none", "anomaly", "known-cycle", "pruning", "solver"};
+    return r <= PSI_BY_SOLVER ? names[r] : "?";
+}
+
+/* A raw cycle pruning or the solver reported, as an array of edges. */
+static void json_cycle(psi_json *j, const psi_history *h, const psi_edge *c, uint32_t n)
+{
+    psi_json_begin_array(j, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        char a[64], b[64];
+        psi_fmt_txn(h, c[i].from, a, sizeof a);
+        psi_fmt_txn(h, c[i].to, b, sizeof b);
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "from", a);
+        psi_json_str(j, "to", b);
+        psi_json_str(j, "type", psi_edge_type_name((psi_edge_type)c[i].type));
+        if (c[i].type != PSI_EDGE_SO)
+            psi_json_u64(j, "key", h->keys[c[i].key]);
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+static void json_cex_txns(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    psi_json_begin_array(j, "transactions");
+    for (uint32_t i = 0; i < cx->n_txns; i++) {
+        uint32_t t = cx->txns[i];
+        char name[64];
+        psi_fmt_txn(h, t, name, sizeof name);
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "name", name);
+        if (t == PSI_INIT_TXN) {
+            psi_json_null(j, "session");
+            psi_json_null(j, "id");
+            psi_json_null(j, "position");
+        } else {
+            psi_json_u64(j, "session", h->sessions[h->txns[t].session].id);
+            psi_json_u64(j, "id", h->txns[t].id);
+            psi_json_u64(j, "position", h->txns[t].pos + 1);
+        }
+        psi_json_begin_array(j, "operations");
+        for (uint32_t k = 0; t != PSI_INIT_TXN && k < h->txns[t].n_ops; k++) {
+            char o[128];
+            psi_fmt_op(h, h->txns[t].first_op + k, o, sizeof o);
+            psi_json_str(j, NULL, o);
+        }
+        psi_json_end_array(j);
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    psi_json_begin_array(j, "edges");
+    for (uint32_t i = 0; i < cx->n_edges; i++) {
+        const psi_cex_edge *e = &cx->edges[i];
+        char a[64], b[64];
+        psi_fmt_txn(h, e->from, a, sizeof a);
+        psi_fmt_txn(h, e->to, b, sizeof b);
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "from", a);
+        psi_json_str(j, "to", b);
+        psi_json_str(j, "type", psi_edge_type_name((psi_edge_type)e->type));
+        if (e->type == PSI_EDGE_SO)
+            psi_json_null(j, "key");
+        else
+            psi_json_u64(j, "key", h->keys[e->key]);
+        psi_json_str(j, "origin", psi_cex_origin_name((psi_cex_origin)e->origin));
+        if (e->origin != PSI_CEX_CERTAIN) {
+            psi_json_u64(j, "choice", e->choice);
+            psi_json_str(j, "side", e->side ? "or" : "either");
+        }
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+static void json_cex_choices(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    psi_json_begin_array(j, "choices");
+    for (uint32_t i = 0; i < cx->n_choices; i++) {
+        char a[64], b[64];
+        psi_fmt_txn(h, cx->choices[i].t, a, sizeof a);
+        psi_fmt_txn(h, cx->choices[i].s, b, sizeof b);
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "either_first", a);
+        psi_json_str(j, "or_first", b);
+        psi_json_u64(j, "key", h->keys[cx->choices[i].key]);
+        psi_json_str(j, "decided",
+                     cx->choices[i].decided == 1   ? "either"
+                     : cx->choices[i].decided == 2 ? "or"
+                                                   : "open");
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+/* Each cycle: the choices it depends on, and its edges as indices into
+ * the edges array, in cycle order. */
+static void json_cex_cycles(psi_json *j, const psi_cex *cx)
+{
+    psi_json_begin_array(j, "cycles");
+    for (uint32_t i = 0; i < cx->n_cycles; i++) {
+        const psi_cex_cycle *c = &cx->cycles[i];
+        psi_json_begin_object(j, NULL);
+        psi_json_begin_array(j, "when");
+        for (uint32_t k = 0; k < cx->n_choices && k < 32; k++) {
+            if (!(c->cond_mask >> k & 1))
+                continue;
+            psi_json_begin_object(j, NULL);
+            psi_json_u64(j, "choice", k);
+            psi_json_str(j, "side", c->cond_or >> k & 1 ? "or" : "either");
+            psi_json_end_object(j);
+        }
+        psi_json_end_array(j);
+        psi_json_begin_array(j, "edges");
+        for (uint32_t k = 0; k < c->len; k++)
+            psi_json_u64(j, NULL, cx->idx[c->first + k]);
+        psi_json_end_array(j);
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    if (!cx->present) {
+        psi_json_null(j, "counterexample");
+        return;
+    }
+    psi_json_begin_object(j, "counterexample");
+    psi_json_str(j, "anomaly", psi_cex_kind_name(cx->kind));
+    psi_json_str(j, "summary", cx->summary);
+    psi_json_bool(j, "minimal", cx->minimal);
+    psi_json_bool(j, "restored", cx->restored_whole);
+    psi_json_u64(j, "solver_calls", cx->solver_calls);
+    psi_json_num(j, "seconds", cx->seconds);
+    json_cex_txns(j, h, cx);
+    json_cex_edges(j, h, cx);
+    json_cex_choices(j, h, cx);
+    json_cex_cycles(j, cx);
+    psi_json_end_object(j);
+}
+
+/* The graph-free anomalies validation found (empty unless reason is
+ * "anomaly"). */
+static void json_anomalies(psi_json *j, const psi_history *h, const psi_check_result *r)
+{
+    psi_json_begin_array(j, "anomalies");
+    for (size_t i = 0; i < r->idx.n_anomalies; i++) {
+        const psi_anomaly *an = &r->idx.anomalies[i];
+        char t[64], o[128];
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "kind", psi_anomaly_name(an->kind));
+        psi_json_str(j, "title", psi_anomaly_title(an->kind));
+        psi_fmt_txn(h, an->txn, t, sizeof t);
+        psi_fmt_op(h, an->op, o, sizeof o);
+        psi_json_str(j, "transaction", t);
+        psi_json_str(j, "operation", o);
+        if (an->other_op != PSI_SRC_NONE) {
+            psi_fmt_txn(h, an->other_txn, t, sizeof t);
+            psi_fmt_op(h, an->other_op, o, sizeof o);
+            psi_json_str(j, "other_transaction", t);
+            psi_json_str(j, "other_operation", o);
+        }
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+/* The raw cycle(s) the check reported, whatever the counterexample says. */
+static void json_raw_cycles(psi_json *j, const psi_history *h, const psi_check_result *r)
+{
+    psi_json_begin_array(j, "cycles");
+    if (r->reason == PSI_BY_KNOWN_CYCLE || r->reason == PSI_BY_PRUNING) {
+        for (int c = 0; c < 2; c++)
+            if (r->prune.cycle_len[c])
+                json_cycle(j, h, r->prune.cycle[c], r->prune.cycle_len[c]);
+    } else if (r->reason == PSI_BY_SOLVER && r->solver_cycle_len) {
+        json_cycle(j, h, r->solver_cycle, r->solver_cycle_len);
+    }
+    psi_json_end_array(j);
+}
+
+static void json_stats(psi_json *j, const psi_check_stats *s, const psi_cex *cx,
+                       const psi_render_opts *o)
+{
+    psi_json_begin_object(j, "stats");
+    psi_json_begin_object(j, "seconds");
+    psi_json_num(j, "load", o->load_seconds);
+    psi_json_num(j, "validate", s->t_validate);
+    psi_json_num(j, "construct", s->t_construct);
+    psi_json_num(j, "prune", s->t_prune);
+    psi_json_num(j, "encode", s->t_encode);
+    psi_json_num(j, "solve", s->t_solve);
+    psi_json_end_object(j);
+    psi_json_u64(j, "sessions", s->sessions);
+    psi_json_u64(j, "transactions", s->transactions);
+    psi_json_u64(j, "committed", s->committed);
+    psi_json_u64(j, "operations", s->operations);
+    psi_json_u64(j, "known_edges_before", s->known_edges_before);
+    psi_json_u64(j, "known_edges_after", s->known_edges_after);
+    psi_json_u64(j, "constraints_before", s->constraints_before);
+    psi_json_u64(j, "constraints_generated", s->constraints_generated);
+    psi_json_u64(j, "constraints_after", s->constraints_after);
+    psi_json_u64(j, "unknown_deps_before", s->unknown_deps_before);
+    psi_json_u64(j, "unknown_deps_after", s->unknown_deps_after);
+    psi_json_u64(j, "prune_rounds", s->prune_rounds);
+    psi_json_u64(j, "solver_vars", s->vars);
+    psi_json_u64(j, "solver_edges", s->theory_edges);
+    psi_json_u64(j, "decisions", s->decisions);
+    psi_json_u64(j, "conflicts", s->conflicts);
+    psi_json_u64(j, "propagations", s->propagations);
+    psi_json_u64(j, "restarts", s->restarts);
+    psi_json_u64(j, "learned", s->learned);
+    psi_json_u64(j, "theory_calls", s->theory_calls);
+    psi_json_u64(j, "theory_conflicts", s->theory_conflicts);
+    psi_json_u64(j, "theory_propagations", s->theory_propagations);
+    psi_json_num(j, "theory_seconds", s->theory_seconds);
+    psi_json_num(j, "interpret_seconds", cx->present ? cx->seconds : 0.0);
+    psi_json_u64(j, "peak_memory_bytes", o->peak_bytes);
+    psi_json_end_object(j);
+}
+
+bool psi_render_json(const psi_history *h, const psi_check_result *r, const psi_cex *cx,
+                     const psi_render_opts *o, FILE *out)
+{
+    assert(h && r && cx && o && out);
+    psi_json j;
+    psi_json_init(&j, out);
+    psi_json_begin_object(&j, NULL);
+    psi_json_str(&j, "path", o->path);
+    psi_json_str(&j, "format", psi_format_name(h->format));
+    psi_json_str(&j, "isolation", o->ser ? "SER" : "SI");
+    psi_json_str(&j, "verdict", r->verdict == PSI_ACCEPT ? "accept" : "reject");
+    psi_json_str(&j, "reason", reason_name(r->reason));
+    json_anomalies(&j, h, r);
+    json_raw_cycles(&j, h, r);
+    json_cex(&j, h, cx);
+    json_stats(&j, &r->stats, cx, o);
+    psi_json_end_object(&j);
+    return !ferror(out);
+}

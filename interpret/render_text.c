@@ -1,0 +1,289 @@
+/* The human report of a check (render.h): verdict and reason, graph-free
+ * anomalies, the counterexample with its transactions, dependencies,
+ * decided writer pairs and forbidden cycles, the raw cycle(s) when no
+ * counterexample was restored, and with --stats the stage times and counts.
+ * The wording is the tool's interface (README, "Counterexamples"), so a
+ * change here is a change of the output format. */
+#include "interpret/describe.h"
+#include "interpret/render.h"
+
+#include <assert.h>
+#include <stdio.h>
+
+static const char *reason_text(psi_reject_reason r)
+{
+    switch (r) {
+    case PSI_BY_NOTHING:
+        return "accepted";
+    case PSI_BY_ANOMALY:
+        return "anomalies found without any dependency graph";
+    case PSI_BY_KNOWN_CYCLE:
+        return "the history's dependencies, with the version orders they force, already form a "
+               "forbidden cycle";
+    case PSI_BY_PRUNING:
+        return "two writers of a key can be ordered neither way (found while pruning)";
+    case PSI_BY_SOLVER:
+        return "no version order of the remaining writers avoids a forbidden cycle";
+    }
+    return "?";
+}
+
+static void fmt_edge(const psi_history *h, const psi_edge *e, char *buf, size_t n)
+{
+    char a[64], b[64];
+    psi_fmt_txn(h, e->from, a, sizeof a);
+    psi_fmt_txn(h, e->to, b, sizeof b);
+    if (e->type == PSI_EDGE_SO)
+        snprintf(buf, n, "%s -SO-> %s", a, b);
+    else
+        snprintf(buf, n, "%s -%s(%llu)-> %s", a, psi_edge_type_name((psi_edge_type)e->type),
+                 (unsigned long long)h->keys[e->key], b);
+}
+
+static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a)
+{
+    char t[64], o[128], ot[64], oo[128];
+    psi_fmt_txn(h, a->txn, t, sizeof t);
+    psi_fmt_op(h, a->op, o, sizeof o);
+    const psi_txn *tx = &h->txns[a->txn];
+    fprintf(out, "  %s (%s): transaction %s, operation %u %s", psi_anomaly_name(a->kind),
+            psi_anomaly_title(a->kind), t, a->op - tx->first_op + 1, o);
+    if (a->other_op != PSI_SRC_NONE) {
+        psi_fmt_txn(h, a->other_txn, ot, sizeof ot);
+        psi_fmt_op(h, a->other_op, oo, sizeof oo);
+        const psi_txn *wx = &h->txns[a->other_txn];
+        switch (a->kind) {
+        case PSI_ANOM_INT:
+            if (a->other_txn == a->txn)
+                fprintf(out, " disagrees with operation %u %s of the same transaction",
+                        a->other_op - wx->first_op + 1, oo);
+            break;
+        case PSI_ANOM_G1A:
+            fprintf(out, " observes %s of %s, which aborted", oo, ot);
+            break;
+        case PSI_ANOM_G1B:
+            fprintf(out, " observes %s of %s, which that transaction later overwrote", oo, ot);
+            break;
+        default:
+            break;
+        }
+    }
+    fprintf(out, "\n");
+}
+
+static void cycle_text(FILE *out, const psi_history *h, const char *title, const psi_edge *c,
+                       uint32_t n)
+{
+    if (!n)
+        return;
+    fprintf(out, "  %s:\n", title);
+    for (uint32_t i = 0; i < n; i++) {
+        char e[256];
+        fmt_edge(h, &c[i], e, sizeof e);
+        fprintf(out, "    %s\n", e);
+    }
+}
+
+static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_t peak)
+{
+    fprintf(out, "stats:\n");
+    fprintf(out,
+            "  time (s)      load %.3f  validate %.3f  construct %.3f  prune %.3f  encode %.3f  "
+            "solve %.3f\n",
+            t_load, s->t_validate, s->t_construct, s->t_prune, s->t_encode, s->t_solve);
+    fprintf(out, "  history       %u sessions, %u transactions (%u committed), %llu operations\n",
+            s->sessions, s->transactions, s->committed, (unsigned long long)s->operations);
+    fprintf(out, "  known edges   %llu before pruning, %llu after\n",
+            (unsigned long long)s->known_edges_before, (unsigned long long)s->known_edges_after);
+    fprintf(out,
+            "  constraints   %llu writer pairs before pruning, %llu generated (unordered), %llu "
+            "after (%u rounds)\n",
+            (unsigned long long)s->constraints_before, (unsigned long long)s->constraints_generated,
+            (unsigned long long)s->constraints_after, s->prune_rounds);
+    fprintf(out, "  unknown deps  %llu before pruning, %llu after\n",
+            (unsigned long long)s->unknown_deps_before, (unsigned long long)s->unknown_deps_after);
+    fprintf(out,
+            "  solver        %llu vars, %llu edges, %llu decisions, %llu conflicts, %llu "
+            "propagations, %llu theory calls (%.3f s), %llu theory conflicts\n",
+            (unsigned long long)s->vars, (unsigned long long)s->theory_edges,
+            (unsigned long long)s->decisions, (unsigned long long)s->conflicts,
+            (unsigned long long)s->propagations, (unsigned long long)s->theory_calls,
+            s->theory_seconds, (unsigned long long)s->theory_conflicts);
+    fprintf(out, "  peak memory   %.1f MiB\n", (double)peak / (1024.0 * 1024.0));
+}
+
+static void interpret_stats_text(FILE *out, const psi_cex *cx)
+{
+    if (cx->present)
+        fprintf(out, "  interpret     %.3f s, %llu local solver calls\n", cx->seconds,
+                (unsigned long long)cx->solver_calls);
+}
+
+static void fmt_cex_edge(const psi_history *h, const psi_cex_edge *e, char *buf, size_t n)
+{
+    psi_edge ge = {.from = e->from, .to = e->to, .key = e->key, .type = e->type};
+    fmt_edge(h, &ge, buf, n);
+}
+
+/* "if (1,3) installs key 0 before (2,8)" for the cycle's conditions. */
+static void fmt_cond(const psi_history *h, const psi_cex *cx, const psi_cex_cycle *c, char *buf,
+                     size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < cx->n_choices && i < 32 && used < n; i++) {
+        if (!(c->cond_mask >> i & 1))
+            continue;
+        const psi_cex_choice *ch = &cx->choices[i];
+        bool orr = c->cond_or >> i & 1;
+        char a[64], b[64];
+        psi_fmt_txn(h, orr ? ch->s : ch->t, a, sizeof a);
+        psi_fmt_txn(h, orr ? ch->t : ch->s, b, sizeof b);
+        int k = snprintf(buf + used, n - used, "%s%s installs key %llu before %s",
+                         used ? " and " : "if ", a, (unsigned long long)h->keys[ch->key], b);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    if (!used)
+        snprintf(buf, n, "certain and decided dependencies alone");
+}
+
+static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
+{
+    if (!cx->present)
+        return;
+    fprintf(out, "anomaly: %s\n", cx->summary);
+    if (cx->anomaly_op != UINT32_MAX)
+        fprintf(out,
+                "counterexample: %u transaction%s, %u dependenc%s (no cycle needed: the read "
+                "itself is the violation)\n",
+                cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges,
+                cx->n_edges == 1 ? "y" : "ies");
+    else
+        fprintf(out,
+                "counterexample: %u transactions, %u dependencies (%s; %llu local solver calls, "
+                "%.3f s)\n",
+                cx->n_txns, cx->n_edges,
+                cx->minimal          ? "minimal: no dependency can be removed"
+                : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
+                                     : "the reported cycle as found: interpret budget exhausted",
+                (unsigned long long)cx->solver_calls, cx->seconds);
+    fprintf(out, "  transactions:\n");
+    for (uint32_t i = 0; i < cx->n_txns; i++) {
+        uint32_t t = cx->txns[i];
+        char name[64], ops[4096];
+        psi_fmt_txn(h, t, name, sizeof name);
+        psi_fmt_txn_ops(h, t, " ", ops, sizeof ops);
+        if (t == PSI_INIT_TXN)
+            fprintf(out, "    %-12s %s\n", name, ops);
+        else
+            fprintf(out, "    %-12s session %llu, position %u: %s%s\n", name,
+                    (unsigned long long)h->sessions[h->txns[t].session].id, h->txns[t].pos + 1, ops,
+                    h->txns[t].status == PSI_TXN_ABORTED ? " (aborted)" : "");
+    }
+    fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
+                 "closes a forbidden cycle; excluded: that other order):\n");
+    for (uint32_t i = 0; i < cx->n_edges; i++) {
+        const psi_cex_edge *e = &cx->edges[i];
+        char buf[256];
+        fmt_cex_edge(h, e, buf, sizeof buf);
+        if (e->origin == PSI_CEX_EITHER || e->origin == PSI_CEX_OR) {
+            const psi_cex_choice *ch = &cx->choices[e->choice];
+            char a[64];
+            psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
+            fprintf(out, "    %-48s only if %s installs key %llu first\n", buf, a,
+                    (unsigned long long)h->keys[ch->key]);
+        } else {
+            fprintf(out, "    %-48s %s\n", buf, psi_cex_origin_name((psi_cex_origin)e->origin));
+        }
+    }
+    for (uint32_t i = 0; i < cx->n_choices; i++) {
+        const psi_cex_choice *ch = &cx->choices[i];
+        char a[64], b[64];
+        psi_fmt_txn(h, ch->decided == 2 ? ch->s : ch->t, a, sizeof a);
+        psi_fmt_txn(h, ch->decided == 2 ? ch->t : ch->s, b, sizeof b);
+        if (ch->decided)
+            fprintf(out,
+                    "  decided: %s installs key %llu before %s (the other order closes a cycle, "
+                    "below)\n",
+                    a, (unsigned long long)h->keys[ch->key], b);
+        else
+            fprintf(out, "  %s and %s both write key %llu; neither order is possible\n", a, b,
+                    (unsigned long long)h->keys[ch->key]);
+    }
+    if (cx->n_cycles)
+        fprintf(out, "  forbidden cycles:\n");
+    for (uint32_t i = 0; i < cx->n_cycles; i++) {
+        const psi_cex_cycle *c = &cx->cycles[i];
+        char cond[512];
+        fmt_cond(h, cx, c, cond, sizeof cond);
+        fprintf(out, "    %s:\n      ", cond);
+        for (uint32_t k = 0; k < c->len; k++) {
+            const psi_cex_edge *e = &cx->edges[cx->idx[c->first + k]];
+            char a[64];
+            psi_fmt_txn(h, e->from, a, sizeof a);
+            if (e->type == PSI_EDGE_SO)
+                fprintf(out, "%s -SO-> ", a);
+            else
+                fprintf(out, "%s -%s(%llu)-> ", a, psi_edge_type_name((psi_edge_type)e->type),
+                        (unsigned long long)h->keys[e->key]);
+        }
+        if (c->len) {
+            char a[64];
+            psi_fmt_txn(h, cx->edges[cx->idx[c->first]].from, a, sizeof a);
+            fprintf(out, "%s", a);
+        }
+        fprintf(out, "\n");
+    }
+}
+
+/* A reject: reason, graph-free anomalies, then the counterexample or, when
+ * none was restored, the raw cycle(s) the check reported. */
+static void verdict_text(FILE *out, const psi_history *h, const char *level,
+                         const psi_check_result *r, const psi_cex *cx)
+{
+    assert(r->verdict == PSI_REJECT);
+    fprintf(out, "REJECT: the history violates %s: %s\n", level, reason_text(r->reason));
+    switch (r->reason) {
+    case PSI_BY_ANOMALY:
+        for (size_t i = 0; i < r->idx.n_anomalies; i++)
+            anomaly_text(out, h, &r->idx.anomalies[i]);
+        break;
+    default:
+        break;
+    }
+    cex_text(out, h, cx);
+    if (cx->present && cx->restored_whole)
+        return; /* the counterexample supersedes the raw cycles */
+    switch (r->reason) {
+    case PSI_BY_KNOWN_CYCLE:
+        cycle_text(out, h, "cycle", r->prune.cycle[0], r->prune.cycle_len[0]);
+        break;
+    case PSI_BY_PRUNING:
+        cycle_text(out, h, "cycle if the first writer goes first", r->prune.cycle[0],
+                   r->prune.cycle_len[0]);
+        cycle_text(out, h, "cycle if the second writer goes first", r->prune.cycle[1],
+                   r->prune.cycle_len[1]);
+        break;
+    case PSI_BY_SOLVER:
+        cycle_text(out, h, "last cycle the solver refuted", r->solver_cycle, r->solver_cycle_len);
+        break;
+    default:
+        break;
+    }
+}
+
+bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_cex *cx,
+                     const psi_render_opts *o, FILE *out)
+{
+    assert(h && r && cx && o && out);
+    const char *level = o->ser ? "SER" : "SI";
+    if (r->verdict == PSI_ACCEPT)
+        fprintf(out, "ACCEPT: the history satisfies %s\n", level);
+    else
+        verdict_text(out, h, level, r, cx);
+    if (o->stats) {
+        stats_text(out, &r->stats, o->load_seconds, o->peak_bytes);
+        interpret_stats_text(out, cx);
+    }
+    return !ferror(out);
+}
