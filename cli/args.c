@@ -1,10 +1,29 @@
 /* Long-option parsing for the subcommands (see args.h). */
 #include "cli/args.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Records a usage error; prints "polysi-solve CMD: <fmt>" unless quiet. */
+static void fail(psi_args *a, psi_args_error why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(psi_args *a, psi_args_error why, const char *fmt, ...)
+{
+    a->failed = true;
+    a->error = why;
+    if (a->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "polysi-solve %s: ", a->cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 void psi_args_init(psi_args *a, int argc, char **argv)
 {
@@ -17,12 +36,15 @@ bool psi_args_next(psi_args *a, const char **arg, bool *is_option)
     if (a->i >= a->argc)
         return false;
     const char *s = a->argv[a->i++];
+    a->escaped = false;
     if (strcmp(s, dashdash) == 0) {
-        /* Everything after "--" is positional: mark by pointing past it. */
+        /* The argument after "--" is positional, even if it starts with
+         * dashes (a file named "--x"). */
         if (a->i >= a->argc)
             return false;
         *arg = a->argv[a->i++];
         *is_option = false;
+        a->escaped = true;
         return true;
     }
     *arg = s;
@@ -39,18 +61,16 @@ bool psi_args_flag(psi_args *a, const char *arg, const char *name)
 bool psi_args_opt(psi_args *a, const char *arg, const char *name)
 {
     size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
+    if (strncmp(arg, name, n) != 0 || (arg[n] != '=' && arg[n] != '\0'))
         return false;
+    a->name = name;
     if (arg[n] == '=') {
         a->value = arg + n + 1;
         return true;
     }
-    if (arg[n] != '\0')
-        return false;
     if (a->i >= a->argc) {
-        fprintf(stderr, "polysi-solve %s: option %s needs a value\n", a->cmd, name);
-        a->failed = true;
         a->value = "";
+        fail(a, PSI_ARGS_NO_VALUE, "option %s needs a value\n", name);
         return true;
     }
     a->value = a->argv[a->i++];
@@ -59,14 +79,16 @@ bool psi_args_opt(psi_args *a, const char *arg, const char *name)
 
 bool psi_args_u64(psi_args *a, const char *name, uint64_t *out)
 {
-    const char *s = a->value;
+    const char *s = a->value, *p = s;
+    /* strtoull skips blanks and negates "-5" into a huge value: refuse a
+     * sign after blanks too. */
+    while (isspace((unsigned char)*p))
+        p++;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (s[0] == '\0' || s[0] == '-' || *end != '\0' || errno == ERANGE) {
-        fprintf(stderr, "polysi-solve %s: %s expects a non-negative integer, got '%s'\n", a->cmd,
-                name, s);
-        a->failed = true;
+    if (s[0] == '\0' || *p == '-' || *end != '\0' || errno == ERANGE) {
+        fail(a, PSI_ARGS_BAD_VALUE, "%s expects a non-negative integer, got '%s'\n", name, s);
         return false;
     }
     *out = (uint64_t)v;
@@ -79,8 +101,7 @@ bool psi_args_u32(psi_args *a, const char *name, uint32_t *out)
     if (!psi_args_u64(a, name, &v))
         return false;
     if (v > UINT32_MAX) {
-        fprintf(stderr, "polysi-solve %s: %s is too large\n", a->cmd, name);
-        a->failed = true;
+        fail(a, PSI_ARGS_BAD_VALUE, "%s is too large\n", name);
         return false;
     }
     *out = (uint32_t)v;
@@ -94,9 +115,7 @@ bool psi_args_double(psi_args *a, const char *name, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (s[0] == '\0' || *end != '\0' || errno == ERANGE || !(v >= 0)) {
-        fprintf(stderr, "polysi-solve %s: %s expects a non-negative number, got '%s'\n", a->cmd,
-                name, s);
-        a->failed = true;
+        fail(a, PSI_ARGS_BAD_VALUE, "%s expects a non-negative number, got '%s'\n", name, s);
         return false;
     }
     *out = v;
@@ -105,7 +124,5 @@ bool psi_args_double(psi_args *a, const char *name, double *out)
 
 void psi_args_unknown(psi_args *a, const char *arg)
 {
-    fprintf(stderr, "polysi-solve %s: unknown option %s (see polysi-solve %s --help)\n", a->cmd,
-            arg, a->cmd);
-    a->failed = true;
+    fail(a, PSI_ARGS_UNKNOWN, "unknown option %s (see polysi-solve %s --help)\n", arg, a->cmd);
 }
