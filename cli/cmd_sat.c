@@ -2,8 +2,10 @@
  * (acyclicity) file and answers in the SAT-competition convention, so the
  * solver can be compared with minisat, cadical or MonoSAT on the same
  * files. Exit codes: 10 SAT, 20 UNSAT, 0 UNKNOWN, 2 usage/parse/memory. */
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/limits.h"
+#include "cli/sat_report.h"
 #include "solver/acyclic.h"
 #include "solver/dimacs.h"
 #include "solver/sat.h"
@@ -35,167 +37,124 @@ static void sat_usage(FILE *out)
             "Exit codes: 10 satisfiable, 20 unsatisfiable, 0 unknown, 2 error.\n");
 }
 
-static bool parse_double(const char *s, double *out)
+/* What the command line asks for. */
+typedef struct sat_cli {
+    const char *path, *proof_path;
+    bool stats, theory_prop;
+    double time_limit;      /* seconds of solving, < 0: none */
+    int64_t conflict_limit; /* < 0: none */
+    psi_limits lim;         /* --timeout, --max-memory */
+} sat_cli;
+
+static int bad_option(const char *arg)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0))
-        return false;
-    *out = v;
-    return true;
+    fprintf(stderr, "polysi-solve sat: unknown or incomplete option '%s'\n\n", arg);
+    sat_usage(stderr);
+    return 2;
 }
 
-static bool parse_count(const char *s, long long *out)
+/* Returns -1 to go on, else the exit code (0 after --help, 2 on misuse).
+ * args.h runs quiet: sat words its errors as it always has, and takes the
+ * short "-h"; "-" alone is stdin, any other "-x" an unknown option. */
+static int parse(sat_cli *c, int argc, char **argv)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 0)
-        return false;
-    *out = v;
-    return true;
-}
-
-/* Prints the model in 'v' lines of at most about 78 characters. */
-static void print_model(const psi_sat *s, int nvars)
-{
-    char line[96];
-    size_t n = 0;
-    for (int v = 1; v <= nvars + 1; v++) {
-        char tok[16];
-        int len = v <= nvars ? snprintf(tok, sizeof tok, " %d", psi_sat_value(s, v) > 0 ? v : -v)
-                             : snprintf(tok, sizeof tok, " 0");
-        if (n + (size_t)len > 78) {
-            printf("v%.*s\n", (int)n, line);
-            n = 0;
+    psi_args a;
+    psi_args_init(&a, argc, argv);
+    a.quiet = true;
+    const char *arg;
+    bool opt;
+    while (psi_args_next(&a, &arg, &opt)) {
+        uint64_t n;
+        bool dashed = !opt && !a.escaped && arg[0] == '-' && arg[1];
+        if ((opt && psi_args_flag(&a, arg, "--help")) || (dashed && strcmp(arg, "-h") == 0)) {
+            sat_usage(stdout);
+            return 0;
+        } else if (dashed) {
+            return bad_option(arg);
+        } else if (!opt) {
+            if (c->path) {
+                fprintf(stderr, "polysi-solve sat: only one input file is allowed\n");
+                return 2;
+            }
+            c->path = arg;
+        } else if (psi_args_flag(&a, arg, "--stats")) {
+            c->stats = true;
+        } else if (psi_args_flag(&a, arg, "--no-theory-propagation")) {
+            c->theory_prop = false;
+        } else if (psi_args_opt(&a, arg, "--proof")) {
+            c->proof_path = a.value;
+        } else if (psi_args_opt(&a, arg, "--time-limit")) {
+            if (!a.failed)
+                psi_args_double(&a, "--time-limit", &c->time_limit);
+        } else if (psi_args_opt(&a, arg, "--conflict-limit")) {
+            /* The solver counts conflicts in int64_t: larger is a bad value. */
+            if (!a.failed && psi_args_u64(&a, "--conflict-limit", &n) && n > INT64_MAX)
+                a.failed = true;
+            else if (!a.failed)
+                c->conflict_limit = (int64_t)n;
+        } else if (!psi_limits_option(&a, arg, &c->lim)) {
+            return bad_option(arg);
         }
-        memcpy(line + n, tok, (size_t)len);
-        n += (size_t)len;
+        if (a.failed && a.error == PSI_ARGS_NO_VALUE)
+            return bad_option(arg);
+        if (a.failed) {
+            fprintf(stderr, "polysi-solve sat: bad %s '%s'\n", a.name, a.value);
+            return 2;
+        }
     }
-    printf("v%.*s\n", (int)n, line);
+    if (!c->path) {
+        sat_usage(stderr);
+        return 2;
+    }
+    return -1;
 }
 
-static void print_stats(const psi_sat *s, const psi_acyc *g)
+/* Reads the DIMACS/GNF input ("-": stdin, called name in messages) into d.
+ * On failure it stops the watchdog first, so its message and the error's
+ * never mix, prints why and returns false (d is freed). */
+static bool read_input(const char *path, const char *name, psi_dimacs *d, psi_watchdog *wd)
 {
-    psi_sat_stats st;
-    psi_sat_get_stats(s, &st);
-    double t = st.solve_seconds > 0 ? st.solve_seconds : 1e-9;
-    printf("c variables            %llu\n", (unsigned long long)st.vars);
-    printf("c clauses              %llu\n", (unsigned long long)st.clauses);
-    printf("c decisions            %llu\n", (unsigned long long)st.decisions);
-    printf("c propagations         %llu (%.0f per second)\n", (unsigned long long)st.propagations,
-           (double)st.propagations / t);
-    printf("c conflicts            %llu (%.0f per second)\n", (unsigned long long)st.conflicts,
-           (double)st.conflicts / t);
-    printf("c restarts             %llu\n", (unsigned long long)st.restarts);
-    printf("c learned clauses      %llu (average length %.1f, minimized away %llu literals)\n",
-           (unsigned long long)st.learned,
-           st.learned ? (double)st.learned_literals / (double)st.learned : 0.0,
-           (unsigned long long)st.minimized_literals);
-    printf("c reductions           %llu (%llu clauses deleted)\n",
-           (unsigned long long)st.reductions, (unsigned long long)st.deleted);
-    if (g) {
-        psi_acyc_stats as;
-        psi_acyc_get_stats(g, &as);
-        printf("c theory calls         %llu\n", (unsigned long long)st.theory_calls);
-        printf("c theory conflicts     %llu (average clause length %.1f)\n",
-               (unsigned long long)st.theory_conflicts,
-               as.conflicts ? (double)as.conflict_lits / (double)as.conflicts : 0.0);
-        printf("c theory propagations  %llu (%llu explained)\n",
-               (unsigned long long)st.theory_propagations,
-               (unsigned long long)st.theory_explanations);
-        printf("c theory reorders      %llu (%llu nodes visited)\n",
-               (unsigned long long)as.reorders, (unsigned long long)as.visited);
-        printf("c theory time          %.3f s (%.1f %%)\n", st.theory_seconds,
-               100.0 * st.theory_seconds / t);
+    FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!in) {
+        int e = errno;
+        psi_limits_stop(wd);
+        fprintf(stderr, "polysi-solve sat: cannot open '%s': %s\n", path, strerror(e));
+        return false;
     }
-    printf("c solve time           %.3f s\n", st.solve_seconds);
+    psi_dimacs_error err;
+    int rc = psi_dimacs_parse_file(in, d, &err);
+    if (in != stdin)
+        fclose(in);
+    if (!rc)
+        return true;
+    psi_limits_stop(wd);
+    if (err.line)
+        fprintf(stderr, "%s:%llu:%llu: %s\n", name, (unsigned long long)err.line,
+                (unsigned long long)err.col, err.msg);
+    else
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+    psi_dimacs_free(d);
+    return false;
 }
 
 int psi_cmd_sat(int argc, char **argv)
 {
-    bool stats = false, theory_prop = true;
-    const char *proof_path = NULL, *path = NULL;
-    double time_limit = -1;
-    long long conflict_limit = -1, max_mb = 0;
-    psi_limits lim = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            sat_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--stats")) {
-            stats = true;
-        } else if (!strcmp(a, "--no-theory-propagation")) {
-            theory_prop = false;
-        } else if (!strcmp(a, "--proof") && i + 1 < argc) {
-            proof_path = argv[++i];
-        } else if (!strcmp(a, "--time-limit") && i + 1 < argc) {
-            if (!parse_double(argv[++i], &time_limit)) {
-                fprintf(stderr, "polysi-solve sat: bad --time-limit '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            if (!parse_double(argv[++i], &lim.timeout) || lim.timeout < 0) {
-                fprintf(stderr, "polysi-solve sat: bad --timeout '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--max-memory") && i + 1 < argc) {
-            if (!parse_count(argv[++i], &max_mb)) {
-                fprintf(stderr, "polysi-solve sat: bad --max-memory '%s'\n", argv[i]);
-                return 2;
-            }
-            lim.max_mb = (uint64_t)max_mb;
-        } else if (!strcmp(a, "--conflict-limit") && i + 1 < argc) {
-            if (!parse_count(argv[++i], &conflict_limit)) {
-                fprintf(stderr, "polysi-solve sat: bad --conflict-limit '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "polysi-solve sat: unknown or incomplete option '%s'\n\n", a);
-            sat_usage(stderr);
-            return 2;
-        } else if (path) {
-            fprintf(stderr, "polysi-solve sat: only one input file is allowed\n");
-            return 2;
-        } else {
-            path = a;
-        }
-    }
-    if (!path) {
-        sat_usage(stderr);
-        return 2;
-    }
+    sat_cli c = {.theory_prop = true, .time_limit = -1, .conflict_limit = -1};
+    int prc = parse(&c, argc, argv);
+    if (prc >= 0)
+        return prc;
     /* The watchdog ends the process with exit 2 when a limit is hit; it is
      * stopped before the answer is printed, so an answer is never cut. */
     bool wd_failed;
-    psi_watchdog *wd = psi_limits_start(&lim, &wd_failed);
+    psi_watchdog *wd = psi_limits_start(&c.lim, &wd_failed);
     if (wd_failed)
         return 2;
     psi_limits_stage(wd, "parse");
-    FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!in) {
-        psi_limits_stop(wd);
-        fprintf(stderr, "polysi-solve sat: cannot open '%s': %s\n", path, strerror(errno));
-        return 2;
-    }
+    const char *name = strcmp(c.path, "-") ? c.path : "<stdin>";
     psi_dimacs d;
-    psi_dimacs_error err;
-    int prc = psi_dimacs_parse_file(in, &d, &err);
-    if (in != stdin)
-        fclose(in);
-    const char *name = strcmp(path, "-") ? path : "<stdin>";
-    if (prc) {
-        psi_limits_stop(wd);
-        if (err.line)
-            fprintf(stderr, "%s:%llu:%llu: %s\n", name, (unsigned long long)err.line,
-                    (unsigned long long)err.col, err.msg);
-        else
-            fprintf(stderr, "%s: %s\n", name, err.msg);
-        psi_dimacs_free(&d);
+    if (!read_input(c.path, name, &d, wd))
         return 2;
-    }
+    psi_dimacs_error err;
     int code = 2;
     FILE *proof = NULL;
     psi_acyc *g = NULL;
@@ -204,14 +163,14 @@ int psi_cmd_sat(int argc, char **argv)
         fprintf(stderr, "polysi-solve sat: out of memory\n");
         goto out;
     }
-    if (proof_path) {
+    if (c.proof_path) {
         if (d.nedges) {
             fprintf(stderr, "polysi-solve sat: --proof needs pure CNF (no graph lines)\n");
             goto out;
         }
-        proof = fopen(proof_path, "w");
+        proof = fopen(c.proof_path, "w");
         if (!proof) {
-            fprintf(stderr, "polysi-solve sat: cannot write '%s': %s\n", proof_path,
+            fprintf(stderr, "polysi-solve sat: cannot write '%s': %s\n", c.proof_path,
                     strerror(errno));
             goto out;
         }
@@ -223,33 +182,16 @@ int psi_cmd_sat(int argc, char **argv)
         goto out;
     }
     if (g)
-        psi_acyc_set_propagation(g, theory_prop);
-    psi_sat_set_time_limit(s, time_limit);
-    psi_sat_set_conflict_limit(s, conflict_limit);
+        psi_acyc_set_propagation(g, c.theory_prop);
+    psi_sat_set_time_limit(s, c.time_limit);
+    psi_sat_set_conflict_limit(s, c.conflict_limit);
     psi_limits_stage(wd, "solve");
     int r = psi_sat_solve(s);
     psi_limits_stop(wd);
     wd = NULL;
-    if (stats)
-        print_stats(s, g);
-    switch (r) {
-    case PSI_SAT_SAT:
-        printf("s SATISFIABLE\n");
-        print_model(s, d.nvars);
-        code = 10;
-        break;
-    case PSI_SAT_UNSAT:
-        printf("s UNSATISFIABLE\n");
-        code = 20;
-        break;
-    case PSI_SAT_UNKNOWN:
-        printf("s UNKNOWN\n");
-        code = 0;
-        break;
-    default:
-        fprintf(stderr, "polysi-solve sat: out of memory while solving\n");
-        code = 2;
-    }
+    if (c.stats)
+        psi_cli_sat_stats(stdout, s, g);
+    code = psi_cli_sat_answer(stdout, s, r, d.nvars);
 out:
     psi_limits_stop(wd);
     psi_sat_free(s);
