@@ -45,6 +45,8 @@ static void dot_nodes(FILE *f, const psi_history *h, const psi_cex *cx)
     }
 }
 
+/* One arrow per dependency, labelled TYPE(key) and styled by its origin,
+ * as the legend explains. */
 static void dot_edges(FILE *f, const psi_history *h, const psi_cex *cx)
 {
     for (uint32_t i = 0; i < cx->n_edges; i++) {
