@@ -161,15 +161,18 @@ static void test_dot_renders(void **state)
 /* check --witness then verify-witness; returns the verifier's exit code. */
 static int witness_round_trip(const char *history, bool ser, const char *wpath)
 {
-    char cmd[2048], *out;
-    snprintf(cmd, sizeof cmd, "'%s' check %s --witness '%s' '%s'", cli(),
-             ser ? "--isolation ser" : "", wpath, history);
+    char cmd[8192], *out;
+    /* Checked, not just bounded: a truncated command would run something else. */
+    if ((size_t)snprintf(cmd, sizeof cmd, "'%s' check %s --witness '%s' '%s'", cli(),
+                         ser ? "--isolation ser" : "", wpath, history) >= sizeof cmd)
+        fail_msg("command line too long for %s", history);
     int rc = run(cmd, &out);
     if (rc != 0)
         fail_msg("%s: exit %d (want accept)\n%s", cmd, rc, out);
     free(out);
-    snprintf(cmd, sizeof cmd, "'%s' verify-witness %s '%s' '%s'", cli(),
-             ser ? "--isolation ser" : "", history, wpath);
+    if ((size_t)snprintf(cmd, sizeof cmd, "'%s' verify-witness %s '%s' '%s'", cli(),
+                         ser ? "--isolation ser" : "", history, wpath) >= sizeof cmd)
+        fail_msg("command line too long for %s", history);
     rc = run(cmd, &out);
     if (rc != 0)
         fprintf(stderr, "%s: %s", cmd, out);
