@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for people and CI, on a fresh Debian 12 machine:
 #   ./dev.sh run    install what is missing, build (Release), check the built-in example
-#   ./dev.sh test   install what is missing, build with ASan+UBSan, run every test (CTest)
+#   ./dev.sh test   install what is missing, build with ASan+UBSan, run every test (CTest),
+#                   check the installed library (static and shared), fuzz each target briefly
 #   ./dev.sh setup  only install what is missing
 #   ./dev.sh build  only build the Release binary (build/release/polysi-solve)
 set -euo pipefail
@@ -14,6 +15,9 @@ PKGS_TEST=(libcmocka-dev graphviz minisat clang libclang-rt-14-dev)
 # postgresql (server binaries) and libpq-dev: `collect` and its end-to-end test
 # (tests/pg) on a throwaway cluster.
 PKGS_TEST+=(postgresql libpq-dev)
+# pkg-config: the example is built against the installed library with
+# nothing but `pkg-config polysi` (tests/install/run.sh).
+PKGS_TEST+=(pkg-config)
 
 missing_pkgs() {
     local p out=()
@@ -47,6 +51,18 @@ jobs() { nproc 2>/dev/null || echo 2; }
 build_release() {
     cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
     cmake --build build/release -j"$(jobs)" --target polysi-solve
+}
+
+# The library as its users get it: installed from the Release build
+# (static) and from a shared build, then used through pkg-config only
+# (tests/install/run.sh: every header compiles alone, no libpq inside, the
+# example rejects examples/lost-update.txt as a lost update).
+install_check() {
+    build_release
+    tests/install/run.sh build/release build/install
+    cmake -S . -B build/shared -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DPSI_TESTS=OFF >/dev/null
+    cmake --build build/shared -j"$(jobs)" --target polysi-solve
+    tests/install/run.sh build/shared build/install-shared
 }
 
 # A short libFuzzer run of every fuzz target (clang build in build/fuzz),
@@ -87,6 +103,7 @@ test)
     cmake --build build/asan -j"$(jobs)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build/asan --output-on-failure -j"$(jobs)"
+    install_check
     fuzz_short
     ;;
 *)

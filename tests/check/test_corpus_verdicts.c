@@ -2,7 +2,8 @@
  * every fig7 and fig8_9_10 history of the PolySI artifact is accepted under
  * SI, the fig8_9_10 ones under SER too; the three violations are rejected
  * under SI; the VeriStrong SER violations are rejected under SER; the 250
- * Galera histories get exactly the verdicts of expected.tsv. */
+ * Galera histories get exactly the verdicts of expected.tsv. Every case
+ * needs the corpus: the program is skipped (exit 77) without it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include "check/check.h"
 #include "formats/read.h"
+#include "support/corpus.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -19,17 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *corpus(void)
-{
-    const char *c = getenv("PSI_CORPUS");
-    struct stat sb;
-    if (!c || stat(c, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "corpus not found at %s; corpus verdict tests skipped\n",
-                c ? c : "(PSI_CORPUS unset)");
-        return NULL;
-    }
-    return c;
-}
+/* The corpus folder; main skips the whole program when it is absent. */
+static const char *corpus_dir;
 
 /* Checks one history; returns 0 accept, 1 reject, 2 error (printed). */
 static int verdict(const char *path, bool ser)
@@ -86,9 +79,7 @@ static int for_each_history(const char *dir, bool ser, int want)
 static void test_polysi_artifact(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!c)
-        skip();
+    const char *c = corpus_dir;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/polysi-artifact/fig7", c);
     assert_int_equal(for_each_history(dir, false, 0), 31);
@@ -106,9 +97,7 @@ static void test_polysi_artifact(void **state)
 static void test_veristrong_ser_violations(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!c)
-        skip();
+    const char *c = corpus_dir;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/veristrong-artifact/ser-violations", c);
     assert_int_equal(for_each_history(dir, true, 1), 5);
@@ -117,9 +106,7 @@ static void test_veristrong_ser_violations(void **state)
 static void test_galera_expected(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!c)
-        skip();
+    const char *c = corpus_dir;
     char tsv[4096];
     snprintf(tsv, sizeof tsv, "%s/veristrong-artifact/si-galera-all-writes/expected.tsv", c);
     FILE *f = fopen(tsv, "r");
@@ -146,6 +133,7 @@ static void test_galera_expected(void **state)
 
 int main(void)
 {
+    corpus_dir = psi_corpus_or_skip("corpus verdicts");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_polysi_artifact),
         cmocka_unit_test(test_veristrong_ser_violations),

@@ -1,9 +1,15 @@
 /* Conversions to and from EDN preserve a history exactly:
  * text -> history -> edn -> history -> text gives the same text, and the
- * histories agree array by array (a hand-made history and, when
- * ../shared/corpus is there, the corpus' text histories); dbcop and Cobra
- * corpus histories converted to EDN read back the same. */
+ * histories agree array by array (a hand-made history and the corpus' text
+ * histories); dbcop and Cobra corpus histories converted to EDN read back
+ * the same. The corpus cases run as their own CTest test (argument
+ * `corpus`, test edn_convert_corpus), skipped when ../shared/corpus is
+ * absent; the others always run. */
 #include "edn_helpers.h"
+#include "support/corpus.h"
+
+/* Set by main for the corpus cases. */
+static const char *corpus_dir;
 
 static char *write_to_string(psi_status (*writer)(const psi_history *, const char *, psi_diag *),
                              const psi_history *h, size_t *len)
@@ -72,16 +78,13 @@ static void test_hand_made(void **state)
 static void test_corpus(void **state)
 {
     (void)state;
-    const char *corpus = getenv("PSI_CORPUS");
     const char *files[] = {"polysi-artifact/violations/galera/galera.txt",
                            "polysi-artifact/violations/yugabyte/yugabyte.txt"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", corpus ? corpus : "../shared/corpus", files[i]);
-        if (access(path, R_OK) != 0) {
-            print_message("corpus file %s is missing; skipped\n", path);
-            continue;
-        }
+        snprintf(path, sizeof path, "%s/%s", corpus_dir, files[i]);
+        if (access(path, R_OK) != 0)
+            fail_msg("corpus file %s is missing", path);
         size_t len;
         char *text = edn_slurp(path, &len);
         text_edn_text(path, text, len);
@@ -95,16 +98,13 @@ static void test_corpus(void **state)
 static void test_binary_corpus(void **state)
 {
     (void)state;
-    const char *corpus = getenv("PSI_CORPUS");
     const char *paths[] = {"polysi-artifact/fig7/5_100_15_10000_0.5_uniform/history.bincode",
                            "polysi-artifact/fig8_9_10/rubis-10000"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", corpus ? corpus : "../shared/corpus", paths[i]);
-        if (access(path, R_OK) != 0) {
-            print_message("corpus path %s is missing; skipped\n", path);
-            continue;
-        }
+        snprintf(path, sizeof path, "%s/%s", corpus_dir, paths[i]);
+        if (access(path, R_OK) != 0)
+            fail_msg("corpus path %s is missing", path);
         psi_read_opts opts = {0};
         psi_history *h0, *h1;
         psi_diag d;
@@ -148,12 +148,18 @@ static void test_read_history(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
+        corpus_dir = psi_corpus_or_skip("EDN conversions of corpus histories");
+        const struct CMUnitTest corpus_tests[] = {
+            cmocka_unit_test(test_corpus),
+            cmocka_unit_test(test_binary_corpus),
+        };
+        return cmocka_run_group_tests(corpus_tests, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_made),
-        cmocka_unit_test(test_corpus),
-        cmocka_unit_test(test_binary_corpus),
         cmocka_unit_test(test_read_history),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

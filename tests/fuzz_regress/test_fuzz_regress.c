@@ -2,7 +2,12 @@
  * fuzz/fuzz.h): every input a fuzzer once crashed on, plus hand-made
  * hostile inputs, must now pass the target's checks under the sanitizers.
  * A new crasher goes into the folder of its target, named after what it
- * broke. */
+ * broke; a hand-made one after what it tries (see fuzz/fuzz_TARGET.c for
+ * each target's input format). Every target must have at least one saved
+ * input: a missing or empty folder fails, so a target cannot pass by
+ * replaying nothing. (The witness inputs name a generated history by its
+ * seed, fuzz_gen.c: if the generator changes they stay valid inputs but
+ * pair the witness with another history.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,17 +71,23 @@ static void replay(void **state)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/%s", PSI_FUZZ_REGRESS_DIR, t->name);
     DIR *d = opendir(dir);
-    if (!d) {
-        printf("fuzz_regress: no inputs for %s\n", t->name);
-        return;
-    }
+    if (!d)
+        fail_msg("fuzz_regress: no folder of saved inputs for target %s (%s)", t->name, dir);
     char *names[4096];
     size_t n = 0;
     struct dirent *e;
-    while ((e = readdir(d)) && n < sizeof names / sizeof names[0])
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == sizeof names / sizeof names[0])
+            fail_msg("fuzz_regress: more than %zu inputs in %s", n, dir);
+        names[n] = strdup(e->d_name);
+        assert_non_null(names[n]);
+        n++;
+    }
     closedir(d);
+    if (n == 0)
+        fail_msg("fuzz_regress: %s holds no inputs for target %s", dir, t->name);
     qsort(names, n, sizeof names[0], cmp_str);
     for (size_t i = 0; i < n; i++) {
         char path[8192];

@@ -3,8 +3,11 @@
  * key 0; yugabyte and dgraph: causality violations), JSON carries the
  * counterexample, DOT output renders with `dot -Tsvg`, the witness of every
  * accepted corpus history verifies (SI; SER too for fig8_9_10), and
- * tampered witnesses are refused. Tests print why they skip when the
- * program, the corpus or Graphviz is missing. */
+ * tampered witnesses are refused; and, without the corpus, the classic
+ * histories (long fork, write skew) are named. The corpus cases run as
+ * their own CTest test (argument `corpus`, test test_interpret_cli_corpus),
+ * skipped (exit 77) when the corpus is absent. Tests print why they skip
+ * when the program or Graphviz is missing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/corpus.h"
+
 static char tmpdir[256];
 
 static const char *cli(void)
@@ -33,17 +38,8 @@ static const char *cli(void)
     return c;
 }
 
-static const char *corpus(void)
-{
-    const char *c = getenv("PSI_CORPUS");
-    struct stat sb;
-    if (!c || stat(c, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "corpus not found at %s; corpus tests skipped\n",
-                c ? c : "(PSI_CORPUS unset)");
-        return NULL;
-    }
-    return c;
-}
+/* Set by main for the corpus cases. */
+static const char *corpus_dir;
 
 /* Runs cmd through the shell; returns its exit code and (if out) its stdout. */
 static int run(const char *cmd, char **out)
@@ -85,8 +81,8 @@ static void expect_reject(const char *path, const char *opts, const char *const 
 static void test_production_violations(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!cli() || !c)
+    const char *c = corpus_dir;
+    if (!cli())
         skip();
     char p[1024];
     snprintf(p, sizeof p, "%s/polysi-artifact/violations/galera/galera.txt", c);
@@ -136,8 +132,8 @@ static void test_classic_histories(void **state)
 static void test_dot_renders(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!cli() || !c)
+    const char *c = corpus_dir;
+    if (!cli())
         skip();
     if (run("command -v dot >/dev/null 2>&1", NULL) != 0) {
         fprintf(stderr, "Graphviz 'dot' not found (apt-get install graphviz); DOT rendering "
@@ -165,15 +161,18 @@ static void test_dot_renders(void **state)
 /* check --witness then verify-witness; returns the verifier's exit code. */
 static int witness_round_trip(const char *history, bool ser, const char *wpath)
 {
-    char cmd[2048], *out;
-    snprintf(cmd, sizeof cmd, "'%s' check %s --witness '%s' '%s'", cli(),
-             ser ? "--isolation ser" : "", wpath, history);
+    char cmd[8192], *out;
+    /* Checked, not just bounded: a truncated command would run something else. */
+    if ((size_t)snprintf(cmd, sizeof cmd, "'%s' check %s --witness '%s' '%s'", cli(),
+                         ser ? "--isolation ser" : "", wpath, history) >= sizeof cmd)
+        fail_msg("command line too long for %s", history);
     int rc = run(cmd, &out);
     if (rc != 0)
         fail_msg("%s: exit %d (want accept)\n%s", cmd, rc, out);
     free(out);
-    snprintf(cmd, sizeof cmd, "'%s' verify-witness %s '%s' '%s'", cli(),
-             ser ? "--isolation ser" : "", history, wpath);
+    if ((size_t)snprintf(cmd, sizeof cmd, "'%s' verify-witness %s '%s' '%s'", cli(),
+                         ser ? "--isolation ser" : "", history, wpath) >= sizeof cmd)
+        fail_msg("command line too long for %s", history);
     rc = run(cmd, &out);
     if (rc != 0)
         fprintf(stderr, "%s: %s", cmd, out);
@@ -184,8 +183,8 @@ static int witness_round_trip(const char *history, bool ser, const char *wpath)
 static void test_corpus_witnesses(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!cli() || !c)
+    const char *c = corpus_dir;
+    if (!cli())
         skip();
     char dir[1024], path[2048], w[512];
     snprintf(w, sizeof w, "%s/witness.txt", tmpdir);
@@ -272,8 +271,8 @@ static void tamper(const char *in, const char *out, int op)
 static void test_tampered_witnesses(void **state)
 {
     (void)state;
-    const char *c = corpus();
-    if (!cli() || !c)
+    const char *c = corpus_dir;
+    if (!cli())
         skip();
     char h[1024], w[512], t[512], cmd[2048], *out;
     snprintf(h, sizeof h, "%s/polysi-artifact/fig8_9_10/25_400_8_10000_0.3_uniform/history.bincode",
@@ -312,12 +311,20 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
+        corpus_dir = psi_corpus_or_skip("polysi-solve on corpus histories");
+        const struct CMUnitTest corpus_tests[] = {
+            cmocka_unit_test(test_production_violations),
+            cmocka_unit_test(test_dot_renders),
+            cmocka_unit_test(test_corpus_witnesses),
+            cmocka_unit_test(test_tampered_witnesses),
+        };
+        return cmocka_run_group_tests(corpus_tests, setup, teardown);
+    }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_production_violations), cmocka_unit_test(test_classic_histories),
-        cmocka_unit_test(test_dot_renders),           cmocka_unit_test(test_corpus_witnesses),
-        cmocka_unit_test(test_tampered_witnesses),
+        cmocka_unit_test(test_classic_histories),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,29 +1,12 @@
 /* Loads every history of the shared corpus (PSI_CORPUS) with format
  * detection, checks the sizes the corpus README states, and round-trips
- * each through the dbcop and text writers. Skipped, loudly,
- * when the corpus is not there. */
+ * each through the dbcop and text writers. Every case needs the corpus: the
+ * program is skipped (exit 77, CTest "Skipped") when it is not there. */
 #include "rd_util.h"
+#include "support/corpus.h"
 
+/* Set by main; never NULL in the cases. */
 static const char *g_corpus;
-
-static int setup(void **state)
-{
-    (void)state;
-    g_corpus = getenv("PSI_CORPUS");
-    return 0;
-}
-
-static void need_corpus(void)
-{
-    struct stat sb;
-    if (!g_corpus || stat(g_corpus, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr,
-                "\n*** corpus not found at %s; corpus tests skipped ***\n"
-                "*** (set PSI_CORPUS to the shared corpus directory) ***\n\n",
-                g_corpus ? g_corpus : "(PSI_CORPUS unset)");
-        skip();
-    }
-}
 
 static psi_history *load(const char *rel)
 {
@@ -40,7 +23,6 @@ static psi_history *load(const char *rel)
 static void test_fig7_known_sizes(void **state)
 {
     (void)state;
-    need_corpus();
     psi_history *h = load("polysi-artifact/fig7/5_100_15_10000_0.5_uniform/history.bincode");
     assert_int_equal(h->format, PSI_FMT_DBCOP);
     assert_int_equal(h->n_sessions, 5);
@@ -59,7 +41,6 @@ static void test_fig7_known_sizes(void **state)
 static void test_rubis_known_sizes(void **state)
 {
     (void)state;
-    need_corpus();
     psi_history *h = load("polysi-artifact/fig8_9_10/rubis-10000");
     assert_int_equal(h->format, PSI_FMT_COBRA);
     assert_int_equal(h->n_sessions, 24);
@@ -73,7 +54,6 @@ static void test_rubis_known_sizes(void **state)
 static void test_galera_lost_update(void **state)
 {
     (void)state;
-    need_corpus();
     psi_history *h = load("polysi-artifact/violations/galera/galera.txt");
     assert_int_equal(h->format, PSI_FMT_TEXT);
     assert_int_equal(h->n_ops, 14);
@@ -201,7 +181,6 @@ static void round_trip(const psi_history *h, const char *src, const char *dir)
 static void test_load_everything(void **state)
 {
     (void)state;
-    need_corpus();
     char *dir = rd_tmpdir();
     walk(g_corpus);
     qsort(g_found.paths, g_found.n, sizeof *g_found.paths, cmp_str);
@@ -244,11 +223,12 @@ static void test_load_everything(void **state)
 
 int main(void)
 {
+    g_corpus = psi_corpus_or_skip("loading the corpus");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fig7_known_sizes),
         cmocka_unit_test(test_rubis_known_sizes),
         cmocka_unit_test(test_galera_lost_update),
         cmocka_unit_test(test_load_everything),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

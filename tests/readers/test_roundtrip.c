@@ -13,10 +13,14 @@
  *    point: canonical -> dbcop -> text gives the identical bytes.
  *  - dbcop -> dbcop: byte-identical when every event succeeded (events
  *    with success 0 are dropped on reading), header included.
- * Also: what each writer refuses, and I/O errors (ENOSPC via /dev/full). */
+ * Also: what each writer refuses, and I/O errors (ENOSPC via /dev/full).
+ * The one case on a corpus file runs as its own CTest test (argument
+ * `corpus`, test readers_roundtrip_corpus), skipped when the corpus is
+ * absent. */
 #include "rd_util.h"
 
 #include "core/history.h"
+#include "support/corpus.h"
 
 #include <errno.h>
 
@@ -255,15 +259,11 @@ static void test_io_errors(void **state)
 static void test_corpus_dbcop_bytes(void **state)
 {
     (void)state;
-    const char *corpus = getenv("PSI_CORPUS");
     char src[1024];
     snprintf(src, sizeof src, "%s/polysi-artifact/fig7/5_100_15_10000_0.5_uniform/history.bincode",
-             corpus ? corpus : "");
-    if (!corpus || access(src, R_OK) != 0) {
-        fprintf(stderr, "corpus not found at %s; corpus tests skipped\n",
-                corpus ? corpus : "(PSI_CORPUS unset)");
-        skip();
-    }
+             psi_corpus());
+    if (access(src, R_OK) != 0)
+        fail_msg("corpus file %s is missing", src);
     psi_history *h = read_path(src);
     char *p = tmp_path("copy.bincode");
     write_ok(psi_write_dbcop, h, p);
@@ -284,12 +284,20 @@ static void test_corpus_dbcop_bytes(void **state)
     psi_history_free(ht);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
+        psi_corpus_or_skip("dbcop round trip of a corpus history");
+        const struct CMUnitTest corpus_tests[] = {
+            cmocka_unit_test(test_corpus_dbcop_bytes),
+        };
+        return cmocka_run_group_tests(corpus_tests, setup, teardown);
+    }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_to_text),       cmocka_unit_test(test_text_dbcop_text),
-        cmocka_unit_test(test_refusals),           cmocka_unit_test(test_io_errors),
-        cmocka_unit_test(test_corpus_dbcop_bytes),
+        cmocka_unit_test(test_text_to_text),
+        cmocka_unit_test(test_text_dbcop_text),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_io_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,8 @@
 /* DRAT proofs: the independent checker (drat_check.c) must accept correct
  * proofs and reject wrong ones, and must verify the solver's proofs of
- * random unsatisfiable formulas and of the unsatisfiable corpus instances. */
+ * random unsatisfiable formulas and of the unsatisfiable corpus instances.
+ * The corpus case runs as its own CTest test (argument `corpus`, test
+ * test_drat_corpus), skipped (exit 77) when the corpus is absent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,8 +118,6 @@ static void test_corpus_proofs(void **state)
 {
     (void)state;
     const char *dir = cnf_dir();
-    if (!dir)
-        return;
     char path[4400];
     snprintf(path, sizeof path, "%s/expected.tsv", dir);
     FILE *t = fopen(path, "r");
@@ -164,12 +164,18 @@ static void test_corpus_proofs(void **state)
     assert_true(checked >= 35);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
+        psi_corpus_or_skip("DRAT proofs of the corpus' CNF instances");
+        const struct CMUnitTest corpus_tests[] = {
+            cmocka_unit_test(test_corpus_proofs),
+        };
+        return cmocka_run_group_tests(corpus_tests, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checker_itself),
         cmocka_unit_test(test_random_unsat_proofs),
-        cmocka_unit_test(test_corpus_proofs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
