@@ -74,7 +74,7 @@ size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap)
             char *text = NULL;
             size_t len = 0;
             FILE *f = open_memstream(&text, &len);
-            bool ok = f && psi_witness_write(h, &w, f);
+            bool ok = f && psi_witness_write(&w, h->source, f, "fuzz.witness", &d) == PSI_OK;
             if (f)
                 ok = fclose(f) == 0 && ok;
             if (ok && len + 3 <= cap) {
