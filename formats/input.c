@@ -10,6 +10,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One read(2) of at most n bytes into buf, retried when a signal
+ * interrupts it; *got is 0 at the end of the file. */
+static psi_status read_some(int fd, const char *path, void *buf, size_t n, size_t *got, psi_diag *d)
+{
+    for (;;) {
+        ssize_t k = read(fd, buf, n);
+        if (k >= 0) {
+            *got = (size_t)k;
+            return PSI_OK;
+        }
+        if (errno != EINTR)
+            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    }
+}
+
 psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
 {
     *buf = NULL;
@@ -39,53 +54,38 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
         close(fd);
         return psi_diag_nomem(d, "loading the input file");
     }
-    size_t n = 0;
+    psi_status st = PSI_OK;
+    size_t n = 0, got = 0;
     for (;;) {
         if (n + 1 >= cap) {
             /* Full: probe for EOF before growing, so a regular file read in
              * one go is never copied into a doubled buffer. */
             char probe;
-            ssize_t k = read(fd, &probe, 1);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k == 0)
+            if ((st = read_some(fd, path, &probe, 1, &got, d)) != PSI_OK || got == 0)
                 break;
-            if (k < 0) {
-                int e = errno;
-                free(p);
-                close(fd);
-                return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-            }
             if (cap > SIZE_MAX / 2) {
-                free(p);
-                close(fd);
-                return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+                st = psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+                break;
             }
             char *q = realloc(p, cap * 2);
             if (!q) {
-                free(p);
-                close(fd);
-                return psi_diag_nomem(d, "loading the input file");
+                st = psi_diag_nomem(d, "loading the input file");
+                break;
             }
             p = q;
             cap *= 2;
             p[n++] = probe;
             continue;
         }
-        ssize_t k = read(fd, p + n, cap - 1 - n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            free(p);
-            close(fd);
-            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-        }
-        if (k == 0)
+        if ((st = read_some(fd, path, p + n, cap - 1 - n, &got, d)) != PSI_OK || got == 0)
             break;
-        n += (size_t)k;
+        n += got;
     }
     close(fd);
+    if (st != PSI_OK) {
+        free(p);
+        return st;
+    }
     p[n] = '\0';
     *buf = p;
     *len = n;
@@ -98,19 +98,13 @@ psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    psi_status st = PSI_OK;
     while (*n < cap) {
-        ssize_t k = read(fd, buf + *n, cap - *n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int e = errno;
-            close(fd);
-            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-        }
-        if (k == 0)
+        size_t got = 0;
+        if ((st = read_some(fd, path, buf + *n, cap - *n, &got, d)) != PSI_OK || got == 0)
             break;
-        *n += (size_t)k;
+        *n += got;
     }
     close(fd);
-    return PSI_OK;
+    return st;
 }
