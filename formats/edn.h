@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum { EDN_MAX_DEPTH = 100 };
 
@@ -80,8 +81,15 @@ psi_status edn_parse_value(edn_parser *p, uint32_t *out);
 
 /* "a map", "an integer", ... for messages. */
 const char *edn_kind_name(uint8_t kind);
-/* Whether node n is the keyword :name. */
-bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name);
+/* Whether node n is the keyword :name. Inline: the reader asks it for
+ * every key of every op map, with literal names. */
+static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name)
+{
+    const edn_node *nd = &p->nodes[n];
+    size_t len = strlen(name);
+    return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
+           memcmp(p->buf + nd->pos + 1, name, len) == 0;
+}
 /* The column of byte `pos` of the current line, counting characters (not
  * UTF-8 continuation bytes) from 1. */
 uint64_t edn_column(const edn_parser *p, size_t pos);

@@ -494,11 +494,3 @@ psi_status edn_parse_value(edn_parser *p, uint32_t *out)
 {
     return parse_value(p, 0, out);
 }
-
-bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name)
-{
-    const edn_node *nd = &p->nodes[n];
-    size_t len = strlen(name);
-    return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
-           memcmp(p->buf + nd->pos + 1, name, len) == 0;
-}

@@ -57,16 +57,17 @@ typedef enum psi_digits {
 static inline psi_digits psi_input_u64(const char **p, const char *end, uint64_t *out)
 {
     const char *s = *p;
-    if (s >= end || *s < '0' || *s > '9')
-        return PSI_DIGITS_NONE;
     uint64_t v = 0;
     bool big = false;
-    for (; s < end && *s >= '0' && *s <= '9'; s++) {
-        unsigned dgt = (unsigned)(*s - '0');
-        if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && dgt > UINT64_MAX % 10))
+    for (unsigned dgt; s < end && (dgt = (unsigned)(*s - '0')) <= 9; s++) {
+        /* One compare per digit until v nears the limit: this loop is
+         * most of what reading a text or EDN history costs. */
+        if (v >= UINT64_MAX / 10 && (v > UINT64_MAX / 10 || dgt > UINT64_MAX % 10))
             big = true;
         v = v * 10 + dgt;
     }
+    if (s == *p)
+        return PSI_DIGITS_NONE;
     *p = s;
     if (big)
         return PSI_DIGITS_OVERFLOW;

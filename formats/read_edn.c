@@ -112,10 +112,14 @@ static psi_status op_fields(edn_parser *p, uint32_t map, edn_op *op)
     return PSI_OK;
 }
 
-/* A non-negative integer that fits 64 bits, or an error naming its place. */
-static psi_status get_u64(const edn_parser *p, uint32_t n, const char *what, uint64_t *out)
+/* Why node nd is not a non-negative integer that fits 64 bits. Kept out
+ * of get_u64 (cold, never inlined) so that its every-number path stays a
+ * few instructions with no registers to save. */
+static psi_status not_u64(const edn_parser *p, const edn_node *nd, const char *what)
+    __attribute__((cold, noinline));
+
+static psi_status not_u64(const edn_parser *p, const edn_node *nd, const char *what)
 {
-    const edn_node *nd = &p->nodes[n];
     if (nd->kind != EDN_INT) {
         const char *hint = (nd->kind == EDN_STRING || nd->kind == EDN_KEYWORD)
                                ? " (only integer keys and values are supported)"
@@ -130,10 +134,17 @@ static psi_status get_u64(const edn_parser *p, uint32_t n, const char *what, uin
         return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
                          "integer %s '%.*s' does not fit 64 bits (at most 18446744073709551615)",
                          what, EDN_NODE_TEXT(p, nd));
-    if (nd->neg && nd->u != 0)
-        return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
-                         "negative %s '%.*s' is not supported (must be a non-negative integer)",
-                         what, EDN_NODE_TEXT(p, nd));
+    return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
+                     "negative %s '%.*s' is not supported (must be a non-negative integer)", what,
+                     EDN_NODE_TEXT(p, nd));
+}
+
+/* A non-negative integer that fits 64 bits, or an error naming its place. */
+static psi_status get_u64(const edn_parser *p, uint32_t n, const char *what, uint64_t *out)
+{
+    const edn_node *nd = &p->nodes[n];
+    if (nd->kind != EDN_INT || nd->big || (nd->neg && nd->u != 0))
+        return not_u64(p, nd, what);
     *out = nd->u;
     return PSI_OK;
 }
@@ -172,7 +183,7 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
                          EDN_NODE_TEXT(p, &p->nodes[fn]), (unsigned)m->count,
                          EDN_NODE_TEXT(p, &p->nodes[fn]));
     uint32_t kn = p->nodes[fn].next, vn = p->nodes[kn].next;
-    uint64_t key, val = 0;
+    uint64_t key = 0, val = 0;
     psi_status st = get_u64(p, kn, "key", &key);
     if (st != PSI_OK)
         return st;
