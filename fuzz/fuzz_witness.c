@@ -1,4 +1,5 @@
-/* Fuzz target: the witness parser and checker (interpret/witness_check.c).
+/* Fuzz target: the witness parser (formats/witness.c) and checker
+ * (interpret/witness_check.c).
  *
  * Input: byte 0 bit 0 chooses SER (else SI); bytes 1-2 seed a tiny
  * generated history (fuzz_gen.c); the rest is the witness text. Besides
