@@ -90,6 +90,7 @@ static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *n
     return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
            memcmp(p->buf + nd->pos + 1, name, len) == 0;
 }
+
 /* The column of byte `pos` of the current line, counting characters (not
  * UTF-8 continuation bytes) from 1. */
 uint64_t edn_column(const edn_parser *p, size_t pos);
