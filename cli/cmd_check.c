@@ -61,7 +61,7 @@ static bool save_witness(const psi_history *h, const psi_check_result *res, bool
         return false;
     }
     FILE *f = fopen(path, "w");
-    bool ok = f && psi_witness_write(h, &w, f);
+    bool ok = f && psi_witness_write(&w, h->source, f, path, &d) == PSI_OK;
     if (f && fclose(f) != 0)
         ok = false;
     if (!ok)

@@ -1,6 +1,6 @@
-/* The output file every writer shares (see write.h, psi_out): a temporary
+/* The output file every writer shares (see output.h, psi_out): a temporary
  * file beside the target, renamed over it only when all writes succeeded. */
-#include "formats/write.h"
+#include "formats/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

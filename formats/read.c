@@ -1,104 +1,20 @@
-/* Entry point of the readers: format detection and whole-file input.
+/* Entry point of the readers: format detection and dispatch.
  *
- * psi_read_history loads the file with one read into one buffer, picks a
- * format (given, or guessed from the bytes and the name as
- * psi_detect_format does) and hands the buffer to the format's *_buf
+ * psi_read_history loads the file with one read into one buffer
+ * (input.c), picks a format (given, or guessed from the bytes and the name
+ * as psi_detect_format does) and hands the buffer to the format's *_buf
  * reader; Cobra directories are read by psi_read_cobra_dir. Nothing here
- * knows a format's syntax. The writers' output file is in out.c. */
+ * knows a format's syntax, and no reader calls back into this file. The
+ * writers' output file is in out.c. */
 #include "formats/read.h"
+
+#include "formats/input.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-/* ---- Input ---- */
-
-psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
-{
-    *buf = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        close(fd);
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
-    }
-    /* Regular files are read in one go into a buffer of their exact size;
-     * pipes and devices grow the buffer as data arrives. */
-    if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= SIZE_MAX / 2) {
-        close(fd);
-        return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
-    }
-    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
-    char *p = malloc(cap);
-    if (!p) {
-        close(fd);
-        return psi_diag_nomem(d, "loading the input file");
-    }
-    size_t n = 0;
-    for (;;) {
-        if (n + 1 >= cap) {
-            /* Full: probe for EOF before growing, so a regular file read in
-             * one go is never copied into a doubled buffer. */
-            char probe;
-            ssize_t k = read(fd, &probe, 1);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k == 0)
-                break;
-            if (k < 0) {
-                int e = errno;
-                free(p);
-                close(fd);
-                return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-            }
-            if (cap > SIZE_MAX / 2) {
-                free(p);
-                close(fd);
-                return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
-            }
-            char *q = realloc(p, cap * 2);
-            if (!q) {
-                free(p);
-                close(fd);
-                return psi_diag_nomem(d, "loading the input file");
-            }
-            p = q;
-            cap *= 2;
-            p[n++] = probe;
-            continue;
-        }
-        ssize_t k = read(fd, p + n, cap - 1 - n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            free(p);
-            close(fd);
-            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-        }
-        if (k == 0)
-            break;
-        n += (size_t)k;
-    }
-    close(fd);
-    p[n] = '\0';
-    *buf = p;
-    *len = n;
-    return PSI_OK;
-}
 
 /* ---- Format detection ---- */
 
@@ -135,7 +51,7 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
     *binary = memchr(s, 0, n) != NULL;
     if (*binary)
         return PSI_FMT_AUTO;
-    size_t i = n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* UTF-8 BOM */
+    size_t i = psi_input_bom(s, n);
     while (i < n && is_blank(s[i]))
         i++;
     if (i == n)
@@ -189,24 +105,10 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
         return PSI_OK;
     }
     unsigned char sample[4096];
-    size_t n = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    while (n < sizeof sample) {
-        ssize_t k = read(fd, sample + n, sizeof sample - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int e = errno;
-            close(fd);
-            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-        }
-        if (k == 0)
-            break;
-        n += (size_t)k;
-    }
-    close(fd);
+    size_t n;
+    psi_status st = psi_read_head(path, sample, sizeof sample, &n, d);
+    if (st != PSI_OK)
+        return st;
     *fmt = format_of(path, sample, n);
     return PSI_OK;
 }

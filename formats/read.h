@@ -41,8 +41,4 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
 psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t len,
                               uint64_t max_ops, psi_history **out, psi_diag *d);
 
-/* Reads a whole regular file into memory (NUL-terminated for convenience;
- * *len excludes the NUL). Caller frees *buf. */
-psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d);
-
 #endif

@@ -26,6 +26,8 @@
  * Logs without any transaction are refused as an empty history. */
 #include "formats/read.h"
 
+#include "formats/input.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -160,36 +162,20 @@ static psi_status parse_log(psi_builder *b, const char *file, const unsigned cha
     return PSI_OK;
 }
 
-static uint64_t op_limit(uint64_t max_ops)
-{
-    return max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
-}
-
 /* Session id of a log named T<n>.log (n decimal, fits in u64). */
 static bool log_session(const char *base, uint64_t *session)
 {
-    if (base[0] != 'T' || base[1] < '0' || base[1] > '9')
+    if (base[0] != 'T')
         return false;
-    uint64_t x = 0;
     const char *p = base + 1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned dgt = (unsigned)(*p - '0');
-        if (x > (UINT64_MAX - dgt) / 10)
-            return false;
-        x = x * 10 + dgt;
-    }
-    if (strcmp(p, ".log") != 0)
-        return false;
-    *session = x;
-    return true;
+    return psi_input_u64(&p, p + strlen(p), session) == PSI_DIGITS_OK && strcmp(p, ".log") == 0;
 }
 
 psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t len,
                               uint64_t max_ops, psi_history **out, psi_diag *d)
 {
     *out = NULL;
-    if (!name)
-        name = "<input>";
+    name = psi_input_name(name);
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
     uint64_t session = 0;
@@ -199,7 +185,7 @@ psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t
     if (!b)
         return psi_diag_nomem(d, "reading the history");
     cobra_dup dup = {0};
-    psi_status st = parse_log(b, name, buf, len, session, op_limit(max_ops), &dup, d);
+    psi_status st = parse_log(b, name, buf, len, session, psi_input_op_limit(max_ops), &dup, d);
     if (st == PSI_OK && psi_builder_n_txns(b) == 0)
         st = psi_diag_offset(d, PSI_ERR_INPUT, name, 0,
                              "empty history: the log has no transactions");
@@ -359,7 +345,7 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
         if (st == PSI_OK) {
             cobra_dup dup = {0};
             st = parse_log(b, path, (const unsigned char *)buf, len, logs[i].session,
-                           op_limit(max_ops), &dup, d);
+                           psi_input_op_limit(max_ops), &dup, d);
             free(buf);
             if (dup.found)
                 explain_dup(dir, logs, i, path, &dup, d);

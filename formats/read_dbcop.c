@@ -20,6 +20,8 @@
  * and bytes after the last session are errors with the byte offset. */
 #include "formats/read.h"
 
+#include "formats/input.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,9 +210,8 @@ psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t
                               uint64_t max_ops, psi_history **out, psi_diag *d)
 {
     *out = NULL;
-    if (!name)
-        name = "<input>";
-    uint64_t limit = max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
+    name = psi_input_name(name);
+    uint64_t limit = psi_input_op_limit(max_ops);
     dbcop_in in = {.name = name, .buf = buf, .len = len, .d = d};
     psi_dbcop_meta meta = {0};
     psi_status st = read_header(&in, &meta);

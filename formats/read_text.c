@@ -27,6 +27,7 @@
 #include "formats/read.h"
 
 #include "core/vec.h"
+#include "formats/input.h"
 
 #include <Judy.h>
 #include <stdio.h>
@@ -100,22 +101,16 @@ static psi_status parse_u64(text_parser *tp, const char *what, uint64_t *v, cons
 {
     skip_spaces(tp);
     *start = tp->p;
-    if (tp->p >= tp->end || *tp->p < '0' || *tp->p > '9') {
+    psi_digits r = psi_input_u64(&tp->p, tp->end, v);
+    if (r == PSI_DIGITS_NONE) {
         char w[64];
         snprintf(w, sizeof w, "a non-negative decimal %s", what);
         return expected(tp, tp->p, w);
     }
-    uint64_t x = 0;
-    while (tp->p < tp->end && *tp->p >= '0' && *tp->p <= '9') {
-        unsigned dgt = (unsigned)(*tp->p - '0');
-        if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && dgt > UINT64_MAX % 10))
-            return psi_diag_line(tp->d, PSI_ERR_SYNTAX, tp->name, tp->line, col_of(tp, *start),
-                                 "%s does not fit in 64 bits (at most %llu)", what,
-                                 (unsigned long long)UINT64_MAX);
-        x = x * 10 + dgt;
-        tp->p++;
-    }
-    *v = x;
+    if (r == PSI_DIGITS_OVERFLOW)
+        return psi_diag_line(tp->d, PSI_ERR_SYNTAX, tp->name, tp->line, col_of(tp, *start),
+                             "%s does not fit in 64 bits (at most %llu)", what,
+                             (unsigned long long)UINT64_MAX);
     return PSI_OK;
 }
 
@@ -382,14 +377,11 @@ psi_status psi_read_text_buf(const char *name, const char *buf, size_t len, uint
                              psi_history **out, psi_diag *d)
 {
     *out = NULL;
-    if (!name)
-        name = "<input>";
-    uint64_t limit = max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
-    /* A UTF-8 byte order mark (editors on Windows add one) is not content. */
-    if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
-        buf += 3;
-        len -= 3;
-    }
+    name = psi_input_name(name);
+    uint64_t limit = psi_input_op_limit(max_ops);
+    size_t bom = psi_input_bom(buf, len); /* not content */
+    buf += bom;
+    len -= bom;
     const text_parser start = {
         .name = name, .p = buf, .end = buf + len, .line_start = buf, .line = 1, .d = d};
     text_parser tp = start;

@@ -13,8 +13,9 @@
  *
  * A history read from a dbcop file in which every event succeeded is
  * written back byte for byte. */
-#include "formats/read.h"
 #include "formats/write.h"
+
+#include "formats/output.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,23 +31,9 @@ static psi_status check_expressible(const psi_history *h, const char *path, psi_
                                 "of unknown outcome; dbcop has only committed and aborted "
                                 "transactions",
                                 path, (unsigned long long)tx->id, (unsigned long long)sid);
-        const psi_op *ops = psi_txn_ops(h, t);
-        for (uint32_t i = 0; i < tx->n_ops; i++) {
-            if (ops[i].flags & (PSI_OPF_LIST | PSI_OPF_APPEND))
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as dbcop: transaction %llu (session "
-                                    "%llu) has a list-append operation on key %llu; dbcop has "
-                                    "only register reads and writes",
-                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
-                                    (unsigned long long)h->keys[ops[i].key]);
-            if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0)
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as dbcop: transaction %llu (session "
-                                    "%llu) writes value 0 to key %llu, which dbcop reserves "
-                                    "for the initial value",
-                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
-                                    (unsigned long long)h->keys[ops[i].key]);
-        }
+        psi_status st = psi_write_check_ops(h, t, path, "dbcop", "dbcop", d);
+        if (st != PSI_OK)
+            return st;
     }
     return PSI_OK;
 }

@@ -14,12 +14,12 @@
  * [:append k v] for PSI_OPF_APPEND writes, [:r k [v1 ... vn]] for list reads.
  * What does not survive a round trip, by the reader's rules: reads of :info
  * transactions, and initial-value (nil) reads of :fail transactions.
- * Output goes through psi_out (read.h): a failed write leaves no partial
+ * Output goes through psi_out (output.h): a failed write leaves no partial
  * file, and "-" is standard output. */
-#include "formats/read.h"
 #include "formats/write.h"
 
 #include "core/vec.h"
+#include "formats/output.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +48,8 @@ static void puts_(edn_line *l, const char *s)
 
 static void put_u64(edn_line *l, uint64_t v)
 {
-    char tmp[24];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(l, tmp + i, sizeof tmp - i);
+    char tmp[PSI_U64_DIGITS];
+    put(l, tmp, (size_t)(psi_put_u64(tmp, v) - tmp));
 }
 
 /* The micro-ops of transaction t; reads as nil when `invoke`. */

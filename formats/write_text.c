@@ -12,8 +12,9 @@
  *
  * Reading the output back with psi_read_text_buf gives the same sessions,
  * transactions (ids, order, status) and operations. */
-#include "formats/read.h"
 #include "formats/write.h"
+
+#include "formats/output.h"
 
 #include <string.h>
 
@@ -34,39 +35,11 @@ static psi_status check_expressible(const psi_history *h, const char *path, psi_
                                 "%s, and the text format has only committed transactions",
                                 path, (unsigned long long)tx->id, (unsigned long long)sid,
                                 status_name(tx->status));
-        const psi_op *ops = psi_txn_ops(h, t);
-        for (uint32_t i = 0; i < tx->n_ops; i++) {
-            if (ops[i].flags & (PSI_OPF_LIST | PSI_OPF_APPEND))
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as text: transaction %llu (session %llu) "
-                                    "has a list-append operation on key %llu; the text format "
-                                    "has only register reads and writes",
-                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
-                                    (unsigned long long)h->keys[ops[i].key]);
-            if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0)
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as text: transaction %llu (session %llu) "
-                                    "writes value 0 to key %llu, which the text format reserves "
-                                    "for the initial value",
-                                    path, (unsigned long long)tx->id, (unsigned long long)sid,
-                                    (unsigned long long)h->keys[ops[i].key]);
-        }
+        psi_status st = psi_write_check_ops(h, t, path, "text", "the text format", d);
+        if (st != PSI_OK)
+            return st;
     }
     return PSI_OK;
-}
-
-/* Decimal digits of x at p; returns the end. */
-static char *put_u64(char *p, uint64_t x)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
 }
 
 psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
@@ -77,7 +50,7 @@ psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;
-    enum { BUF = 1 << 16, LINE_MAX_BYTES = 4 + 4 * 21 + 1 };
+    enum { BUF = 1 << 16, LINE_MAX_BYTES = 4 + 4 * (PSI_U64_DIGITS + 1) + 1 };
     _Static_assert(BUF > LINE_MAX_BYTES, "buffer holds a line");
     char buf[BUF];
     size_t n = 0;
@@ -94,13 +67,13 @@ psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
                 char *p = buf + n;
                 *p++ = ops[i].kind == PSI_OP_WRITE ? 'w' : 'r';
                 *p++ = '(';
-                p = put_u64(p, h->keys[ops[i].key]);
+                p = psi_put_u64(p, h->keys[ops[i].key]);
                 *p++ = ',';
-                p = put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value);
+                p = psi_put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value);
                 *p++ = ',';
-                p = put_u64(p, se->id);
+                p = psi_put_u64(p, se->id);
                 *p++ = ',';
-                p = put_u64(p, tx->id);
+                p = psi_put_u64(p, tx->id);
                 *p++ = ')';
                 *p++ = '\n';
                 n = (size_t)(p - buf);

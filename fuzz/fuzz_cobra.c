@@ -1,4 +1,4 @@
-/* Fuzz target: the Cobra single-log reader (core/read_cobra.c) on arbitrary bytes. */
+/* Fuzz target: the Cobra single-log reader (formats/read_cobra.c) on arbitrary bytes. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the dbcop bincode reader (core/read_dbcop.c) on arbitrary bytes. */
+/* Fuzz target: the dbcop bincode reader (formats/read_dbcop.c) on arbitrary bytes. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 

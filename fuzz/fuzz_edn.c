@@ -1,4 +1,4 @@
-/* Fuzz target: the Jepsen/Elle EDN reader (core/read_edn.c) on arbitrary bytes. */
+/* Fuzz target: the Jepsen/Elle EDN reader (formats/edn_*.c, read_edn.c) on arbitrary bytes. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 

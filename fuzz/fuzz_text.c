@@ -1,4 +1,4 @@
-/* Fuzz target: the PolySI text reader (core/read_text.c) on arbitrary bytes. */
+/* Fuzz target: the PolySI text reader (formats/read_text.c) on arbitrary bytes. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 

@@ -1,4 +1,5 @@
-/* Fuzz target: the witness parser and checker (interpret/witness_check.c).
+/* Fuzz target: the witness parser (formats/witness.c) and checker
+ * (interpret/witness_check.c).
  *
  * Input: byte 0 bit 0 chooses SER (else SI); bytes 1-2 seed a tiny
  * generated history (fuzz_gen.c); the rest is the witness text. Besides
@@ -74,7 +75,7 @@ size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap)
             char *text = NULL;
             size_t len = 0;
             FILE *f = open_memstream(&text, &len);
-            bool ok = f && psi_witness_write(h, &w, f);
+            bool ok = f && psi_witness_write(&w, h->source, f, "fuzz.witness", &d) == PSI_OK;
             if (f)
                 ok = fclose(f) == 0 && ok;
             if (ok && len + 3 <= cap) {

@@ -1,4 +1,5 @@
-/* Reading a witness off the solver's model and writing it (see witness.h). */
+/* Reading a witness off the solver's model (see witness.h); the text
+ * format and its writer are formats/witness.c. */
 #include "interpret/witness.h"
 
 #include <stdlib.h>
@@ -98,10 +99,17 @@ static int u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Transaction t as the witness names it. */
+static psi_witness_txn ext_txn(const psi_history *h, uint32_t t)
+{
+    return (psi_witness_txn){.sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id};
+}
+
 psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, bool ser,
                              psi_witness *w, psi_diag *d)
 {
     memset(w, 0, sizeof *w);
+    w->has_isolation = true;
     w->ser = ser;
     const psi_polygraph *g = &res->g;
     wg G = {.n = h->n_txns};
@@ -137,14 +145,14 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
                           "the model's dependency graph is cyclic; no witness can be written");
         goto out;
     }
-    w->n_keys = g->n_keys;
-    w->key_off = malloc(((size_t)g->n_keys + 1) * sizeof *w->key_off);
+    /* Every key with a committed writer gets a line; for SER the order
+     * line lists every committed transaction once. */
     uint32_t nw = g->n_keys ? g->w_off[g->n_keys] : 0;
-    w->key_txn = malloc((nw ? nw : 1) * sizeof *w->key_txn);
-    if (!w->key_off || !w->key_txn)
+    size_t cap_tx = (size_t)nw + (ser ? h->n_txns : 0);
+    w->tx = malloc((cap_tx ? cap_tx : 1) * sizeof *w->tx);
+    w->keys = malloc((g->n_keys ? g->n_keys : 1) * sizeof *w->keys);
+    if (!w->tx || !w->keys)
         goto nomem;
-    for (uint32_t k = 0; k <= g->n_keys; k++)
-        w->key_off[k] = k < g->n_keys ? g->w_off[k] : nw;
     uint64_t *tmp = malloc((nw ? nw : 1) * sizeof *tmp);
     if (!tmp)
         goto nomem;
@@ -152,20 +160,25 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         uint32_t t = g->op_txn[g->w_op[i]];
         tmp[i] = (uint64_t)pos[t] << 32 | t;
     }
-    for (uint32_t k = 0; k < g->n_keys; k++)
-        qsort(tmp + g->w_off[k], g->w_off[k + 1] - g->w_off[k], sizeof *tmp, u64_cmp);
-    for (uint32_t i = 0; i < nw; i++)
-        w->key_txn[i] = (uint32_t)tmp[i];
+    for (uint32_t k = 0; k < g->n_keys; k++) {
+        uint32_t n = g->w_off[k + 1] - g->w_off[k];
+        if (n == 0)
+            continue;
+        qsort(tmp + g->w_off[k], n, sizeof *tmp, u64_cmp);
+        w->keys[w->n_keys++] = (psi_witness_line){.key = h->keys[k], .first = w->n_tx, .n = n};
+        for (uint32_t i = g->w_off[k]; i < g->w_off[k + 1]; i++)
+            w->tx[w->n_tx++] = ext_txn(h, (uint32_t)tmp[i]);
+    }
     free(tmp);
     if (ser) {
-        w->order = malloc((size_t)h->n_txns * sizeof *w->order);
-        if (!w->order)
-            goto nomem;
+        w->has_order = true;
+        w->order.first = w->n_tx;
         for (uint32_t i = 0; i < h->n_txns; i++) {
             uint32_t t = order[i];
             if (t != PSI_INIT_TXN && h->txns[t].status == PSI_TXN_COMMITTED)
-                w->order[w->n_order++] = t;
+                w->tx[w->n_tx++] = ext_txn(h, t);
         }
+        w->order.n = w->n_tx - w->order.first;
     }
     goto out;
 nomem:
@@ -180,44 +193,4 @@ out:
     if (st != PSI_OK)
         psi_witness_free(w);
     return st;
-}
-
-static void put_txn(const psi_history *h, uint32_t t, FILE *f)
-{
-    fprintf(f, " (%llu,%llu)", (unsigned long long)h->sessions[h->txns[t].session].id,
-            (unsigned long long)h->txns[t].id);
-}
-
-bool psi_witness_write(const psi_history *h, const psi_witness *w, FILE *f)
-{
-    fprintf(f,
-            "# polysi-solve witness for %s: the version order of every key, first\n"
-            "# installed first (the initial value precedes them all)%s.\n"
-            "# Re-check with: polysi-solve verify-witness%s HISTORY THIS-FILE\n",
-            h->source ? h->source : "a history", w->ser ? ", and a serialization order" : "",
-            w->ser ? " --isolation ser" : "");
-    fprintf(f, "polysi-witness 1\nisolation %s\n", w->ser ? "ser" : "si");
-    for (uint32_t k = 0; k < w->n_keys; k++) {
-        if (w->key_off[k] == w->key_off[k + 1])
-            continue;
-        fprintf(f, "key %llu", (unsigned long long)h->keys[k]);
-        for (uint32_t i = w->key_off[k]; i < w->key_off[k + 1]; i++)
-            put_txn(h, w->key_txn[i], f);
-        fputc('\n', f);
-    }
-    if (w->ser) {
-        fputs("order", f);
-        for (uint32_t i = 0; i < w->n_order; i++)
-            put_txn(h, w->order[i], f);
-        fputc('\n', f);
-    }
-    return !ferror(f);
-}
-
-void psi_witness_free(psi_witness *w)
-{
-    free(w->key_off);
-    free(w->key_txn);
-    free(w->order);
-    memset(w, 0, sizeof *w);
 }

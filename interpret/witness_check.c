@@ -1,40 +1,18 @@
-/* Witness re-checking (see witness_check.h): parse, check completeness and
- * consistency against the history, rebuild the dependency graph, sort it
- * topologically. Independent of prune/, encode/ and solver/ on purpose. */
+/* Witness re-checking (see witness_check.h): parse (formats/witness.c),
+ * check completeness and consistency against the history, rebuild the
+ * dependency graph, sort it topologically. Independent of prune/, encode/
+ * and solver/ on purpose. */
 #include "interpret/witness_check.h"
 
 #include "core/index.h"
 #include "core/polygraph.h" /* psi_edge_type only */
+#include "formats/witness.h"
 #include "interpret/describe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct wtxn {
-    uint64_t sid, tid;
-    uint64_t line;
-} wtxn;
-
-typedef struct wline {
-    uint64_t line;
-    uint64_t key;    /* external key (key lines) */
-    size_t first, n; /* into the wtxn array */
-} wline;
-
-typedef struct wparse {
-    const char *name;
-    psi_diag *d;
-    bool has_header, has_iso, iso_ser;
-    wtxn *tx;
-    size_t n_tx, cap_tx;
-    wline *keys;
-    size_t n_keys, cap_keys;
-    wline order;
-    bool has_order;
-    uint64_t second_order_line;
-} wparse;
 
 static bool grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -47,166 +25,6 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size)
     *p = q;
     *cap = c;
     return true;
-}
-
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* Parses an unsigned decimal at *p (< end); false if none or overflow. */
-static bool parse_u64(const char **p, const char *end, uint64_t *out)
-{
-    const char *s = *p;
-    uint64_t v = 0;
-    if (s >= end || *s < '0' || *s > '9')
-        return false;
-    while (s < end && *s >= '0' && *s <= '9') {
-        unsigned dgt = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return false;
-        v = v * 10 + dgt;
-        s++;
-    }
-    *p = s;
-    *out = v;
-    return true;
-}
-
-static psi_status syntax(wparse *w, uint64_t line, const char *ls, const char *at, const char *what)
-{
-    return psi_diag_line(w->d, PSI_ERR_SYNTAX, w->name, line, (uint64_t)(at - ls) + 1, "%s", what);
-}
-
-/* Transactions "(S,ID)" separated by blanks until the end of the line. */
-static psi_status parse_txns(wparse *w, uint64_t line, const char *ls, const char *p,
-                             const char *end, wline *out)
-{
-    out->first = w->n_tx;
-    out->line = line;
-    for (;;) {
-        while (p < end && is_blank(*p))
-            p++;
-        if (p >= end)
-            break;
-        wtxn t = {.line = line};
-        const char *at = p;
-        if (*p != '(')
-            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
-        p++;
-        if (!parse_u64(&p, end, &t.sid) || p >= end || *p != ',')
-            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
-        p++;
-        if (!parse_u64(&p, end, &t.tid) || p >= end || *p != ')')
-            return syntax(w, line, ls, at, "expected a transaction written (SESSION,ID)");
-        p++;
-        if (p < end && !is_blank(*p))
-            return syntax(w, line, ls, p, "expected a blank after a transaction");
-        if (!grow((void **)&w->tx, &w->cap_tx, w->n_tx, sizeof *w->tx))
-            return psi_diag_nomem(w->d, "reading a witness");
-        w->tx[w->n_tx++] = t;
-    }
-    out->n = w->n_tx - out->first;
-    return PSI_OK;
-}
-
-static bool word(const char **p, const char *end, const char *wd)
-{
-    size_t n = strlen(wd);
-    if ((size_t)(end - *p) < n || memcmp(*p, wd, n) != 0)
-        return false;
-    if ((size_t)(end - *p) > n && !is_blank((*p)[n]))
-        return false;
-    *p += n;
-    return true;
-}
-
-static psi_status parse(wparse *w, const char *text, size_t len)
-{
-    const char *p = text, *end = text + len;
-    uint64_t line = 0;
-    while (p < end) {
-        const char *ls = p;
-        const char *le = memchr(p, '\n', (size_t)(end - p));
-        if (!le)
-            le = end;
-        line++;
-        p = le < end ? le + 1 : end;
-        const char *nul = memchr(ls, '\0', (size_t)(le - ls));
-        if (nul)
-            return syntax(w, line, ls, nul, "NUL byte in the witness");
-        const char *q = ls;
-        while (q < le && is_blank(*q))
-            q++;
-        if (q == le || *q == '#')
-            continue;
-        if (!w->has_header) {
-            uint64_t v;
-            if (!word(&q, le, "polysi-witness"))
-                return syntax(w, line, ls, q, "expected the header 'polysi-witness 1'");
-            while (q < le && is_blank(*q))
-                q++;
-            if (!parse_u64(&q, le, &v) || v != 1)
-                return syntax(w, line, ls, q, "unsupported witness version (expected 1)");
-            while (q < le && is_blank(*q))
-                q++;
-            if (q != le)
-                return syntax(w, line, ls, q, "unexpected text after the header");
-            w->has_header = true;
-            continue;
-        }
-        if (word(&q, le, "isolation")) {
-            while (q < le && is_blank(*q))
-                q++;
-            const char *at = q;
-            if (word(&q, le, "si"))
-                w->iso_ser = false;
-            else if (word(&q, le, "ser"))
-                w->iso_ser = true;
-            else
-                return syntax(w, line, ls, at, "expected 'si' or 'ser'");
-            while (q < le && is_blank(*q))
-                q++;
-            if (q != le)
-                return syntax(w, line, ls, q, "unexpected text after the isolation level");
-            if (w->has_iso)
-                return syntax(w, line, ls, ls, "isolation given twice");
-            w->has_iso = true;
-        } else if (word(&q, le, "key")) {
-            while (q < le && is_blank(*q))
-                q++;
-            wline kl;
-            const char *at = q;
-            uint64_t key;
-            if (!parse_u64(&q, le, &key) || (q < le && !is_blank(*q)))
-                return syntax(w, line, ls, at, "expected a key (an unsigned integer)");
-            psi_status st = parse_txns(w, line, ls, q, le, &kl);
-            if (st != PSI_OK)
-                return st;
-            kl.key = key;
-            if (!grow((void **)&w->keys, &w->cap_keys, w->n_keys, sizeof *w->keys))
-                return psi_diag_nomem(w->d, "reading a witness");
-            w->keys[w->n_keys++] = kl;
-        } else if (word(&q, le, "order")) {
-            wline ol;
-            psi_status st = parse_txns(w, line, ls, q, le, &ol);
-            if (st != PSI_OK)
-                return st;
-            if (w->has_order) {
-                if (!w->second_order_line)
-                    w->second_order_line = line;
-            } else {
-                w->order = ol;
-                w->has_order = true;
-            }
-        } else {
-            return syntax(w, line, ls, q, "expected 'key', 'order' or 'isolation'");
-        }
-    }
-    if (!w->has_header)
-        return psi_diag_set(w->d, PSI_ERR_SYNTAX, "%s: not a witness (no 'polysi-witness 1' line)",
-                            w->name);
-    return PSI_OK;
 }
 
 /* ---- Checking ---- */
@@ -459,7 +277,7 @@ out:
     return st;
 }
 
-static psi_status check(chk *c, wparse *w)
+static psi_status check(chk *c, const psi_witness *w)
 {
     psi_history *h = c->h;
     const psi_index *idx = &c->idx;
@@ -493,7 +311,7 @@ static psi_status check(chk *c, wparse *w)
     /* Key lines: known keys, once each, their committed writers once each. */
     size_t total = 0;
     for (size_t i = 0; i < w->n_keys; i++) {
-        const wline *kl = &w->keys[i];
+        const psi_witness_line *kl = &w->keys[i];
         key_ent kk = {.ext = kl->key};
         const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
         unsigned long long L = (unsigned long long)kl->line, K = (unsigned long long)kl->key;
@@ -508,7 +326,7 @@ static psi_status check(chk *c, wparse *w)
         }
         key_line[f->key] = kl->line;
         for (size_t j = 0; j < kl->n; j++) {
-            const wtxn *t = &w->tx[kl->first + j];
+            const psi_witness_txn *t = &w->tx[kl->first + j];
             uint32_t x = find_txn(c, t->sid, t->tid);
             snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)t->sid,
                      (unsigned long long)t->tid);
@@ -569,7 +387,7 @@ static psi_status check(chk *c, wparse *w)
         goto out;
     }
     for (size_t i = 0; i < w->n_keys; i++) {
-        const wline *kl = &w->keys[i];
+        const psi_witness_line *kl = &w->keys[i];
         key_ent kk = {.ext = kl->key};
         const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
         for (size_t j = 0; j < kl->n; j++)
@@ -643,7 +461,7 @@ static psi_status check(chk *c, wparse *w)
         ord[PSI_INIT_TXN] = 0;
         unsigned long long L = (unsigned long long)w->order.line;
         for (size_t j = 0; j < w->order.n; j++) {
-            const wtxn *t = &w->tx[w->order.first + j];
+            const psi_witness_txn *t = &w->tx[w->order.first + j];
             uint32_t x = find_txn(c, t->sid, t->tid);
             snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)t->sid,
                      (unsigned long long)t->tid);
@@ -701,12 +519,12 @@ out:
 psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
                               bool ser, psi_wverdict *verdict, char *why, size_t why_n, psi_diag *d)
 {
-    wparse w = {.name = wname, .d = d};
+    psi_witness w;
     chk c = {.h = h, .ser = ser, .why = why, .why_n = why_n, .verdict = verdict};
     *verdict = PSI_WITNESS_VALID;
     if (why_n)
         why[0] = '\0';
-    psi_status st = parse(&w, text, len);
+    psi_status st = psi_witness_parse(wname, text, len, &w, d);
     if (st != PSI_OK)
         goto out;
     if ((st = psi_index_build(h, &c.idx, d)) != PSI_OK)
@@ -732,7 +550,6 @@ out:
     free(c.tids);
     free(c.kmap);
     free(c.e);
-    free(w.tx);
-    free(w.keys);
+    psi_witness_free(&w);
     return st;
 }

@@ -1,4 +1,4 @@
-/* Re-checking a witness (witness.h's text format) against a history, with
+/* Re-checking a witness (formats/witness.h) against a history, with
  * nothing from prune/, encode/ or solver/: the dependency graph is rebuilt
  * from the history (SO, WR via core/index, WW from the given version
  * orders, RW from each read to the next version of its key) and tested for

@@ -626,7 +626,7 @@ static outcome witness(const void *arg)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len); /* libc's allocations: not counted */
     assert_non_null(f);
-    bool written = psi_witness_write(c->h, &w, f);
+    bool written = psi_witness_write(&w, c->h->source, f, "w", &d) == PSI_OK;
     psi_witness_free(&w);
     assert_int_equal(fclose(f), 0);
     if (!written) {

@@ -33,7 +33,7 @@ static char *witness_text(psi_history *h, bool ser, size_t *len)
     assert_int_equal(psi_witness_build(h, &r, ser, &w, &d), PSI_OK);
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
-    assert_true(psi_witness_write(h, &w, f));
+    assert_true(psi_witness_write(&w, h->source, f, "w", &d) == PSI_OK);
     fclose(f);
     psi_witness_free(&w);
     psi_check_result_free(&r);
@@ -307,7 +307,7 @@ static void test_verifier_matches_oracle(void **state)
                 char *buf = NULL, why[512];
                 size_t len = 0;
                 FILE *f = open_memstream(&buf, &len);
-                assert_true(psi_witness_write(h, &wt, f));
+                assert_true(psi_witness_write(&wt, h->source, f, "w", &d) == PSI_OK);
                 fclose(f);
                 if (verify(h, buf, len, ser, why) != 0)
                     fail_msg("%s (%s, pruning %s): the checker's witness is refused: %s\n%s", spec,

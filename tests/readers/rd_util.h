@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/input.h" /* psi_read_file: internal to formats/, tested here */
 #include "formats/read.h"
 #include "formats/write.h"
 

@@ -1,0 +1,133 @@
+/* Internal to the EDN reader, which is three files of one job each:
+ *
+ *   edn_scan.c   EDN text -> a tree of nodes (the value parser)
+ *   edn_lines.c  the history file's layout: one op map per line, perhaps
+ *                all inside one vector
+ *   read_edn.c   Jepsen op maps -> transactions (psi_read_edn_buf)
+ *
+ * Nodes live in one arena owned by the parser and refer to each other by
+ * index; index 0 is a sentinel, so 0 means "none". Nothing is copied out of
+ * the input buffer: a node records where its text is. */
+#ifndef PSI_FORMATS_EDN_H
+#define PSI_FORMATS_EDN_H
+
+#include "core/history.h"
+#include "formats/input.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { EDN_MAX_DEPTH = 100 };
+
+typedef enum edn_kind {
+    EDN_NIL,
+    EDN_BOOL,
+    EDN_INT,
+    EDN_FLOAT,
+    EDN_STRING,
+    EDN_CHAR,
+    EDN_KEYWORD,
+    EDN_SYMBOL,
+    EDN_MAP,
+    EDN_VECTOR,
+    EDN_LIST,
+    EDN_SET,
+    EDN_TAGGED,
+} edn_kind;
+
+/* One parsed value. */
+typedef struct edn_node {
+    uint64_t u;     /* EDN_INT: magnitude; EDN_BOOL: 1 for true */
+    size_t pos;     /* offset of the value's first byte in the buffer */
+    uint32_t len;   /* atoms: length of the text (capped; for messages) */
+    uint32_t next;  /* next sibling in the enclosing collection */
+    uint32_t child; /* collections and tagged values: first child */
+    uint32_t count; /* collections: number of children */
+    uint8_t kind;   /* edn_kind */
+    uint8_t neg;    /* EDN_INT: written with '-' */
+    uint8_t big;    /* EDN_INT: magnitude does not fit 64 bits */
+} edn_node;
+
+/* The value parser's context: the input, the stretch of it being parsed
+ * (the current line) and the node arena. Diagnostics name `name`, the
+ * current line and a column. The parser owns `nodes`
+ * (edn_parser_free). */
+typedef struct edn_parser {
+    const char *buf;
+    const char *name; /* for diagnostics */
+    psi_diag *d;
+    size_t pos, end;   /* cursor and end of the current line */
+    size_t line_start; /* offset of the current line's first byte */
+    uint64_t line;     /* 1-based */
+    edn_node *nodes;
+    size_t n_nodes, cap_nodes;
+} edn_parser;
+
+/* ---- edn_scan.c ---- */
+
+void edn_parser_init(edn_parser *p, const char *name, const char *buf, psi_diag *d);
+void edn_parser_free(edn_parser *p);
+/* Drops every node (values of the previous line are no longer needed). */
+void edn_clear_nodes(edn_parser *p);
+/* Points the parser at [start, end), numbered `line`. */
+void edn_set_line(edn_parser *p, size_t start, size_t end, uint64_t line);
+/* Skips whitespace, commas and a ; comment. */
+void edn_skip_ws(edn_parser *p);
+/* Parses one value at p->pos (not at the line's end) into the arena
+ * (appending). *out is 0 when the value was a #_ discard. */
+psi_status edn_parse_value(edn_parser *p, uint32_t *out);
+
+/* "a map", "an integer", ... for messages. */
+const char *edn_kind_name(uint8_t kind);
+/* Whether node n is the keyword :name. Inline: the reader asks it for
+ * every key of every op map, with literal names. */
+static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name)
+{
+    const edn_node *nd = &p->nodes[n];
+    size_t len = strlen(name);
+    return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
+           memcmp(p->buf + nd->pos + 1, name, len) == 0;
+}
+
+/* The column of byte `pos` of the current line, counting characters (not
+ * UTF-8 continuation bytes) from 1. */
+uint64_t edn_column(const edn_parser *p, size_t pos);
+/* Fills p->d with "NAME:LINE:COL: message" for byte `pos` of the current
+ * line and returns st. */
+psi_status edn_error(const edn_parser *p, psi_status st, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Text of a node for messages, as a "%.*s" pair: at most 40 bytes. */
+#define EDN_NODE_TEXT(p, n) (int)((n)->len > 40 ? 40 : (n)->len), (p)->buf + (n)->pos
+
+/* ---- edn_lines.c ---- */
+
+/* Where an op map is, to parse it again later. */
+typedef struct edn_mark {
+    size_t line_start, at, end; /* its line, and where the map starts */
+    uint64_t line;
+} edn_mark;
+
+/* The history's layout while it is read: the lines and the optional vector
+ * around the whole history. */
+typedef struct edn_lines {
+    psi_lines it;
+    enum { WRAP_UNKNOWN, WRAP_NONE, WRAP_OPEN, WRAP_CLOSED } wrap;
+    uint64_t wrap_line, wrap_col; /* where the '[' is */
+    size_t last_start, last_end;  /* the last non-blank line */
+    uint64_t last_line;
+} edn_lines;
+
+/* Starts reading buf[0..len) (a UTF-8 byte order mark is skipped). */
+void edn_lines_init(edn_lines *L, const char *buf, size_t len);
+/* The next op map: *root is its node in p's arena (the previous map's
+ * nodes are dropped) and *mark says where it is; *root is 0 at the end of
+ * the input. Errors name their line. */
+psi_status edn_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);
+/* Parses the op map at `mark` again, appending to the arena, and leaves
+ * the parser on its line (so later errors name that line). */
+psi_status edn_reparse(edn_parser *p, const edn_mark *mark, uint32_t *root);
+
+#endif

@@ -1,0 +1,110 @@
+/* Whole-file input for the readers (see input.h): loading a file into one
+ * buffer, and reading the first bytes of a file to guess its format. The
+ * messages name the path; the caller adds nothing. */
+#include "formats/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One read(2) of at most n bytes into buf, retried when a signal
+ * interrupts it; *got is 0 at the end of the file. */
+static psi_status read_some(int fd, const char *path, void *buf, size_t n, size_t *got, psi_diag *d)
+{
+    for (;;) {
+        ssize_t k = read(fd, buf, n);
+        if (k >= 0) {
+            *got = (size_t)k;
+            return PSI_OK;
+        }
+        if (errno != EINTR)
+            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    }
+}
+
+psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
+    }
+    /* Regular files are read in one go into a buffer of their exact size;
+     * pipes and devices grow the buffer as data arrives. */
+    if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= SIZE_MAX / 2) {
+        close(fd);
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+    }
+    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
+    char *p = malloc(cap);
+    if (!p) {
+        close(fd);
+        return psi_diag_nomem(d, "loading the input file");
+    }
+    psi_status st = PSI_OK;
+    size_t n = 0, got = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            /* Full: probe for EOF before growing, so a regular file read in
+             * one go is never copied into a doubled buffer. */
+            char probe;
+            if ((st = read_some(fd, path, &probe, 1, &got, d)) != PSI_OK || got == 0)
+                break;
+            if (cap > SIZE_MAX / 2) {
+                st = psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+                break;
+            }
+            char *q = realloc(p, cap * 2);
+            if (!q) {
+                st = psi_diag_nomem(d, "loading the input file");
+                break;
+            }
+            p = q;
+            cap *= 2;
+            p[n++] = probe;
+            continue;
+        }
+        if ((st = read_some(fd, path, p + n, cap - 1 - n, &got, d)) != PSI_OK || got == 0)
+            break;
+        n += got;
+    }
+    close(fd);
+    if (st != PSI_OK) {
+        free(p);
+        return st;
+    }
+    p[n] = '\0';
+    *buf = p;
+    *len = n;
+    return PSI_OK;
+}
+
+psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_t *n, psi_diag *d)
+{
+    *n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    psi_status st = PSI_OK;
+    while (*n < cap) {
+        size_t got = 0;
+        if ((st = read_some(fd, path, buf + *n, cap - *n, &got, d)) != PSI_OK || got == 0)
+            break;
+        *n += got;
+    }
+    close(fd);
+    return st;
+}

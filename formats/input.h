@@ -1,0 +1,101 @@
+/* Internal to formats/ (and its tests): the low-level input every reader
+ * shares. Whole-file loading and sniffing a file's first bytes (input.c),
+ * and small inline helpers on bytes already in memory: the name used in
+ * diagnostics, the operation limit, the UTF-8 byte order mark, decimal
+ * numbers and line splitting. The readers build on these and never on each
+ * other; read.c only detects formats and dispatches. */
+#ifndef PSI_FORMATS_INPUT_H
+#define PSI_FORMATS_INPUT_H
+
+#include "core/history.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Reads a whole regular file (or a pipe, a device) into memory, in one
+ * read when its size is known. The buffer is NUL-terminated for
+ * convenience (*len excludes the NUL); the caller frees *buf. Failures name
+ * the path ("cannot open", "cannot read", "file too large to load"). */
+psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d);
+
+/* Reads at most cap bytes from the start of the file at path into buf
+ * (*n of them), for guessing its format. */
+psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_t *n, psi_diag *d);
+
+/* The name diagnostics use for an input the caller did not name. */
+static inline const char *psi_input_name(const char *name)
+{
+    return name ? name : "<input>";
+}
+
+/* The operation limit a reader enforces: max_ops when set and below the
+ * model's limit, else the model's limit (PSI_MAX_OPS). */
+static inline uint64_t psi_input_op_limit(uint64_t max_ops)
+{
+    return max_ops && max_ops < PSI_MAX_OPS ? max_ops : PSI_MAX_OPS;
+}
+
+/* Length of the UTF-8 byte order mark at the start of buf (editors on
+ * Windows add one; it is not content): 3 or 0. */
+static inline size_t psi_input_bom(const void *buf, size_t len)
+{
+    return len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
+typedef enum psi_digits {
+    PSI_DIGITS_OK,       /* *out holds the value */
+    PSI_DIGITS_NONE,     /* no digit at *p */
+    PSI_DIGITS_OVERFLOW, /* the value does not fit 64 bits */
+} psi_digits;
+
+/* Reads the decimal digits at *p (up to end) as an unsigned 64-bit value
+ * and moves *p past all of them, also on overflow, so a caller that keeps
+ * going resumes after the number. Inline: the text and EDN readers call it
+ * for every field. */
+static inline psi_digits psi_input_u64(const char **p, const char *end, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    bool big = false;
+    for (unsigned dgt; s < end && (dgt = (unsigned)(*s - '0')) <= 9; s++) {
+        /* One compare per digit until v nears the limit: this loop is
+         * most of what reading a text or EDN history costs. */
+        if (v >= UINT64_MAX / 10 && (v > UINT64_MAX / 10 || dgt > UINT64_MAX % 10))
+            big = true;
+        v = v * 10 + dgt;
+    }
+    if (s == *p)
+        return PSI_DIGITS_NONE;
+    *p = s;
+    if (big)
+        return PSI_DIGITS_OVERFLOW;
+    *out = v;
+    return PSI_DIGITS_OK;
+}
+
+/* Splits a buffer into lines for the line-oriented readers. */
+typedef struct psi_lines {
+    const char *buf;
+    size_t len;
+    size_t pos;    /* where the next line starts */
+    uint64_t line; /* number of the line last returned, from 1 */
+} psi_lines;
+
+/* The next line as [*start, *end), without its '\n' (a '\r' before it
+ * stays); false at the end of the buffer. A last line without '\n' counts;
+ * an empty buffer has no line. */
+static inline bool psi_next_line(psi_lines *it, size_t *start, size_t *end)
+{
+    if (it->pos >= it->len)
+        return false;
+    const char *nl = memchr(it->buf + it->pos, '\n', it->len - it->pos);
+    *start = it->pos;
+    *end = nl ? (size_t)(nl - it->buf) : it->len;
+    it->pos = nl ? *end + 1 : it->len;
+    it->line++;
+    return true;
+}
+
+#endif

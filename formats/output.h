@@ -1,0 +1,51 @@
+/* Internal to formats/: what the writers share. The output file (out.c),
+ * the decimal digits of a number, and the refusal of operations that the
+ * register formats, text and dbcop, cannot express (write_check.c). The
+ * writers build on these and never on the readers. */
+#ifndef PSI_FORMATS_OUTPUT_H
+#define PSI_FORMATS_OUTPUT_H
+
+#include "core/history.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Output file for the writers. Bytes go to a temporary file beside `path`
+ * that psi_out_close(o, true, d) renames over `path` only when every write
+ * succeeded, so a failed conversion (ENOSPC, ...) never leaves a truncated
+ * file behind. Paths that are not regular files (/dev/null, a FIFO) are
+ * written in place; "-" is standard output. Write errors are remembered and
+ * reported (PSI_ERR_IO, naming the path) by psi_out_close, which always
+ * frees `o`; commit = false discards the output. */
+typedef struct psi_out psi_out;
+psi_out *psi_out_open(const char *path, psi_diag *d);
+void psi_out_write(psi_out *o, const void *bytes, size_t n);
+psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d);
+
+enum { PSI_U64_DIGITS = 20 }; /* the most digits a u64 has */
+
+/* Writes the decimal digits of x at p (at most PSI_U64_DIGITS bytes, no
+ * NUL) and returns the end. Inline: writers call it for every field. */
+static inline char *psi_put_u64(char *p, uint64_t x)
+{
+    char tmp[PSI_U64_DIGITS];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* Refuses, naming `path`, transaction t of h when an operation of it has
+ * no place in a register format: a list-append read or append, or a write
+ * of 0 (the format's initial value). `fmt` is the format's short name
+ * ("cannot write as text"), `who` names it in the explanation ("the text
+ * format has only register reads and writes"). */
+psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *path, const char *fmt,
+                               const char *who, psi_diag *d);
+
+#endif

@@ -1,0 +1,78 @@
+/* The witness text format (README, "Witnesses"): what `polysi-solve check
+ * --witness` writes for an accepted history and `polysi-solve
+ * verify-witness` reads back.
+ *
+ *     polysi-witness 1                 header, the first non-comment line
+ *     isolation si|ser                 informational
+ *     key K (S,ID) (S,ID) ...          a key's committed writers, first
+ *                                      installed first (the initial value
+ *                                      precedes them all)
+ *     order (S,ID) (S,ID) ...          ser only: a serialization order
+ *
+ * Lines whose first non-blank character is '#' are comments; blank lines
+ * are ignored. Keys are the history's external keys, transactions are
+ * (session id, transaction id) as in the history's input.
+ *
+ * A psi_witness is what the text says and nothing more: the parser checks
+ * syntax only. Whether the keys and transactions exist, whether a key is
+ * ordered twice or a second order line appears is for the checker
+ * (interpret/witness_check.c) to refuse, naming the lines recorded here.
+ * interpret/witness.c builds a psi_witness from the solver's model.
+ *
+ * Ownership: psi_witness_parse and psi_witness_build allocate the arrays
+ * of a psi_witness; psi_witness_free releases them. */
+#ifndef PSI_FORMATS_WITNESS_H
+#define PSI_FORMATS_WITNESS_H
+
+#include "core/diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A transaction named in a witness. */
+typedef struct psi_witness_txn {
+    uint64_t sid, tid; /* session id, transaction id */
+    uint64_t line;     /* the line it is on (0 when built, not parsed) */
+} psi_witness_txn;
+
+/* A line listing transactions: a key's version order, or the
+ * serialization order. */
+typedef struct psi_witness_line {
+    uint64_t line;   /* its line number (0 when built, not parsed) */
+    uint64_t key;    /* key lines: the external key */
+    size_t first, n; /* its transactions: tx[first .. first + n) */
+} psi_witness_line;
+
+typedef struct psi_witness {
+    bool has_isolation; /* an isolation line is present */
+    bool ser;           /* it says ser (else si) */
+    /* The transactions of all lines, line by line. */
+    psi_witness_txn *tx;
+    size_t n_tx;
+    /* The key lines, in text order. */
+    psi_witness_line *keys;
+    size_t n_keys;
+    bool has_order;             /* an order line is present */
+    psi_witness_line order;     /* the first order line */
+    uint64_t second_order_line; /* line of a second order line, 0 if none */
+} psi_witness;
+
+/* Parses text[0..len) (any bytes; named `name` in messages). A malformed
+ * witness is PSI_ERR_SYNTAX with "NAME:LINE:COL: ..." (or "NAME: not a
+ * witness ..." when the header is missing). On failure *out is left empty
+ * (nothing to free). */
+psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi_witness *out,
+                             psi_diag *d);
+
+/* Writes w as text to f: an opening comment naming `history` (NULL: "a
+ * history") and how to re-check it, the header, then the isolation, key and
+ * order lines present in w. A write error on f is PSI_ERR_IO naming `path`
+ * (the output's name). */
+psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
+                             psi_diag *d);
+
+void psi_witness_free(psi_witness *w);
+
+#endif

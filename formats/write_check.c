@@ -1,0 +1,29 @@
+/* What the register formats (text, dbcop) cannot express, refused before
+ * anything is written rather than converted lossily (see output.h). Each
+ * writer checks transaction status itself: which outcomes a format has
+ * differs between them. */
+#include "formats/output.h"
+
+psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *path, const char *fmt,
+                               const char *who, psi_diag *d)
+{
+    const psi_txn *tx = &h->txns[t];
+    uint64_t sid = h->sessions[tx->session].id;
+    const psi_op *ops = psi_txn_ops(h, t);
+    for (uint32_t i = 0; i < tx->n_ops; i++) {
+        if (ops[i].flags & (PSI_OPF_LIST | PSI_OPF_APPEND))
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as %s: transaction %llu (session %llu) has a "
+                                "list-append operation on key %llu; %s has only register reads "
+                                "and writes",
+                                path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
+                                (unsigned long long)h->keys[ops[i].key], who);
+        if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0)
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as %s: transaction %llu (session %llu) writes "
+                                "value 0 to key %llu, which %s reserves for the initial value",
+                                path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
+                                (unsigned long long)h->keys[ops[i].key], who);
+    }
+    return PSI_OK;
+}
