@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "formats/input.h"
 #include "formats/read.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
