@@ -7,6 +7,7 @@
 #ifndef PSI_SOLVER_INTERNAL_H
 #define PSI_SOLVER_INTERNAL_H
 
+#include "options.h"
 #include "sat.h"
 #include "theory.h"
 #include "vec.h"
@@ -95,7 +96,9 @@ struct psi_sat {
     u32vec late; /* root literals observed after they were handed over */
     psi_lits scratch;
 
-    /* Search control. */
+    /* Search control. The schedules below start from the options. */
+    psi_sat_options opt;
+    bool started; /* a solve has begun: options are fixed from then on */
     int64_t conflict_limit;
     double time_limit, start_time;
     uint64_t conflicts_at_start;
@@ -184,6 +187,9 @@ static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
 }
 void psi_backtrack(psi_sat *s, uint32_t level);
 void psi_new_level(psi_sat *s);
+
+/* options.c: defaults, and the schedules that start from the options. */
+void psi_options_init(psi_sat *s);
 
 /* heap.c: VSIDS decisions. */
 bool psi_heap_insert(psi_sat *s, uint32_t v);
