@@ -94,6 +94,7 @@ bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause)
         return false;
     size_t first = g->cycle.n;
     for (uint32_t v = x; v != y;) {
+        assert(g->fmark[v] == g->epoch); /* on the path the search found */
         uint32_t pe = g->parent[v];
         if (!psi_u32_push(&g->cycle, g->ie_user[pe]) || !add_labels(g, pe, clause))
             return false;
@@ -120,6 +121,10 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out)
     const uedge *u = &g->ue[g->ie_user[e]];
     bool nomem = false;
     g->st.explanations++;
+    /* The edge is inactive with every label but the implied one true. */
+    assert(!u->active && !u->dead);
+    for (int k = 0; k < u->need; k++)
+        assert(u->lit[k] == -lit || psi_sat_current_value(g->s, u->lit[k]) > 0);
     new_epoch(g);
     /* stamp 0 would mean "no filter"; a stamp is always >= 1 here because the
      * edge whose activation triggered the implication was on the stack. */
@@ -142,6 +147,7 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out)
     }
     for (uint32_t v = a; v != b;) {
         uint32_t pe = g->parent[v];
+        assert(g->ie_act[pe] <= stamp); /* active before the implication */
         if (!add_labels(g, pe, &out->clause))
             return PSI_THEORY_ENOMEM;
         v = g->ie_from[pe];

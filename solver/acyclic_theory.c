@@ -66,6 +66,9 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
             return PSI_THEORY_ENOMEM;
         searched = true;
     }
+    assert(g->ord[x] < g->ord[y]); /* the order stays topological */
+    /* Levels never decrease along act[], so backtracking pops a suffix. */
+    assert(!g->act_n || g->act[g->act_n - 1].level <= level);
     if ((g->act_n == g->act_cap &&
          !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
         !adj_push(&g->out[x], y, e))
@@ -133,6 +136,9 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
     if (g->asg_n == g->asg_cap &&
         !psi_grow_array((void **)&g->asg, &g->asg_cap, g->asg_n + 1, sizeof *g->asg))
         return PSI_THEORY_ENOMEM;
+    /* Each literal is notified once, in trail order (levels never drop). */
+    assert(g->val[var] == 0 && psi_sat_current_value(g->s, lit) > 0);
+    assert(!g->asg_n || g->asg[g->asg_n - 1].level <= level);
     g->val[var] = lit > 0 ? 1 : -1;
     g->asg[g->asg_n++] = (asg_entry){lit, level};
     size_t li = lit_index(lit);
@@ -142,6 +148,7 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
     for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
         uedge *u = &g->ue[g->occ[k]];
         u->cnt++;
+        assert(u->cnt <= u->need);
         /* After a conflict keep counting, so backtracking stays exact. */
         if (rc == PSI_THEORY_OK && u->cnt == u->need && !u->active)
             rc = activate_user(g, g->occ[k], level, out);
@@ -168,8 +175,10 @@ static void cb_backtrack(void *ctx, unsigned level)
         size_t li = lit_index(lit);
         if (li >= g->occ_lits)
             continue;
-        for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++)
+        for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
+            assert(g->ue[g->occ[k]].cnt > 0);
             g->ue[g->occ[k]].cnt--;
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 #include "theory.h"
 #include "vec.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -174,10 +175,22 @@ void psi_clause_delete(psi_sat *s, uint32_t cref);
 bool psi_clause_locked(const psi_sat *s, uint32_t cref);
 bool psi_clause_collect(psi_sat *s);
 
-/* assign.c: trail and backtracking. */
+/* Are all n literals false? For assertions on conflicts and lemmas. */
+static inline bool psi_all_false(const psi_sat *s, const lit_t *lits, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (s->vals[lits[i]] >= 0)
+            return false;
+    return true;
+}
+
+/* assign.c: trail and backtracking. The level of an assignment is the
+ * current decision level, so levels never decrease along the trail. */
 static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
 {
     uint32_t v = lit_var(l);
+    assert(v < s->nvars && s->vals[l] == 0 && s->vals[lit_neg(l)] == 0);
+    assert(s->trail_n < s->nvars);
     s->vals[l] = 1;
     s->vals[lit_neg(l)] = -1;
     s->level[v] = (uint32_t)s->trail_lim.n;

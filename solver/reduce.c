@@ -63,6 +63,7 @@ static bool satisfied(const psi_sat *s, uint32_t cref)
 /* Only at decision level 0 (root values are then all there is). */
 bool psi_simplify(psi_sat *s)
 {
+    assert(decision_level(s) == 0);
     if (s->trail_n == s->simplified_root)
         return true;
     s->simplified_root = s->trail_n;

@@ -107,6 +107,7 @@ static bool limit_hit(psi_sat *s, uint32_t *tick)
  * conflict. Returns false when the conflict holds at the root. */
 static bool align_conflict(psi_sat *s, conflict c)
 {
+    assert(psi_all_false(s, c.lits, c.n));
     uint32_t maxl = 0;
     for (uint32_t i = 0; i < c.n; i++)
         if (s->level[lit_var(c.lits[i])] > maxl)
@@ -142,6 +143,7 @@ static int learn(psi_sat *s, conflict c)
     if (psi_analyze(s, c, &bt, &glue))
         return PSI_SAT_ENOMEM;
     psi_backtrack(s, bt);
+    assert(decision_level(s) == bt);
     uint32_t n = (uint32_t)s->learnt.n;
     psi_proof_add(s, s->learnt.a, n);
     s->st.learned++;
