@@ -6,7 +6,8 @@
  * doubled graph in SI mode (see acyclic.h). The theory only ever checks plain
  * acyclicity of the internal graph.
  *
- * Invariants while no callback is running:
+ * Invariants while no callback is running (checked in full by
+ * psi_acyc_check_invariants, acyclic_invariants.c):
  * - ord[] is a permutation of 0..N-1 and every active internal edge x->y has
  *   ord[x] < ord[y] (unless the known edges alone are cyclic, static_cycle,
  *   which ends the search at the root);
@@ -22,11 +23,12 @@
  * acyclic_order.c (static sort of the known edges, Pearce-Kelly order
  * maintenance), acyclic_cycle.c (0-1 BFS, conflict cycles, explanations),
  * acyclic_theory.c (the theory callbacks: activation, propagation,
- * backtracking). */
+ * backtracking), acyclic_invariants.c (the debug checker). */
 #ifndef PSI_SOLVER_ACYCLIC_INTERNAL_H
 #define PSI_SOLVER_ACYCLIC_INTERNAL_H
 
 #include "acyclic.h"
+#include "invariants.h"
 #include "theory.h"
 #include "vec.h"
 
@@ -109,6 +111,8 @@ struct psi_acyc {
 
     u32vec cycle, known_cycle;
     psi_acyc_stats st;
+
+    psi_check_sched check; /* debug checker (invariants.h; only with PSI_CHECK) */
 };
 
 /* --- small helpers ------------------------------------------------------ */
@@ -176,5 +180,10 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out);
 
 /* acyclic_theory.c: attaches g to its solver as the theory. */
 void psi_acyc_attach(psi_acyc *g);
+
+/* acyclic_invariants.c: the debug checker. False, with the first violation
+ * described in why, when an invariant above is broken. Reads only. */
+bool psi_acyc_check_invariants(const psi_acyc *g, char *why, size_t why_n);
+void psi_acyc_check_or_die(const psi_acyc *g);
 
 #endif

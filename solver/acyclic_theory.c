@@ -180,6 +180,9 @@ static void cb_backtrack(void *ctx, unsigned level)
             g->ue[g->occ[k]].cnt--;
         }
     }
+    /* Every conflict ends in a backtrack, so this also checks after each. */
+    if (PSI_CHECKING && psi_check_due(&g->check, g->N + 2 * g->ie_n + g->ue_n + g->var_cap))
+        psi_acyc_check_or_die(g);
 }
 
 void psi_acyc_attach(psi_acyc *g)

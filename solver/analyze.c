@@ -51,6 +51,7 @@ uint32_t psi_reason_of(psi_sat *s, uint32_t v)
     uint32_t cref = psi_clause_new(s, c, n, true, n);
     if (cref == REASON_NONE)
         return REASON_NONE;
+    s->arena[cref + 1] |= CL_THEORY;
     psi_clause_attach(s, cref);
     s->reason[v] = cref;
     return cref;

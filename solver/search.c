@@ -179,7 +179,16 @@ int psi_search(psi_sat *s)
             update_target(s);
             if (learn(s, c))
                 return PSI_SAT_ENOMEM;
+            /* Right after learning, and at the fixpoint that follows. */
+            if (PSI_CHECKING && psi_check_due(&s->check, s->nvars + s->arena_n)) {
+                psi_sat_check_or_die(s, PSI_SAT_CHECK_STRUCTURE);
+                s->check_fixpoint = true;
+            }
             continue;
+        }
+        if (PSI_CHECKING && s->check_fixpoint) {
+            psi_sat_check_or_die(s, PSI_SAT_CHECK_FIXPOINT);
+            s->check_fixpoint = false;
         }
         if (limit_hit(s, &tick))
             return PSI_SAT_UNKNOWN;
@@ -212,8 +221,11 @@ int psi_search(psi_sat *s)
         }
         if (next == LIT_UNDEF) {
             next = decide(s);
-            if (next == LIT_UNDEF)
+            if (next == LIT_UNDEF) {
+                if (PSI_CHECKING) /* a model: every clause is satisfied */
+                    psi_sat_check_or_die(s, PSI_SAT_CHECK_ALL);
                 return PSI_SAT_SAT;
+            }
             s->st.decisions++;
         }
         psi_new_level(s);
