@@ -15,6 +15,8 @@ bool psi_check_due(psi_check_sched *c, uint64_t size)
     if (c->calls < c->next)
         return false;
     uint64_t k = c->calls / PSI_CHECK_DENSE, scale = size / PSI_CHECK_UNIT;
+    if (c->calls < PSI_CHECK_FIRST)
+        scale = 1;
     c->next = c->calls + (k ? k : 1) * (scale ? scale : 1);
     return true;
 }
