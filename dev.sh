@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for people and CI, on a fresh Debian 12 machine:
 #   ./dev.sh run    install what is missing, build (Release), check the built-in example
-#   ./dev.sh test   install what is missing, build with ASan+UBSan, run every test (CTest),
-#                   check the installed library (static and shared), fuzz each target briefly
+#   ./dev.sh test   install what is missing, build with ASan+UBSan and the solver's debug
+#                   checker (PSI_CHECK), run every test (CTest), check the installed
+#                   library (static and shared), fuzz each target briefly
 #   ./dev.sh setup  only install what is missing
 #   ./dev.sh build  only build the Release binary (build/release/polysi-solve)
 set -euo pipefail
@@ -99,7 +100,8 @@ run)
     ;;
 test)
     setup test
-    cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DPSI_SANITIZE=ON -DPSI_TESTS=ON >/dev/null
+    cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DPSI_SANITIZE=ON -DPSI_TESTS=ON \
+        -DPSI_CHECK=ON >/dev/null
     cmake --build build/asan -j"$(jobs)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build/asan --output-on-failure -j"$(jobs)"

@@ -37,6 +37,7 @@ uint32_t psi_reason_of(psi_sat *s, uint32_t v)
         if (q == p)
             continue;
         /* theory contract: q false and assigned before p */
+        assert(s->vals[q] < 0 && s->trail_pos[lit_var(q)] < s->trail_pos[v]);
         c[n++] = q;
         if (n > 2 && s->level[lit_var(q)] > s->level[lit_var(c[1])]) {
             c[n - 1] = c[1];
@@ -50,6 +51,7 @@ uint32_t psi_reason_of(psi_sat *s, uint32_t v)
     uint32_t cref = psi_clause_new(s, c, n, true, n);
     if (cref == REASON_NONE)
         return REASON_NONE;
+    s->arena[cref + 1] |= CL_THEORY;
     psi_clause_attach(s, cref);
     s->reason[v] = cref;
     return cref;
@@ -96,6 +98,23 @@ fail:
     return false;
 }
 
+#ifndef NDEBUG
+/* The learned clause is asserting (first UIP): all false, learnt[0] the only
+ * literal at the conflict level dl, learnt[1] at the highest level of the
+ * rest, which is the backjump level bt. */
+static bool learnt_asserting(const psi_sat *s, uint32_t dl, uint32_t bt)
+{
+    const lit_t *c = s->learnt.a;
+    if (!s->learnt.n || !psi_all_false(s, c, (uint32_t)s->learnt.n) ||
+        s->level[lit_var(c[0])] != dl)
+        return false;
+    for (size_t i = 1; i < s->learnt.n; i++)
+        if (s->level[lit_var(c[i])] >= dl || s->level[lit_var(c[i])] > bt)
+            return false;
+    return s->learnt.n == 1 ? bt == 0 : s->level[lit_var(c[1])] == bt;
+}
+#endif
+
 static uint32_t compute_glue(psi_sat *s, const lit_t *c, uint32_t n)
 {
     if (++s->stamp == 0) {
@@ -120,6 +139,7 @@ static uint32_t compute_glue(psi_sat *s, const lit_t *c, uint32_t n)
 int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
 {
     uint32_t dl = decision_level(s);
+    assert(dl > 0 && c.n > 0 && psi_all_false(s, c.lits, c.n));
     s->learnt.n = 0;
     s->to_clear.n = 0;
     if (!psi_u32_push(&s->learnt, LIT_UNDEF))
@@ -143,21 +163,26 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
             else if (!psi_u32_push(&s->learnt, q))
                 return PSI_SAT_ENOMEM;
         }
+        assert(path > 0); /* the conflict has a literal at the current level */
         do
             p = s->trail[--idx];
         while (!s->seen[lit_var(p)]);
+        assert(idx >= s->trail_lim.a[dl - 1] && s->level[lit_var(p)] == dl);
         s->seen[lit_var(p)] = 0;
         if (--path == 0)
             break;
         uint32_t r = psi_reason_of(s, lit_var(p));
         if (s->nomem)
             return PSI_SAT_ENOMEM;
+        assert(r != REASON_NONE); /* only the decision has none, and it is the UIP */
         if (r == REASON_UNIT) {
             n = 0;
             continue;
         }
         lits = cl_lits(s, r);
         n = cl_size(s, r);
+        /* A reason implies its first literal (a binary one either). */
+        assert(lits[0] == p || (n == 2 && lits[1] == p));
     }
     s->learnt.a[0] = lit_neg(p);
 
@@ -190,6 +215,7 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
         s->learnt.a[best] = t;
         *bt_level = s->level[lit_var(s->learnt.a[1])];
     }
+    assert(learnt_asserting(s, dl, *bt_level));
     *glue = compute_glue(s, s->learnt.a, (uint32_t)s->learnt.n);
     return 0;
 }
@@ -197,6 +223,7 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
 /* The assumption a is false: collects the assumptions that force it. */
 int psi_analyze_final(psi_sat *s, lit_t a)
 {
+    assert(s->vals[a] < 0);
     s->final_conflict.n = 0;
     if (!psi_lits_push(&s->final_conflict, lit_to_int(a)))
         return PSI_SAT_ENOMEM;

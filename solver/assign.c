@@ -3,8 +3,12 @@
  * tells the theory, so theory state always shrinks in step with the trail. */
 #include "internal.h"
 
+/* Decisions come only at a propagation fixpoint, after the last level. */
 void psi_new_level(psi_sat *s)
 {
+    assert(s->qhead == s->trail_n);
+    assert(!s->has_theory || s->theory_head == s->trail_n);
+    assert(!s->trail_lim.n || s->trail_lim.a[s->trail_lim.n - 1] <= s->trail_n);
     if (!psi_u32_push(&s->trail_lim, s->trail_n))
         s->nomem = true;
 }
@@ -14,9 +18,11 @@ void psi_backtrack(psi_sat *s, uint32_t level)
     if (decision_level(s) <= level)
         return;
     uint32_t keep = s->trail_lim.a[level];
+    assert(keep <= s->trail_n);
     for (uint32_t i = s->trail_n; i-- > keep;) {
         lit_t l = s->trail[i];
         uint32_t v = lit_var(l);
+        assert(s->vals[l] > 0 && s->level[v] > level && s->trail_pos[v] == i);
         s->vals[l] = 0;
         s->vals[lit_neg(l)] = 0;
         s->phase[v] = (uint8_t)(l & 1u);

@@ -52,6 +52,7 @@ uint32_t psi_clause_new(psi_sat *s, const lit_t *lits, uint32_t n, bool learnt, 
 void psi_clause_attach(psi_sat *s, uint32_t cref)
 {
     uint32_t *c = cl_lits(s, cref);
+    assert(cl_size(s, cref) >= 2 && c[0] != c[1] && !(cl_flags(s, cref) & CL_DELETED));
     uint32_t bin = cl_size(s, cref) == 2 ? WATCH_BIN : 0u;
     if (!psi_watch_push(&s->watches[c[0]], (watch){c[1], cref | bin}) ||
         !psi_watch_push(&s->watches[c[1]], (watch){c[0], cref | bin}))
@@ -116,7 +117,8 @@ static bool compact(psi_sat *s)
         uint32_t r = s->reason[v];
         if (r < REASON_UNIT) {
             uint32_t to = s->arena[r + 1];
-            s->reason[v] = to; /* a locked clause is never deleted */
+            assert(to != REASON_NONE); /* a locked clause is never deleted */
+            s->reason[v] = to;
         }
     }
     u32vec *lists[2] = {&s->originals, &s->learnts};

@@ -7,10 +7,13 @@
 #ifndef PSI_SOLVER_INTERNAL_H
 #define PSI_SOLVER_INTERNAL_H
 
+#include "invariants.h"
+#include "options.h"
 #include "sat.h"
 #include "theory.h"
 #include "vec.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,10 +26,16 @@ typedef uint32_t lit_t;
 #define REASON_UNIT   (UINT32_MAX - 2) /* explained by a theory lemma of size one */
 #define CREF_MAX      (UINT32_MAX - 16)
 
-/* Clause header: word 0 = size, word 1 = flags and glue. */
+/* Clause header: word 0 = size, word 1 = flags and glue. CL_THEORY marks a
+ * theory lemma (an explanation stored by psi_reason_of): its implied literal
+ * may deserve a lower level than the one the theory implied it at, so after
+ * a backjump such a clause can be unit without being propagated. That is
+ * sound, merely a missed implication, and the one exception to "nothing is
+ * unit at a fixpoint" that the debug checker allows. */
 #define CL_HDR        2
 #define CL_LEARNT     1u
 #define CL_DELETED    2u
+#define CL_THEORY     4u
 #define CL_MOVED      8u
 #define CL_GLUE_SHIFT 8
 
@@ -95,7 +104,9 @@ struct psi_sat {
     u32vec late; /* root literals observed after they were handed over */
     psi_lits scratch;
 
-    /* Search control. */
+    /* Search control. The schedules below start from the options. */
+    psi_sat_options opt;
+    bool started; /* a solve has begun: options are fixed from then on */
     int64_t conflict_limit;
     double time_limit, start_time;
     uint64_t conflicts_at_start;
@@ -109,6 +120,10 @@ struct psi_sat {
     uint32_t target_assigned; /* size of the trail saved in target[] */
     uint32_t simplified_root; /* root trail size at the last simplification */
     uint64_t simplify_at;     /* conflicts before the next simplification */
+
+    /* Debug checker (invariants.h; used only with PSI_CHECK). */
+    psi_check_sched check;
+    bool check_fixpoint; /* check the fixpoint after a checked conflict */
 
     /* Proof. */
     FILE *proof;
@@ -171,10 +186,22 @@ void psi_clause_delete(psi_sat *s, uint32_t cref);
 bool psi_clause_locked(const psi_sat *s, uint32_t cref);
 bool psi_clause_collect(psi_sat *s);
 
-/* assign.c: trail and backtracking. */
+/* Are all n literals false? For assertions on conflicts and lemmas. */
+static inline bool psi_all_false(const psi_sat *s, const lit_t *lits, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (s->vals[lits[i]] >= 0)
+            return false;
+    return true;
+}
+
+/* assign.c: trail and backtracking. The level of an assignment is the
+ * current decision level, so levels never decrease along the trail. */
 static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
 {
     uint32_t v = lit_var(l);
+    assert(v < s->nvars && s->vals[l] == 0 && s->vals[lit_neg(l)] == 0);
+    assert(s->trail_n < s->nvars);
     s->vals[l] = 1;
     s->vals[lit_neg(l)] = -1;
     s->level[v] = (uint32_t)s->trail_lim.n;
@@ -184,6 +211,9 @@ static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
 }
 void psi_backtrack(psi_sat *s, uint32_t level);
 void psi_new_level(psi_sat *s);
+
+/* options.c: defaults, and the schedules that start from the options. */
+void psi_options_init(psi_sat *s);
 
 /* heap.c: VSIDS decisions. */
 bool psi_heap_insert(psi_sat *s, uint32_t v);
@@ -214,5 +244,16 @@ void psi_proof_flush(psi_sat *s);
 
 /* search.c */
 int psi_search(psi_sat *s);
+
+/* invariants.c: the debug checker. psi_sat_check_invariants returns false
+ * and describes the first violation in why. Reads only. Every mode checks
+ * the trail, levels, reasons and the decision heap, in O(variables). */
+typedef enum psi_sat_check_mode {
+    PSI_SAT_CHECK_STRUCTURE, /* + clause lists and watches: O(clause memory) */
+    PSI_SAT_CHECK_FIXPOINT,  /* + what holds after propagation without conflict */
+    PSI_SAT_CHECK_ALL,       /* both */
+} psi_sat_check_mode;
+bool psi_sat_check_invariants(const psi_sat *s, psi_sat_check_mode mode, char *why, size_t why_n);
+void psi_sat_check_or_die(const psi_sat *s, psi_sat_check_mode mode);
 
 #endif

@@ -11,6 +11,7 @@ static uint32_t bcp(psi_sat *s)
     uint64_t props = 0;
     while (confl == REASON_NONE && s->qhead < s->trail_n) {
         lit_t fl = lit_neg(s->trail[s->qhead++]);
+        assert(vals[fl] < 0);
         props++;
         watches *ws = &s->watches[fl];
         if (ws->n == 0)
@@ -38,6 +39,7 @@ static uint32_t bcp(psi_sat *s)
                 c[0] = c[1];
                 c[1] = fl;
             }
+            assert(c[1] == fl); /* a clause is watched by its first two literals */
             lit_t first = c[0];
             watch nw = {first, cref};
             if (first != w.blocker && vals[first] > 0) {
@@ -50,6 +52,7 @@ static uint32_t bcp(psi_sat *s)
                 if (vals[c[k]] >= 0)
                     break;
             if (k < size) {
+                assert(c[k] != fl && c[k] != first);
                 c[1] = c[k];
                 c[k] = fl;
                 if (!psi_watch_push(&s->watches[c[1]], nw)) {
@@ -141,18 +144,26 @@ static conflict theory_round(psi_sat *s, bool *again)
     return none;
 }
 
+/* Returns a conflict (all its literals false), or none after a fixpoint:
+ * every trail literal then went through unit propagation and, with a
+ * theory, was handed to it. */
 conflict psi_propagate(psi_sat *s)
 {
     for (;;) {
         uint32_t c = bcp(s);
-        if (c != REASON_NONE)
+        if (c != REASON_NONE) {
+            assert(psi_all_false(s, cl_lits(s, c), cl_size(s, c)));
             return (conflict){cl_lits(s, c), cl_size(s, c)};
+        }
+        assert(s->nomem || s->qhead == s->trail_n);
         if (!s->has_theory || s->theory_head == s->trail_n || s->nomem)
             return (conflict){NULL, 0};
         double t0 = psi_sat_coarse_now();
         bool again = false;
         conflict tc = theory_round(s, &again);
         s->st.theory_seconds += psi_sat_coarse_now() - t0;
+        assert(!tc.lits || psi_all_false(s, tc.lits, tc.n)); /* theory contract */
+        assert(tc.lits || s->nomem || again || s->theory_head == s->trail_n);
         if (tc.lits || s->nomem || !again)
             return tc;
     }

@@ -1,7 +1,8 @@
 /* Learned-clause database maintenance.
  *
  * psi_reduce keeps clauses of glue <= 2 forever and deletes the worse half
- * of the rest, worst meaning highest glue, then longest (glucose's policy).
+ * of the rest, worst meaning highest glue, then longest (glucose's policy;
+ * both numbers are options, options.h).
  * Sparing recently used clauses as well, CaDiCaL-style, was measured and
  * kept far too many long clauses on random colouring instances (5x slower),
  * so it is not done. psi_simplify removes
@@ -36,14 +37,16 @@ bool psi_reduce(psi_sat *s)
         uint32_t glue = fl >> CL_GLUE_SHIFT;
         if (fl & CL_DELETED)
             continue;
-        if (glue <= 2 || psi_clause_locked(s, cref))
+        if (glue <= s->opt.reduce_keep_glue || psi_clause_locked(s, cref))
             continue;
         c[m++] = (cand){((uint64_t)glue << 32) | cl_size(s, cref), cref};
     }
     qsort(c, m, sizeof *c, by_key_desc);
-    for (size_t i = 0; i < m / 2; i++)
+    /* Exact for m < 2^53: with the default 0.5 this is m / 2. */
+    size_t drop = (size_t)((double)m * s->opt.reduce_fraction);
+    for (size_t i = 0; i < drop; i++)
         psi_clause_delete(s, c[i].cref);
-    s->st.deleted += m / 2;
+    s->st.deleted += drop;
     free(c);
     return psi_clause_collect(s);
 }
@@ -60,6 +63,7 @@ static bool satisfied(const psi_sat *s, uint32_t cref)
 /* Only at decision level 0 (root values are then all there is). */
 bool psi_simplify(psi_sat *s)
 {
+    assert(decision_level(s) == 0);
     if (s->trail_n == s->simplified_root)
         return true;
     s->simplified_root = s->trail_n;

@@ -12,15 +12,9 @@ psi_sat *psi_sat_new(void)
     if (!s)
         return NULL;
     s->var_inc = 1.0;
-    s->var_decay = 0.95;
     s->conflict_limit = -1;
     s->time_limit = -1;
-    s->mode_len = 1000;
-    s->mode_switch_at = 1000;
-    s->luby_i = 1;
-    s->luby_limit = 512;
-    s->reduce_at = 2000;
-    s->reduce_inc = 300;
+    psi_options_init(s);
     return s;
 }
 
@@ -118,8 +112,8 @@ int psi_sat_reserve(psi_sat *s, int n)
     }
     for (uint32_t v = s->nvars; v < (uint32_t)n; v++) {
         s->reason[v] = REASON_NONE;
-        s->phase[v] = 1; /* try false first, as MiniSat does */
-        s->target[v] = 1;
+        s->phase[v] = s->opt.initial_phase ? 0 : 1; /* phase 1 = negative */
+        s->target[v] = s->phase[v];
         s->heap_pos[v] = UINT32_MAX;
         (void)psi_heap_insert(s, v);
     }
@@ -255,6 +249,7 @@ static int theory_start(psi_sat *s)
 int psi_sat_solve(psi_sat *s)
 {
     s->start_time = psi_sat_now();
+    s->started = true;
     s->has_model = false;
     for (size_t i = 0; i < s->final_conflict.n; i++)
         s->failed[lit_of_int(s->final_conflict.lits[i])] = 0;

@@ -29,7 +29,7 @@ typedef struct psi_sat psi_sat;
 
 /* Results of psi_sat_solve (SAT-competition exit codes for the first three). */
 enum {
-    PSI_SAT_UNKNOWN = 0, /* a limit was hit, or psi_sat_interrupt was called */
+    PSI_SAT_UNKNOWN = 0, /* a conflict or time limit was hit */
     PSI_SAT_SAT = 10,
     PSI_SAT_UNSAT = 20,
     PSI_SAT_ENOMEM = -1, /* memory ran out; the solver can only be freed */
@@ -80,6 +80,15 @@ const int *psi_sat_final_conflict(const psi_sat *s, size_t *n);
  * conflict limit counts per call; the time limit is wall-clock seconds. */
 void psi_sat_set_conflict_limit(psi_sat *s, int64_t conflicts);
 void psi_sat_set_time_limit(psi_sat *s, double seconds);
+
+/* Tuning options by name (options.h lists each with its meaning, default
+ * and range), e.g. psi_sat_set_option(s, "luby_unit", 256). Only before the
+ * first psi_sat_solve, because the restart and reduction schedules start
+ * from them. Returns 0, or PSI_SAT_EINVAL for an unknown name, a value out
+ * of range or not whole for a whole-number option, or a call after solving
+ * began. psi_sat_get_option stores the current value in *value. */
+int psi_sat_set_option(psi_sat *s, const char *name, double value);
+int psi_sat_get_option(const psi_sat *s, const char *name, double *value);
 
 /* Writes a text DRAT proof (learned lemmas, deletions, final empty clause)
  * to f, which the caller opened and closes after psi_sat_free. Only

@@ -28,15 +28,16 @@ static void update_ema(psi_sat *s, uint32_t glue)
         s->ema_fast = s->ema_slow = g;
         return;
     }
-    s->ema_fast += (g - s->ema_fast) / 32.0;
-    s->ema_slow += (g - s->ema_slow) / 4096.0;
+    s->ema_fast += (g - s->ema_fast) / (double)s->opt.ema_fast;
+    s->ema_slow += (g - s->ema_slow) / (double)s->opt.ema_slow;
 }
 
 static bool restart_due(psi_sat *s)
 {
     if (s->stable)
         return s->conflicts_since_restart >= s->luby_limit;
-    return s->conflicts_since_restart >= 2 && s->ema_fast > 1.1 * s->ema_slow;
+    return s->conflicts_since_restart >= s->opt.restart_min &&
+           s->ema_fast > s->opt.restart_margin * s->ema_slow;
 }
 
 /* Trail reuse: levels whose decision would be taken again right away (its
@@ -66,15 +67,15 @@ static void restart(psi_sat *s)
     s->target_assigned = 0;
     s->conflicts_since_restart = 0;
     if (s->stable)
-        s->luby_limit = 512 * luby(++s->luby_i);
+        s->luby_limit = s->opt.luby_unit * luby(++s->luby_i);
     if (s->st.conflicts >= s->mode_switch_at) {
         s->stable = !s->stable;
-        s->var_decay = s->stable ? 0.975 : 0.95;
+        s->var_decay = s->stable ? s->opt.decay_stable : s->opt.decay_focused;
         if (!s->stable)
             s->mode_len *= 2;
         s->mode_switch_at = s->st.conflicts + s->mode_len;
         s->luby_i = 1;
-        s->luby_limit = 512;
+        s->luby_limit = s->opt.luby_unit;
     }
     psi_backtrack(s, reuse_level(s));
 }
@@ -106,6 +107,7 @@ static bool limit_hit(psi_sat *s, uint32_t *tick)
  * conflict. Returns false when the conflict holds at the root. */
 static bool align_conflict(psi_sat *s, conflict c)
 {
+    assert(psi_all_false(s, c.lits, c.n));
     uint32_t maxl = 0;
     for (uint32_t i = 0; i < c.n; i++)
         if (s->level[lit_var(c.lits[i])] > maxl)
@@ -141,6 +143,7 @@ static int learn(psi_sat *s, conflict c)
     if (psi_analyze(s, c, &bt, &glue))
         return PSI_SAT_ENOMEM;
     psi_backtrack(s, bt);
+    assert(decision_level(s) == bt);
     uint32_t n = (uint32_t)s->learnt.n;
     psi_proof_add(s, s->learnt.a, n);
     s->st.learned++;
@@ -176,20 +179,29 @@ int psi_search(psi_sat *s)
             update_target(s);
             if (learn(s, c))
                 return PSI_SAT_ENOMEM;
+            /* Right after learning, and at the fixpoint that follows. */
+            if (PSI_CHECKING && psi_check_due(&s->check, s->nvars + s->arena_n)) {
+                psi_sat_check_or_die(s, PSI_SAT_CHECK_STRUCTURE);
+                s->check_fixpoint = true;
+            }
             continue;
+        }
+        if (PSI_CHECKING && s->check_fixpoint) {
+            psi_sat_check_or_die(s, PSI_SAT_CHECK_FIXPOINT);
+            s->check_fixpoint = false;
         }
         if (limit_hit(s, &tick))
             return PSI_SAT_UNKNOWN;
         if (restart_due(s))
             restart(s);
         if (decision_level(s) == 0 && s->st.conflicts >= s->simplify_at) {
-            s->simplify_at = s->st.conflicts + 1000;
+            s->simplify_at = s->st.conflicts + s->opt.simplify_interval;
             if (!psi_simplify(s))
                 return PSI_SAT_ENOMEM;
         }
         if (s->st.conflicts >= s->reduce_at) {
             s->reduce_at = s->st.conflicts + s->reduce_inc;
-            s->reduce_inc += 300;
+            s->reduce_inc += s->opt.reduce_step;
             if (!psi_reduce(s))
                 return PSI_SAT_ENOMEM;
         }
@@ -209,8 +221,11 @@ int psi_search(psi_sat *s)
         }
         if (next == LIT_UNDEF) {
             next = decide(s);
-            if (next == LIT_UNDEF)
+            if (next == LIT_UNDEF) {
+                if (PSI_CHECKING) /* a model: every clause is satisfied */
+                    psi_sat_check_or_die(s, PSI_SAT_CHECK_ALL);
                 return PSI_SAT_SAT;
+            }
             s->st.decisions++;
         }
         psi_new_level(s);

@@ -1,5 +1,7 @@
-/* Growable vectors and the clock shared by the solver files. Growth doubles,
- * failures are reported (never abort) so the solver can return ENOMEM. */
+/* Growable vectors and the clock shared by the solver files (the solver's own
+ * copies of what core/vec.h and core/clock.h give the rest of the project,
+ * because solver/ stands alone; see vec.h). Growth doubles, failures are
+ * reported (never abort) so the solver can return ENOMEM. */
 #include "vec.h"
 #include "internal.h"
 

@@ -1,6 +1,11 @@
 /* Small shared helpers of solver/: a growable uint32_t vector and a
  * monotonic clock. Vectors are owned by whoever embeds them and freed with
- * free(v.a). Growth failures are reported, never fatal. */
+ * free(v.a). Growth failures are reported, never fatal.
+ *
+ * Deliberately the solver's own: solver/ must build and be tested alone,
+ * including nothing outside solver/, so it cannot use core/vec.h and
+ * core/clock.h (psi_grow, psi_now), which the rest of the project uses. Do
+ * not merge them; do not use these outside solver/ either. */
 #ifndef PSI_SOLVER_VEC_H
 #define PSI_SOLVER_VEC_H
 

@@ -1,0 +1,189 @@
+/* The acyclicity theory's private state, shared by its files. Not for use
+ * outside solver/acyclic*.c (and white-box tests).
+ *
+ * Representation. User edges (what the caller added) map to one or two
+ * internal edges over internal nodes: the user graph itself in SER mode, the
+ * doubled graph in SI mode (see acyclic.h). The theory only ever checks plain
+ * acyclicity of the internal graph.
+ *
+ * Invariants while no callback is running (checked in full by
+ * psi_acyc_check_invariants, acyclic_invariants.c):
+ * - ord[] is a permutation of 0..N-1 and every active internal edge x->y has
+ *   ord[x] < ord[y] (unless the known edges alone are cyclic, static_cycle,
+ *   which ends the search at the root);
+ * - out[x] and in[y] hold the same active edges; in each list the known
+ *   edges come first, then the edges activated during search in activation
+ *   order, so backtracking pops from the ends (LIFO, like the trail);
+ * - act[] lists the edges activated during search with non-decreasing
+ *   levels, ie_act[act[i].ie] == i + 1, and ie_act is 0 for every other edge;
+ * - asg[] lists the notified literals with non-decreasing levels, val[]
+ *   agrees with it, and each user edge's cnt counts its labels true in val.
+ *
+ * Files: acyclic.c (construction, edge store, queries, occurrence tables),
+ * acyclic_order.c (static sort of the known edges, Pearce-Kelly order
+ * maintenance), acyclic_cycle.c (0-1 BFS, conflict cycles, explanations),
+ * acyclic_theory.c (the theory callbacks: activation, propagation,
+ * backtracking), acyclic_invariants.c (the debug checker). */
+#ifndef PSI_SOLVER_ACYCLIC_INTERNAL_H
+#define PSI_SOLVER_ACYCLIC_INTERNAL_H
+
+#include "acyclic.h"
+#include "invariants.h"
+#include "theory.h"
+#include "vec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct adj {
+    uint32_t node, edge;
+} adj;
+
+typedef struct adjvec {
+    adj *a;
+    uint32_t n, cap;
+} adjvec;
+
+typedef struct uedge {
+    uint32_t from, to;
+    int lit[2];  /* labels, 0 = none */
+    uint32_t ie; /* first internal edge */
+    uint8_t nie, need, cnt, kind;
+    uint8_t active; /* all its internal edges are in the graph */
+    uint8_t root;   /* activated at level 0: contributes no literal */
+    uint8_t dead;   /* contradictory labels: never active */
+} uedge;
+
+typedef struct act_entry {
+    uint32_t ie, level;
+} act_entry;
+
+typedef struct asg_entry {
+    int lit;
+    uint32_t level;
+} asg_entry;
+
+struct psi_acyc {
+    psi_sat *s;
+    psi_acyc_mode mode;
+    uint32_t nodes, N; /* user nodes, internal nodes */
+    bool propagate;
+
+    uedge *ue;
+    size_t ue_n, ue_cap;
+
+    /* Internal edges. */
+    uint32_t *ie_from, *ie_to, *ie_user, *ie_act; /* ie_act: activation index + 1 */
+    size_t ie_n, ie_cap;
+
+    adjvec *out, *in; /* active edges per internal node */
+    uint32_t *ord;
+    bool ordered;      /* static sort done */
+    bool static_cycle; /* known edges are cyclic */
+    size_t ue_done;    /* user edges already handled by prepare */
+
+    /* Occurrences of literals in labels (CSR over literal index), and
+     * labelled internal edges by source node (propagation candidates). */
+    uint32_t *occ_start, *occ;
+    size_t occ_lits;
+    uint32_t *cand_start, *cand;
+    bool tables_dirty;
+
+    /* Per variable (index var-1). */
+    int8_t *val;
+    uint32_t *prop_edge, *prop_stamp, *lit_mark;
+    size_t var_cap;
+    uint32_t lit_epoch;
+
+    act_entry *act;
+    size_t act_n, act_cap;
+    asg_entry *asg;
+    size_t asg_n, asg_cap;
+
+    /* Search scratch (per internal node). */
+    uint32_t *fmark, *bmark, *dist, *parent;
+    uint32_t epoch;
+    u32vec fwd, bwd, cur, next, pool;
+    uint64_t *sortbuf;
+    size_t sortbuf_cap;
+
+    u32vec cycle, known_cycle;
+    psi_acyc_stats st;
+
+    psi_check_sched check; /* debug checker (invariants.h; only with PSI_CHECK) */
+};
+
+/* --- small helpers ------------------------------------------------------ */
+
+static inline size_t lit_index(int lit)
+{
+    return lit > 0 ? 2 * (size_t)(lit - 1) : 2 * (size_t)(-lit - 1) + 1;
+}
+
+static inline size_t lit_var0(int lit)
+{
+    return (size_t)(lit > 0 ? lit : -lit) - 1;
+}
+
+bool psi_acyc_adj_grow(adjvec *v);
+
+/* Appends to an adjacency list; the growth path is out of line. */
+static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
+{
+    if (v->n == v->cap && !psi_acyc_adj_grow(v))
+        return false;
+    v->a[v->n++] = (adj){node, edge};
+    return true;
+}
+
+/* Does internal edge e add literals to a clause? */
+static inline bool labelled(const psi_acyc *g, uint32_t e)
+{
+    const uedge *u = &g->ue[g->ie_user[e]];
+    return u->need && !u->root;
+}
+
+/* Fresh marks for lit_mark (literals already in a clause being built). */
+static inline void new_lit_epoch(psi_acyc *g)
+{
+    if (++g->lit_epoch == 0) {
+        memset(g->lit_mark, 0, g->var_cap * sizeof *g->lit_mark);
+        g->lit_epoch = 1;
+    }
+}
+
+/* Fresh marks for fmark/bmark (nodes visited by a search). */
+static inline void new_epoch(psi_acyc *g)
+{
+    if (++g->epoch == 0) {
+        memset(g->fmark, 0, g->N * sizeof *g->fmark);
+        memset(g->bmark, 0, g->N * sizeof *g->bmark);
+        g->epoch = 1;
+    }
+}
+
+/* acyclic.c: per-variable arrays and the literal/candidate tables. */
+bool psi_acyc_ensure_vars(psi_acyc *g, size_t nvars);
+bool psi_acyc_build_tables(psi_acyc *g);
+
+/* acyclic_order.c */
+bool psi_acyc_static_setup(psi_acyc *g);
+bool psi_acyc_search_backward(psi_acyc *g, uint32_t src, uint32_t dst);
+bool psi_acyc_reorder(psi_acyc *g);
+
+/* acyclic_cycle.c */
+bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t stamp, bool *nomem);
+bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause);
+int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out);
+
+/* acyclic_theory.c: attaches g to its solver as the theory. */
+void psi_acyc_attach(psi_acyc *g);
+
+/* acyclic_invariants.c: the debug checker. False, with the first violation
+ * described in why, when an invariant above is broken. Reads only. */
+bool psi_acyc_check_invariants(const psi_acyc *g, char *why, size_t why_n);
+void psi_acyc_check_or_die(const psi_acyc *g);
+
+#endif

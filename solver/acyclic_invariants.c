@@ -1,0 +1,170 @@
+/* The debug checker of the acyclicity theory (see invariants.h for when it
+ * runs): psi_acyc_check_invariants re-verifies by full scans the invariants
+ * listed in acyclic_internal.h, which activation, reordering and
+ * backtracking maintain incrementally: the order is a topological order of
+ * the active edges, adjacency lists mirror each other and pop in LIFO
+ * order, and the activation and assignment stacks agree with the edges and
+ * with the solver's trail. */
+#include "acyclic_internal.h"
+#include "invariants.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool fail(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Per-internal-edge marks: found in an out list, in an in list. */
+enum { M_OUT = 1, M_IN = 2 };
+
+/* ord is a permutation of 0..N-1 that every active edge respects. */
+static bool check_order(const psi_acyc *g, uint8_t *used, char *why, size_t n)
+{
+    for (uint32_t v = 0; v < g->N; v++) {
+        if (g->ord[v] >= g->N || used[g->ord[v]])
+            return fail(why, n, "ord[%u] = %u: outside or repeated", v, g->ord[v]);
+        used[g->ord[v]] = 1;
+    }
+    return true;
+}
+
+/* One adjacency list: edges really from/to v, known edges first, then
+ * activated ones in increasing activation order (so backtracking can pop
+ * the last), each in the topological order, none listed twice. */
+static bool check_list(const psi_acyc *g, uint32_t v, bool out, uint8_t *emark, char *why, size_t n)
+{
+    const adjvec *l = out ? &g->out[v] : &g->in[v];
+    uint32_t last_act = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        uint32_t e = l->a[i].edge, w = l->a[i].node;
+        uint8_t bit = out ? M_OUT : M_IN;
+        if (e >= g->ie_n || (emark[e] & bit))
+            return fail(why, n, "node %u lists edge %u twice or out of range", v, e);
+        emark[e] |= bit;
+        uint32_t from = out ? v : w, to = out ? w : v;
+        if (g->ie_from[e] != from || g->ie_to[e] != to)
+            return fail(why, n, "edge %u listed as %u->%u, is %u->%u", e, from, to, g->ie_from[e],
+                        g->ie_to[e]);
+        const uedge *u = &g->ue[g->ie_user[e]];
+        if (u->dead)
+            return fail(why, n, "edge %u of a contradictory label is active", e);
+        bool known = g->ie_act[e] == 0; /* put in place by the static sort */
+        if (known ? u->need || last_act : g->ie_act[e] <= last_act)
+            return fail(why, n, "node %u: edge %u breaks the LIFO order of its list", v, e);
+        last_act = g->ie_act[e];
+        if (!g->static_cycle && g->ord[from] >= g->ord[to])
+            return fail(why, n, "active edge %u->%u against the order (%u >= %u)", from, to,
+                        g->ord[from], g->ord[to]);
+    }
+    return true;
+}
+
+/* The activation stack: levels never decrease, indices match ie_act, every
+ * entry is in both lists, and nothing else carries an activation index. */
+static bool check_activations(const psi_acyc *g, const uint8_t *emark, char *why, size_t n)
+{
+    for (size_t i = 0; i < g->act_n; i++) {
+        uint32_t e = g->act[i].ie;
+        if (e >= g->ie_n || g->ie_act[e] != i + 1 || emark[e] != (M_OUT | M_IN))
+            return fail(why, n, "activation %zu (edge %u) is not in the graph", i, e);
+        if (i && g->act[i].level < g->act[i - 1].level)
+            return fail(why, n, "activation %zu at level %u after level %u", i, g->act[i].level,
+                        g->act[i - 1].level);
+    }
+    for (size_t e = 0; e < g->ie_n; e++) {
+        if (g->ie_act[e] > g->act_n)
+            return fail(why, n, "edge %zu has activation index %u of %zu", e, g->ie_act[e],
+                        g->act_n);
+        if (emark[e] != 0 && emark[e] != (M_OUT | M_IN))
+            return fail(why, n, "edge %zu is in only one of its adjacency lists", e);
+    }
+    return true;
+}
+
+/* Notified literals: levels never decrease, val agrees, each is still true
+ * in the solver (at the root exactly when notified at level 0). */
+static bool check_assignments(const psi_acyc *g, char *why, size_t n)
+{
+    size_t set = 0;
+    for (size_t i = 0; i < g->asg_n; i++) {
+        int lit = g->asg[i].lit;
+        size_t var = lit_var0(lit);
+        if (i && g->asg[i].level < g->asg[i - 1].level)
+            return fail(why, n, "notification %zu at level %u after level %u", i, g->asg[i].level,
+                        g->asg[i - 1].level);
+        if (var >= g->var_cap || g->val[var] != (lit > 0 ? 1 : -1))
+            return fail(why, n, "notified literal %d has value %d", lit,
+                        var < g->var_cap ? g->val[var] : 0);
+        if (psi_sat_current_value(g->s, lit) <= 0 ||
+            (psi_sat_root_value(g->s, lit) > 0) != (g->asg[i].level == 0))
+            return fail(why, n, "notified literal %d (level %u) disagrees with the solver", lit,
+                        g->asg[i].level);
+    }
+    for (size_t v = 0; v < g->var_cap; v++)
+        set += g->val[v] != 0;
+    if (set != g->asg_n)
+        return fail(why, n, "%zu variables valued, %zu notified", set, g->asg_n);
+    return true;
+}
+
+/* User edges: cnt counts the labels true in val; an edge is active exactly
+ * when all its internal edges are in the graph, and once the theory has
+ * taken it in (prepare ran since it was added) exactly when all its labels
+ * are true. */
+static bool check_user_edges(const psi_acyc *g, const uint8_t *emark, char *why, size_t n)
+{
+    for (size_t i = 0; i < g->ue_n; i++) {
+        const uedge *u = &g->ue[i];
+        if (u->dead)
+            continue;
+        uint32_t cnt = 0, in = 0;
+        for (int k = 0; k < u->need; k++) {
+            size_t var = lit_var0(u->lit[k]);
+            cnt += var < g->var_cap && g->val[var] == (u->lit[k] > 0 ? 1 : -1);
+        }
+        for (uint32_t j = 0; j < u->nie; j++)
+            in += emark[u->ie + j] != 0;
+        if (cnt != u->cnt)
+            return fail(why, n, "user edge %zu: cnt %u, but %u labels are true", i, u->cnt, cnt);
+        if ((in && in != u->nie) || u->active != (in == u->nie))
+            return fail(why, n, "user edge %zu: active %u, %u of %u internal edges in", i,
+                        u->active, in, u->nie);
+        if (g->ordered && i < g->ue_done && u->active != (cnt == u->need))
+            return fail(why, n, "user edge %zu: %u of %u labels true, active %u", i, cnt, u->need,
+                        u->active);
+    }
+    return true;
+}
+
+bool psi_acyc_check_invariants(const psi_acyc *g, char *why, size_t why_n)
+{
+    uint8_t *used = calloc(g->N ? g->N : 1, 1);
+    uint8_t *emark = calloc(g->ie_n ? g->ie_n : 1, 1);
+    bool ok = true;
+    if (!used || !emark)
+        goto out; /* without memory for the scratch the scan is skipped */
+    ok = !g->ordered || check_order(g, used, why, why_n);
+    for (uint32_t v = 0; ok && v < g->N; v++)
+        ok =
+            check_list(g, v, true, emark, why, why_n) && check_list(g, v, false, emark, why, why_n);
+    ok = ok && check_activations(g, emark, why, why_n) && check_assignments(g, why, why_n) &&
+         check_user_edges(g, emark, why, why_n);
+out:
+    free(used);
+    free(emark);
+    return ok;
+}
+
+void psi_acyc_check_or_die(const psi_acyc *g)
+{
+    char why[256];
+    if (!psi_acyc_check_invariants(g, why, sizeof why))
+        psi_check_fail("acyclic", why);
+}

@@ -1,0 +1,192 @@
+/* The acyclicity theory's callbacks (theory.h): prepare puts the known
+ * edges in place, notify activates the edges whose labels all became true,
+ * backtrack removes them again in LIFO order, and explain lives in
+ * acyclic_cycle.c.
+ *
+ * Theory propagation. After a reorder, both search sides are known: forward
+ * side F (reached from y) and backward side B (reaching x). Any inactive
+ * edge from F to B would now close a cycle, so its last unassigned label is
+ * implied false. Its reason is computed only if asked (acyclic_cycle.c). */
+#include "acyclic_internal.h"
+
+#include <assert.h>
+
+/* Labels of inactive edges from the forward side into the backward side
+ * would close a cycle: imply their last open label false. */
+static bool propagate_candidates(psi_acyc *g, psi_theory_out *out)
+{
+    for (size_t i = 0; i < g->fwd.n; i++) {
+        uint32_t a = g->fwd.a[i];
+        for (uint32_t k = g->cand_start[a]; k < g->cand_start[a + 1]; k++) {
+            uint32_t e = g->cand[k];
+            if (g->bmark[g->ie_to[e]] != g->epoch)
+                continue;
+            const uedge *u = &g->ue[g->ie_user[e]];
+            if (u->active || u->dead)
+                continue;
+            int open = 0, nopen = 0;
+            bool blocked = false;
+            for (int j = 0; j < u->need; j++) {
+                int v = psi_sat_current_value(g->s, u->lit[j]);
+                if (v < 0)
+                    blocked = true;
+                else if (v == 0)
+                    open = u->lit[j], nopen++;
+            }
+            if (blocked || nopen != 1)
+                continue;
+            size_t var = lit_var0(open);
+            if (!psi_lits_push(&out->implied, -open))
+                return false;
+            g->prop_edge[var] = e;
+            g->prop_stamp[var] = (uint32_t)g->act_n;
+            g->st.propagations++;
+        }
+    }
+    return true;
+}
+
+/* Activates internal edge e at level. Returns PSI_THEORY_OK, CONFLICT (clause
+ * in out) or ENOMEM. */
+static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out)
+{
+    uint32_t x = g->ie_from[e], y = g->ie_to[e];
+    bool searched = false, nomem = false;
+    g->st.activations++;
+    if (x == y) {
+        g->parent[x] = e; /* unused: the path y->x is empty */
+        return psi_acyc_record_cycle(g, e, &out->clause) ? PSI_THEORY_CONFLICT : PSI_THEORY_ENOMEM;
+    }
+    if (g->ord[x] > g->ord[y]) {
+        new_epoch(g);
+        if (psi_acyc_search_forward(g, y, x, 0, &nomem))
+            return psi_acyc_record_cycle(g, e, &out->clause) ? PSI_THEORY_CONFLICT
+                                                             : PSI_THEORY_ENOMEM;
+        if (nomem || !psi_acyc_search_backward(g, y, x) || !psi_acyc_reorder(g))
+            return PSI_THEORY_ENOMEM;
+        searched = true;
+    }
+    assert(g->ord[x] < g->ord[y]); /* the order stays topological */
+    /* Levels never decrease along act[], so backtracking pops a suffix. */
+    assert(!g->act_n || g->act[g->act_n - 1].level <= level);
+    if ((g->act_n == g->act_cap &&
+         !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
+        !adj_push(&g->out[x], y, e))
+        return PSI_THEORY_ENOMEM;
+    if (!adj_push(&g->in[y], x, e)) {
+        g->out[x].n--;
+        return PSI_THEORY_ENOMEM;
+    }
+    g->act[g->act_n++] = (act_entry){e, level};
+    g->ie_act[e] = (uint32_t)g->act_n;
+    if (searched && g->propagate && level > 0 && !propagate_candidates(g, out))
+        return PSI_THEORY_ENOMEM;
+    return PSI_THEORY_OK;
+}
+
+static int activate_user(psi_acyc *g, uint32_t id, uint32_t level, psi_theory_out *out)
+{
+    uedge *u = &g->ue[id];
+    for (uint32_t j = 0; j < u->nie; j++) {
+        int rc = activate(g, u->ie + j, level, out);
+        if (rc != PSI_THEORY_OK)
+            return rc;
+    }
+    u->active = 1;
+    u->root = level == 0;
+    return PSI_THEORY_OK;
+}
+
+static int cb_prepare(void *ctx, psi_theory_out *out)
+{
+    psi_acyc *g = ctx;
+    if (!psi_acyc_build_tables(g))
+        return PSI_THEORY_ENOMEM;
+    bool first = !g->ordered;
+    if (!psi_acyc_static_setup(g))
+        return PSI_THEORY_ENOMEM;
+    if (g->static_cycle) {
+        g->cycle.n = 0;
+        for (size_t i = 0; i < g->known_cycle.n; i++)
+            if (!psi_u32_push(&g->cycle, g->known_cycle.a[i]))
+                return PSI_THEORY_ENOMEM;
+        out->clause.n = 0;
+        return PSI_THEORY_CONFLICT;
+    }
+    for (size_t i = first ? 0 : g->ue_done; i < g->ue_n; i++) {
+        uedge *u = &g->ue[i];
+        if (u->dead || u->active)
+            continue;
+        if (u->cnt == u->need) {
+            int rc = activate_user(g, (uint32_t)i, 0, out);
+            if (rc != PSI_THEORY_OK)
+                return rc; /* a conflict here holds at the root: UNSAT */
+        }
+    }
+    g->ue_done = g->ue_n;
+    return PSI_THEORY_OK;
+}
+
+static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
+{
+    psi_acyc *g = ctx;
+    size_t var = lit_var0(lit);
+    if (var >= g->var_cap && !psi_acyc_ensure_vars(g, var + 1))
+        return PSI_THEORY_ENOMEM;
+    if (g->asg_n == g->asg_cap &&
+        !psi_grow_array((void **)&g->asg, &g->asg_cap, g->asg_n + 1, sizeof *g->asg))
+        return PSI_THEORY_ENOMEM;
+    /* Each literal is notified once, in trail order (levels never drop). */
+    assert(g->val[var] == 0 && psi_sat_current_value(g->s, lit) > 0);
+    assert(!g->asg_n || g->asg[g->asg_n - 1].level <= level);
+    g->val[var] = lit > 0 ? 1 : -1;
+    g->asg[g->asg_n++] = (asg_entry){lit, level};
+    size_t li = lit_index(lit);
+    if (li >= g->occ_lits)
+        return PSI_THEORY_OK;
+    int rc = PSI_THEORY_OK;
+    for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
+        uedge *u = &g->ue[g->occ[k]];
+        u->cnt++;
+        assert(u->cnt <= u->need);
+        /* After a conflict keep counting, so backtracking stays exact. */
+        if (rc == PSI_THEORY_OK && u->cnt == u->need && !u->active)
+            rc = activate_user(g, g->occ[k], level, out);
+    }
+    return rc;
+}
+
+static void cb_backtrack(void *ctx, unsigned level)
+{
+    psi_acyc *g = ctx;
+    while (g->act_n && g->act[g->act_n - 1].level > level) {
+        uint32_t e = g->act[--g->act_n].ie;
+        uint32_t x = g->ie_from[e], y = g->ie_to[e];
+        assert(g->out[x].n && g->out[x].a[g->out[x].n - 1].edge == e);
+        assert(g->in[y].n && g->in[y].a[g->in[y].n - 1].edge == e);
+        g->out[x].n--;
+        g->in[y].n--;
+        g->ie_act[e] = 0;
+        g->ue[g->ie_user[e]].active = 0;
+    }
+    while (g->asg_n && g->asg[g->asg_n - 1].level > level) {
+        int lit = g->asg[--g->asg_n].lit;
+        g->val[lit_var0(lit)] = 0;
+        size_t li = lit_index(lit);
+        if (li >= g->occ_lits)
+            continue;
+        for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
+            assert(g->ue[g->occ[k]].cnt > 0);
+            g->ue[g->occ[k]].cnt--;
+        }
+    }
+    /* Every conflict ends in a backtrack, so this also checks after each. */
+    if (PSI_CHECKING && psi_check_due(&g->check, g->N + 2 * g->ie_n + g->ue_n + g->var_cap))
+        psi_acyc_check_or_die(g);
+}
+
+void psi_acyc_attach(psi_acyc *g)
+{
+    psi_theory t = {g, cb_prepare, cb_notify, psi_acyc_explain, cb_backtrack};
+    psi_sat_set_theory(g->s, &t);
+}

@@ -1,0 +1,63 @@
+/* The solver's tuning options: every constant that steers the search, in one
+ * table with its meaning, default and allowed range.
+ *
+ * X(name, kind, default, min, max, meaning): kind INT options take whole
+ * numbers (stored as uint64_t), REAL options any value in range (double).
+ * Set them by name with psi_sat_set_option (sat.h), before the first solve:
+ * the restart, mode and reduction schedules start from them. The defaults
+ * are the values the solver was tuned with (bench/solver/README.md); with
+ * them its behaviour is exactly that of the constants they replaced.
+ *
+ * Restarts alternate between two modes (search.c): "focused" phases restart
+ * when the fast average of learned-clause glue rises above restart_margin
+ * times the slow one; "stable" phases restart on a Luby schedule. The first
+ * focused and the first stable phase last mode_conflicts conflicts each;
+ * each later pair of phases lasts twice as long as the one before. */
+#ifndef PSI_SOLVER_OPTIONS_H
+#define PSI_SOLVER_OPTIONS_H
+
+#include <stdint.h>
+
+/* clang-format off */
+#define PSI_SAT_OPTIONS(X)                                                                         \
+    X(decay_focused,     REAL, 0.95,  0.5, 1.0,                                                    \
+      "VSIDS: activity decay per conflict in focused mode (bump increment grows by 1/decay)")      \
+    X(decay_stable,      REAL, 0.975, 0.5, 1.0,                                                    \
+      "VSIDS: activity decay per conflict in stable mode")                                         \
+    X(ema_fast,          INT,  32,    1,   1e9,                                                    \
+      "window, in conflicts, of the fast moving average of glue (focused restarts)")               \
+    X(ema_slow,          INT,  4096,  1,   1e9,                                                    \
+      "window, in conflicts, of the slow moving average of glue (focused restarts)")               \
+    X(restart_margin,    REAL, 1.1,   1.0, 10.0,                                                   \
+      "focused mode restarts when the fast glue average exceeds margin times the slow one")        \
+    X(restart_min,       INT,  2,     1,   1e9,                                                    \
+      "conflicts since the last restart before focused mode may restart again")                    \
+    X(luby_unit,         INT,  512,   1,   1e9,                                                    \
+      "stable mode: conflicts per unit of the Luby restart sequence (1 1 2 1 1 2 4 ...)")          \
+    X(mode_conflicts,    INT,  1000,  1,   1e12,                                                   \
+      "conflicts of the first focused and of the first stable phase; later pairs double")          \
+    X(reduce_first,      INT,  2000,  1,   1e12,                                                   \
+      "conflicts before the first reduction of the learned clauses")                               \
+    X(reduce_step,       INT,  300,   1,   1e9,                                                    \
+      "after the k-th reduction the next one comes k * reduce_step conflicts later")               \
+    X(reduce_keep_glue,  INT,  2,     0,   1e9,                                                    \
+      "learned clauses of glue at most this are kept forever (the core tier)")                     \
+    X(reduce_fraction,   REAL, 0.5,   0.0, 1.0,                                                    \
+      "share of the other unlocked learned clauses deleted per reduction, worst (glue, length) first")\
+    X(simplify_interval, INT,  1000,  1,   1e12,                                                   \
+      "conflicts between removals of clauses satisfied at the root (when new root units exist)")   \
+    X(initial_phase,     INT,  0,     0,   1,                                                      \
+      "polarity a variable is first decided with: 0 false (as MiniSat), 1 true")
+/* clang-format on */
+
+#define PSI_SAT_OPT_TYPE_INT  uint64_t
+#define PSI_SAT_OPT_TYPE_REAL double
+
+/* The current values, one field per option (held by the solver). */
+typedef struct psi_sat_options {
+#define PSI_SAT_OPT_FIELD(name, kind, def, lo, hi, doc) PSI_SAT_OPT_TYPE_##kind name;
+    PSI_SAT_OPTIONS(PSI_SAT_OPT_FIELD)
+#undef PSI_SAT_OPT_FIELD
+} psi_sat_options;
+
+#endif
