@@ -5,18 +5,57 @@
 
 #include "core/vec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
-                                   uint32_t key, psi_diag *d)
+                                   uint32_t key, psi_edge_origin origin, psi_diag *d)
 {
     size_t cap = (size_t)g->cap_known;
     if (!psi_grow((void **)&g->known, &cap, (size_t)g->n_known + 1, sizeof *g->known))
         return psi_diag_nomem(d, "adding known edges");
     g->cap_known = cap;
-    g->known[g->n_known++] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    g->known[g->n_known++] = (psi_edge){
+        .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = (uint8_t)origin};
+    if (origin == PSI_FROM_SEEDING)
+        g->n_forced_edges++;
+    else if (origin == PSI_FROM_SEEDING_INIT)
+        g->n_init_edges++;
     return PSI_OK;
+}
+
+typedef struct known_adder {
+    psi_polygraph *g;
+    psi_diag *d;
+    psi_status st;
+} known_adder;
+
+static bool add_pruned(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    known_adder *a = ctx;
+    a->st = psi_polygraph_add_known(a->g, from, to, type, key, PSI_FROM_PRUNING, a->d);
+    return a->st == PSI_OK;
+}
+
+psi_status psi_polygraph_resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d)
+{
+    assert(c < g->n_cons && g->cons[c].state == PSI_C_OPEN);
+    g->cons[c].state = either ? PSI_C_EITHER : PSI_C_OR;
+    known_adder a = {.g = g, .d = d, .st = PSI_OK};
+    psi_constraint_for_each(g, &g->cons[c], either, add_pruned, &a);
+    return a.st;
+}
+
+void psi_polygraph_shrink(psi_polygraph *g)
+{
+    if (!g->n_known || g->n_known >= g->cap_known)
+        return;
+    psi_edge *shrunk = realloc(g->known, (size_t)g->n_known * sizeof *g->known);
+    if (shrunk) {
+        g->known = shrunk;
+        g->cap_known = g->n_known;
+    }
 }
 
 const char *psi_edge_type_name(psi_edge_type t)
@@ -72,7 +111,8 @@ static psi_status add_so_wr(psi_polygraph *g, const psi_history *h, const psi_in
         for (uint32_t t = ss->first_txn; t < ss->first_txn + ss->n_txns; t++) {
             if (h->txns[t].status != PSI_TXN_COMMITTED)
                 continue;
-            if ((st = psi_polygraph_add_known(g, prev, t, PSI_EDGE_SO, UINT32_MAX, d)) != PSI_OK)
+            if ((st = psi_polygraph_add_known(g, prev, t, PSI_EDGE_SO, UINT32_MAX, PSI_FROM_HISTORY,
+                                              d)) != PSI_OK)
                 return st;
             g->n_so++;
             prev = t;
@@ -87,7 +127,8 @@ static psi_status add_so_wr(psi_polygraph *g, const psi_history *h, const psi_in
         if (g->n_known && g->known[g->n_known - 1].from == from &&
             g->known[g->n_known - 1].to == to && g->known[g->n_known - 1].type == PSI_EDGE_WR)
             continue;
-        if ((st = psi_polygraph_add_known(g, from, to, PSI_EDGE_WR, h->ops[o].key, d)) != PSI_OK)
+        if ((st = psi_polygraph_add_known(g, from, to, PSI_EDGE_WR, h->ops[o].key, PSI_FROM_HISTORY,
+                                          d)) != PSI_OK)
             return st;
         g->n_wr++;
     }
@@ -98,6 +139,7 @@ static psi_status add_so_wr(psi_polygraph *g, const psi_history *h, const psi_in
 static psi_status add_list_ww(psi_polygraph *g, const psi_history *h, const psi_index *idx,
                               psi_diag *d)
 {
+    g->list_ww_first = g->n_known;
     for (uint32_t i = 0; i < h->n_list_reads; i++) {
         const psi_list_read *lr = &h->list_reads[i];
         if (!(idx->op_info[lr->op] & PSI_OI_LIVE))
@@ -109,7 +151,8 @@ static psi_status add_list_ww(psi_polygraph *g, const psi_history *h, const psi_
                 break; /* reported as an anomaly by the index */
             uint32_t t = idx->op_txn[w];
             if (t != prev && prev != PSI_INIT_TXN) {
-                psi_status st = psi_polygraph_add_known(g, prev, t, PSI_EDGE_WW, key, d);
+                psi_status st =
+                    psi_polygraph_add_known(g, prev, t, PSI_EDGE_WW, key, PSI_FROM_HISTORY, d);
                 if (st != PSI_OK)
                     return st;
                 g->n_list_ww++;
@@ -191,7 +234,8 @@ static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const psi_
                 uint32_t writer = idx->op_txn[g->w_op[w]];
                 if (writer == reader)
                     continue;
-                psi_status st = psi_polygraph_add_known(g, reader, writer, PSI_EDGE_RW, k, d);
+                psi_status st =
+                    psi_polygraph_add_known(g, reader, writer, PSI_EDGE_RW, k, PSI_FROM_HISTORY, d);
                 if (st != PSI_OK)
                     return st;
                 g->n_init_edges++;

@@ -29,6 +29,11 @@
  *
  * Edge kinds: SO/WR/WW are DEP edges, RW is ANTI (decision 3).
  *
+ * Every known edge records its origin (psi_edge_origin), so later stages
+ * tell what the history shows from what pruning derived. Pruning changes
+ * the polygraph only through the functions below (add_known, resolve,
+ * set_constraints, shrink).
+ *
  * Ownership: psi_polygraph_build allocates everything; psi_polygraph_free
  * releases it. The polygraph refers to the history and index by indices
  * only, but they must outlive it for the readers lists to make sense. */
@@ -54,12 +59,31 @@ static inline bool psi_edge_is_anti(psi_edge_type t)
     return t == PSI_EDGE_RW;
 }
 
+/* Where an edge comes from. Only PSI_FROM_HISTORY edges are facts the
+ * history shows by itself as the polygraph builder derived them; the rest
+ * were derived by pruning's reasoning or are one side of an open choice. */
+typedef enum psi_edge_origin {
+    PSI_FROM_HISTORY = 0,      /* psi_polygraph_build: SO, WR, list-append WW, and (all_pairs)
+                                  the initial-value readers' RW edges */
+    PSI_FROM_SEEDING = 1,      /* prune/seed.c: consequences of a writer pair the known graph
+                                  orders (sparse WW and RW) */
+    PSI_FROM_SEEDING_INIT = 2, /* prune/seed.c: RW from readers of a key's initial value to
+                                  its first writers */
+    PSI_FROM_PRUNING = 3,      /* the side of a constraint pruning resolved */
+    PSI_FROM_CONSTRAINT = 4,   /* a side of an open constraint: in reported cycles only,
+                                  never a known edge */
+} psi_edge_origin;
+
 /* A known edge. key is the dense key (UINT32_MAX for SO). */
 typedef struct psi_edge {
     uint32_t from, to;
     uint32_t key;
-    uint8_t type; /* psi_edge_type */
+    uint8_t type;   /* psi_edge_type */
+    uint8_t origin; /* psi_edge_origin */
 } psi_edge;
+
+/* Known edges are the biggest array of a large check: keep them at 16 bytes. */
+_Static_assert(sizeof(psi_edge) == 16, "psi_edge must stay 16 bytes");
 
 /* One key's share of a constraint: the final writes of T and S on it. */
 typedef struct psi_ckey {
@@ -82,6 +106,10 @@ typedef enum psi_cstate {
 
 typedef struct psi_polygraph {
     uint32_t n_nodes; /* = history n_txns */
+    /* Known edges, in the order they were added: the builder's (SO, WR,
+     * list-append WW, then with all_pairs the initial-value RW edges), then
+     * seeding's and pruning's. Only appended to, through the functions
+     * below. */
     psi_edge *known;
     uint64_t n_known, cap_known;
     psi_constraint *cons;
@@ -105,6 +133,7 @@ typedef struct psi_polygraph {
     /* Counts for statistics (the paper's Table 3 columns, before pruning). */
     uint64_t n_so, n_wr, n_init_edges, n_list_ww;
     uint64_t n_forced_edges; /* sparse edges of pairs the known graph orders (prune/seed.c) */
+    uint64_t list_ww_first;  /* known[list_ww_first .. + n_list_ww): the list-append WW edges */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
     /* What the paper's polygraph would hold: every writer pair per key, and
      * the edges of both sides of all of them (computed, not built). */
@@ -140,9 +169,19 @@ static inline const uint32_t *psi_polygraph_readers(const psi_polygraph *g, uint
     return g->readers + g->reader_off[op];
 }
 
-/* Appends a known edge (used by pruning when a constraint is resolved). */
+/* Appends a known edge derived by `origin`; seeding's edges are counted
+ * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges
+ * (PSI_FROM_SEEDING_INIT). */
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
-                                   uint32_t key, psi_diag *d);
+                                   uint32_t key, psi_edge_origin origin, psi_diag *d);
+
+/* Resolves open constraint c to one side (either: T before S) and appends
+ * that side's edges as known (PSI_FROM_PRUNING). */
+psi_status psi_polygraph_resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d);
+
+/* Returns the known array's growth slack once nothing more is added in
+ * bulk; a failed shrink keeps the larger block. */
+void psi_polygraph_shrink(psi_polygraph *g);
 
 /* Number of edges of one side of constraint c (1 WW + readers per key,
  * self-loops excluded). */

@@ -185,12 +185,10 @@ static bool lx_build(ctx *x, const uint32_t *txns, uint32_t n, psi_lx *L)
         }
         a = e;
     }
-    /* WW edges certain from list-append reads. */
-    uint64_t nk = x->res->stats.known_edges_before;
-    for (uint64_t i = 0; i < nk && ok && h->n_list_reads; i++) {
-        const psi_edge *ke = &g->known[i];
-        if (ke->type != PSI_EDGE_WW || ke->from == PSI_INIT_TXN)
-            continue;
+    /* WW edges certain from list-append reads (a range of the known edges
+     * the polygraph records). */
+    for (uint64_t i = 0; i < g->n_list_ww && ok; i++) {
+        const psi_edge *ke = &g->known[g->list_ww_first + i];
         uint32_t lf = x->local[ke->from], lt = x->local[ke->to];
         if (lf != UINT32_MAX && lt != UINT32_MAX)
             ok = lx_edge(L, lf, lt, ke->key, PSI_EDGE_WW, -1, 0);
@@ -473,13 +471,12 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
     cex->cycles = malloc(sizeof *cex->cycles);
     if (!cex->edges || !cex->txns || !cex->idx || !cex->cycles)
         return psi_diag_nomem(d, "building a counterexample");
-    uint64_t nk = res->stats.known_edges_before;
     for (uint32_t i = 0; i < n; i++) {
         bool certain = false;
-        for (uint64_t k = 0; k < nk && !certain; k++) {
+        for (uint64_t k = 0; k < res->g.n_known && !certain; k++) {
             const psi_edge *e = &res->g.known[k];
-            certain = e->from == c[i].from && e->to == c[i].to && e->type == c[i].type &&
-                      e->key == c[i].key;
+            certain = e->origin == PSI_FROM_HISTORY && e->from == c[i].from && e->to == c[i].to &&
+                      e->type == c[i].type && e->key == c[i].key;
         }
         if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
             certain = true;
