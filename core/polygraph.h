@@ -197,4 +197,57 @@ bool psi_constraint_for_each(const psi_polygraph *g, const psi_constraint *c, bo
 
 const char *psi_edge_type_name(psi_edge_type t); /* "SO", "WR", "WW", "RW" */
 
+/* ---- The polygraph of a sub-history, flat ----
+ *
+ * interpret/ asks whether a few transactions are a violation by
+ * themselves, so it rebuilds their generalized polygraph from the history
+ * alone (nothing seeded or pruned), with the same construction as
+ * psi_polygraph_build restricted to the sub-history, except that every
+ * writer pair of a key is its own constraint (no coalescing), the
+ * initial transaction's WW edges to the writers are listed, WR edges are
+ * kept per key, and every edge, constraint sides included, is listed once
+ * with its label so that minimization can switch single edges off.
+ *
+ * Edges, in this order: SO; WR; per key (ascending, keys with writers in
+ * the sub-history): RW from the readers of its initial value to its
+ * writers, WW from the initial transaction to its writers, then per writer
+ * pair its either side and its or side; then the list-append WW edges.
+ * Edges between transactions outside the sub-history, and self-loops, are
+ * left out. Nodes are local: 0..n_nodes-1 in the order of the given
+ * transactions. */
+typedef struct psi_sub_edge {
+    psi_edge e;   /* local nodes; PSI_FROM_HISTORY when certain, else PSI_FROM_CONSTRAINT */
+    int32_t cons; /* -1 when certain, else the constraint it is a side of */
+    uint8_t side; /* constraint edges: 0 either (t installed first), 1 or (s first) */
+    uint8_t on;   /* still part of the violation (minimization clears it) */
+} psi_sub_edge;
+
+typedef struct psi_sub_cons {
+    uint32_t t, s, key; /* local nodes of the two writers (t's transaction first), dense key */
+} psi_sub_cons;
+
+typedef struct psi_sub_polygraph {
+    uint32_t n_nodes;
+    uint32_t *node_txn; /* [n_nodes] local node -> transaction */
+    psi_sub_edge *e;
+    uint32_t n_e;
+    size_t cap_e;
+    psi_sub_cons *c;
+    uint32_t n_c;
+    size_t cap_c;
+} psi_sub_polygraph;
+
+/* Builds the polygraph of the sub-history over txns[0..n) (sorted, the
+ * initial transaction first if present) of the history h, indexed by idx,
+ * whose whole polygraph g was built by psi_polygraph_build (its readers
+ * lists and list-append edges are reused). local is caller-owned scratch
+ * of h->n_txns entries, all UINT32_MAX, and left so. PSI_ERR_LIMIT when
+ * more than max_cons writer pairs would be needed. *S owns the result
+ * (psi_sub_polygraph_free); after an error it holds nothing. */
+psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
+                                   const psi_polygraph *g, const uint32_t *txns, uint32_t n,
+                                   uint32_t max_cons, uint32_t *local, psi_sub_polygraph *S,
+                                   psi_diag *d);
+void psi_sub_polygraph_free(psi_sub_polygraph *S);
+
 #endif

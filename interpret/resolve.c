@@ -11,7 +11,11 @@
 /* Cycles shown at most when several open pairs need a case split. */
 #define MAX_CASES 16u
 
-int psi_lx_find_cycle(uint32_t n_nodes, const psi_lx_edge *es, uint32_t n, const uint8_t *active,
+/* A shortest forbidden cycle in the small graph of edges es[0..n) whose
+ * active[i] is set, through at least one edge with through[i] set (all
+ * when through is NULL). Writes its edge indices to out (capacity n) and
+ * returns its length, 0 when there is none, -1 when out of memory. */
+static int find_cycle(uint32_t n_nodes, const psi_sub_edge *es, uint32_t n, const uint8_t *active,
                       const uint8_t *through, bool ser, uint32_t *out)
 {
     /* Doubled graph (SI): state 2v "arrived by DEP or start", 2v+1 "arrived
@@ -30,18 +34,18 @@ int psi_lx_find_cycle(uint32_t n_nodes, const psi_lx_edge *es, uint32_t n, const
     }
     for (uint32_t i = 0; i < n; i++)
         if (active[i])
-            off[es[i].from + 1]++;
+            off[es[i].e.from + 1]++;
     for (uint32_t v = 0; v < n_nodes; v++)
         off[v + 1] += off[v];
     memcpy(fill, off, n_nodes * sizeof *fill);
     for (uint32_t i = 0; i < n; i++)
         if (active[i])
-            adj[fill[es[i].from]++] = i;
+            adj[fill[es[i].e.from]++] = i;
     for (uint32_t c = 0; c < n; c++) {
         if (!active[c] || (through && !through[c]))
             continue;
-        bool anti = !ser && es[c].type == PSI_EDGE_RW;
-        uint32_t start = 2 * es[c].to + (anti ? 1u : 0u);
+        bool anti = !ser && es[c].e.type == PSI_EDGE_RW;
+        uint32_t start = 2 * es[c].e.to + (anti ? 1u : 0u);
         for (uint32_t i = 0; i < nn; i++)
             par[i] = UINT32_MAX;
         par[start] = n;
@@ -51,12 +55,12 @@ int psi_lx_find_cycle(uint32_t n_nodes, const psi_lx_edge *es, uint32_t n, const
         while (qh < qt) {
             uint32_t u = q[qh++], v = u / 2, layer = u % 2;
             /* An ANTI edge leaves layer 0 only; a DEP edge either layer. */
-            if (v == es[c].from && (layer == 0 || !anti)) {
+            if (v == es[c].e.from && (layer == 0 || !anti)) {
                 found = u;
                 break;
             }
             for (uint32_t k = off[v]; k < off[v + 1]; k++) {
-                const psi_lx_edge *e = &es[adj[k]];
+                const psi_edge *e = &es[adj[k]].e;
                 bool ea = !ser && e->type == PSI_EDGE_RW;
                 if (ea && layer == 1)
                     continue;
@@ -94,23 +98,23 @@ out:
 enum { OPEN = 0, EITHER = 1, OR = 2 };
 
 typedef struct pres {
-    const psi_lx *L;
+    const psi_sub_polygraph *L;
     bool ser;
     uint8_t *act, *thr;
     uint32_t *cyc;
     uint8_t *state; /* per constraint, as the replay goes */
     uint8_t *fin;   /* per constraint, after the fixpoint */
     uint32_t *cho;  /* per constraint: choice index, UINT32_MAX if none */
-    uint32_t *map;  /* lx edge -> cex edge, UINT32_MAX */
+    uint32_t *map;  /* sub-history edge -> cex edge, UINT32_MAX */
     psi_cex *cex;
     uint32_t cap_idx, cap_cycles;
 } pres;
 
 static void set_active(pres *p)
 {
-    const psi_lx *L = p->L;
+    const psi_sub_polygraph *L = p->L;
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         p->act[i] = e->on && (e->cons < 0 || p->state[e->cons] == (e->side ? OR : EITHER));
         p->thr[i] = 0;
     }
@@ -119,7 +123,7 @@ static void set_active(pres *p)
 /* Does side `side` of constraint c close a forbidden cycle now? */
 static int side_cycle(pres *p, uint32_t c, int side)
 {
-    const psi_lx *L = p->L;
+    const psi_sub_polygraph *L = p->L;
     set_active(p);
     bool any = false;
     for (uint32_t i = 0; i < L->n_e; i++)
@@ -127,19 +131,19 @@ static int side_cycle(pres *p, uint32_t c, int side)
             p->act[i] = p->thr[i] = 1, any = true;
     if (!any)
         return 0;
-    return psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p->act, p->thr, p->ser, p->cyc);
+    return find_cycle(L->n_nodes, L->e, L->n_e, p->act, p->thr, p->ser, p->cyc);
 }
 
 static uint32_t cex_edge_side(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
 {
     if (p->map[i] != UINT32_MAX)
         return p->map[i];
-    const psi_lx_edge *e = &p->L->e[i];
+    const psi_sub_edge *e = &p->L->e[i];
     psi_cex *cex = p->cex;
-    cex->edges[cex->n_edges] = (psi_cex_edge){.from = p->L->node_txn[e->from],
-                                              .to = p->L->node_txn[e->to],
-                                              .key = e->key,
-                                              .type = e->type,
+    cex->edges[cex->n_edges] = (psi_cex_edge){.from = p->L->node_txn[e->e.from],
+                                              .to = p->L->node_txn[e->e.to],
+                                              .key = e->e.key,
+                                              .type = e->e.type,
                                               .origin = origin,
                                               .side = e->side,
                                               .choice = choice};
@@ -173,7 +177,7 @@ static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32
     cex->cycles[cex->n_cycles++] = (psi_cex_cycle){
         .first = cex->n_idx, .len = (uint32_t)len, .cond_mask = mask, .cond_or = or_bits};
     for (int i = 0; i < len; i++) {
-        const psi_lx_edge *e = &p->L->e[c[i]];
+        const psi_sub_edge *e = &p->L->e[c[i]];
         uint8_t origin = PSI_CEX_CERTAIN;
         uint32_t choice = 0;
         if (e->cons >= 0) {
@@ -189,7 +193,7 @@ static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32
     return true;
 }
 
-psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
+psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, psi_diag *d)
 {
     pres p = {.L = L, .ser = ser, .cex = cex};
     psi_status st = PSI_OK;
@@ -249,7 +253,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
             cex->choices[p.cho[c]].decided = p.fin[c];
     /* Certain and decided edges first, so they read before the rest. */
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         if (!e->on)
             continue;
         if (e->cons < 0)
@@ -272,7 +276,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
         p.state[c] = p.fin[c];
     }
     set_active(&p);
-    int len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+    int len = find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
     if (len < 0)
         goto nomem;
     if (len > 0) {
@@ -302,7 +306,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
                     bits |= 1u << p.cho[open[i]];
             }
             set_active(&p);
-            len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+            len = find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
             for (uint32_t i = 0; i < k; i++)
                 p.state[open[i]] = OPEN;
             if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, mask, bits)))
@@ -312,7 +316,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
     /* Every remaining edge of the violation (e.g. an open pair's edges off
      * the cycles shown) is listed too, so the counterexample is complete. */
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         if (!e->on || p.map[i] != UINT32_MAX || e->cons < 0 || p.cho[e->cons] == UINT32_MAX)
             continue;
         uint8_t f = p.fin[e->cons];

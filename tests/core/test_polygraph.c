@@ -1,6 +1,8 @@
-/* The polygraph's ownership API: known edges say where they come from,
- * pruning's additions go through add_known/resolve/shrink, and list-append
- * WW edges are found by their range. */
+/* The polygraph's ownership API and the sub-history builder: known edges
+ * say where they come from, pruning's additions go through
+ * add_known/resolve/shrink, list-append WW edges are found by their range,
+ * and a sub-history's flat polygraph lists exactly the edges and labels
+ * the counterexample search relies on, in its documented order. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,11 +130,89 @@ static void test_list_ww_range(void **state)
     unbuild(&b);
 }
 
+typedef struct want {
+    uint32_t from, to; /* local nodes */
+    psi_edge_type type;
+    int32_t cons;
+    uint8_t side;
+} want;
+
+static void expect_edges(const psi_sub_polygraph *S, const want *w, uint32_t n)
+{
+    assert_int_equal(S->n_e, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const psi_sub_edge *e = &S->e[i];
+        assert_true(same_edge(&e->e, w[i].from, w[i].to, w[i].type));
+        assert_int_equal(e->cons, w[i].cons);
+        assert_int_equal(e->on, 1);
+        assert_int_equal(e->e.origin, w[i].cons < 0 ? PSI_FROM_HISTORY : PSI_FROM_CONSTRAINT);
+        if (w[i].cons >= 0)
+            assert_int_equal(e->side, w[i].side);
+    }
+}
+
+static void test_sub_polygraph(void **state)
+{
+    (void)state;
+    built b;
+    build(&b, spec_history("1:1:c w0=1; 1:2:c r0=1 w0=2; 2:3:c r0=1 w0=3"), false);
+    uint32_t *local = malloc(b.h->n_txns * sizeof *local);
+    assert_non_null(local);
+    memset(local, 0xff, b.h->n_txns * sizeof *local);
+    psi_diag d;
+    psi_sub_polygraph S;
+
+    /* Everything: SO; WR; the initial transaction's WW edges; then the
+     * pairs (1,2), (1,3), (2,3), each side by side. */
+    uint32_t all[] = {0, 1, 2, 3};
+    assert_int_equal(psi_sub_polygraph_build(b.h, &b.idx, &b.g, all, 4, 100, local, &S, &d),
+                     PSI_OK);
+    const want w_all[] = {
+        {0, 1, PSI_EDGE_SO, -1, 0}, {1, 2, PSI_EDGE_SO, -1, 0}, {0, 3, PSI_EDGE_SO, -1, 0},
+        {1, 2, PSI_EDGE_WR, -1, 0}, {1, 3, PSI_EDGE_WR, -1, 0}, {0, 1, PSI_EDGE_WW, -1, 0},
+        {0, 2, PSI_EDGE_WW, -1, 0}, {0, 3, PSI_EDGE_WW, -1, 0}, {1, 2, PSI_EDGE_WW, 0, 0},
+        {3, 2, PSI_EDGE_RW, 0, 0},  {2, 1, PSI_EDGE_WW, 0, 1},  {1, 3, PSI_EDGE_WW, 1, 0},
+        {2, 3, PSI_EDGE_RW, 1, 0},  {3, 1, PSI_EDGE_WW, 1, 1},  {2, 3, PSI_EDGE_WW, 2, 0},
+        {3, 2, PSI_EDGE_WW, 2, 1},
+    };
+    expect_edges(&S, w_all, sizeof w_all / sizeof *w_all);
+    assert_int_equal(S.n_c, 3);
+    assert_int_equal(S.c[1].t, 1);
+    assert_int_equal(S.c[1].s, 3);
+    for (uint32_t t = 0; t < b.h->n_txns; t++)
+        assert_int_equal(local[t], UINT32_MAX);
+    psi_sub_polygraph_free(&S);
+
+    /* Without the initial transaction and txn 2: no SO at all (each is
+     * first of its session), WR 1 -> 3, one pair. */
+    uint32_t some[] = {1, 3};
+    assert_int_equal(psi_sub_polygraph_build(b.h, &b.idx, &b.g, some, 2, 100, local, &S, &d),
+                     PSI_OK);
+    const want w_some[] = {
+        {0, 1, PSI_EDGE_WR, -1, 0},
+        {0, 1, PSI_EDGE_WW, 0, 0},
+        {1, 0, PSI_EDGE_WW, 0, 1},
+    };
+    expect_edges(&S, w_some, sizeof w_some / sizeof *w_some);
+    assert_int_equal(S.node_txn[1], 3);
+    psi_sub_polygraph_free(&S);
+
+    /* Too many writer pairs is a limit, not a result. */
+    assert_int_equal(psi_sub_polygraph_build(b.h, &b.idx, &b.g, all, 4, 2, local, &S, &d),
+                     PSI_ERR_LIMIT);
+    assert_null(S.e);
+    for (uint32_t t = 0; t < b.h->n_txns; t++)
+        assert_int_equal(local[t], UINT32_MAX);
+    free(local);
+    unbuild(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_origins_and_pruning_api),
         cmocka_unit_test(test_list_ww_range),
+        cmocka_unit_test(test_sub_polygraph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
