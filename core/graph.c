@@ -16,27 +16,78 @@ static bool edge_anti(const psi_edge *e)
     return psi_edge_is_anti((psi_edge_type)e->type);
 }
 
-static bool taken(const psi_edge_view *v, uint64_t i)
+/* One part of a row array: the edges of one kind (or all), by source (out)
+ * or by target (in), into rows row0 + vertex. */
+typedef struct part {
+    bool by_target;
+    int kind; /* 0 DEP, 1 RW, 2 every edge */
+    uint64_t row0;
+    uint32_t n_vertices;
+} part;
+
+/* The loops below keep the view and the part in locals: the row counts
+ * are uint64_t stores, which the compiler must otherwise assume may change
+ * the view's uint64_t/size_t fields, and reload them every edge. */
+static void count_part(uint64_t *off, const psi_edge_view *v, const part *p)
 {
-    return !v->active || v->active[i];
+    const char *first = (const char *)v->first;
+    size_t stride = v->stride ? v->stride : sizeof(psi_edge);
+    const uint8_t *active = v->active;
+    uint64_t n = v->n, row0 = p->row0 + 2;
+    bool by_target = p->by_target;
+    int kind = p->kind;
+    for (uint64_t i = 0; i < n; i++) {
+        const psi_edge *e = (const psi_edge *)(const void *)(first + i * stride);
+        if ((active && !active[i]) || (kind != 2 && (int)edge_anti(e) != kind))
+            continue;
+        assert(e->from < p->n_vertices && e->to < p->n_vertices);
+        off[row0 + (by_target ? e->to : e->from)]++;
+    }
 }
 
-/* Row of an edge among out-edges (by source) or in-edges (by target). */
-static uint64_t out_row(const psi_graph *g, const psi_edge *e)
+static void fill_part(uint64_t *off, uint32_t *other, uint32_t *eid, const psi_edge_view *v,
+                      const part *p)
 {
-    return is_si(g) ? 2 * (uint64_t)e->from + edge_anti(e) : e->from;
+    const char *first = (const char *)v->first;
+    size_t stride = v->stride ? v->stride : sizeof(psi_edge);
+    const uint8_t *active = v->active;
+    uint64_t n = v->n, row0 = p->row0 + 1;
+    bool by_target = p->by_target;
+    int kind = p->kind;
+    for (uint64_t i = 0; i < n; i++) {
+        const psi_edge *e = (const psi_edge *)(const void *)(first + i * stride);
+        if ((active && !active[i]) || (kind != 2 && (int)edge_anti(e) != kind))
+            continue;
+        uint64_t at = off[row0 + (by_target ? e->to : e->from)]++;
+        other[at] = by_target ? e->from : e->to;
+        eid[at] = (uint32_t)i;
+    }
 }
 
-static uint64_t in_row(const psi_graph *g, const psi_edge *e)
+/* Rows of one array (out or in) from its parts: a counting sort with one
+ * pass over the edges per part and step, so that each pass writes into one
+ * part of the arrays only (the edges are read sequentially; the row
+ * writes are what costs at scale). Counts go to off[row + 2] so that
+ * after the prefix sum off[row + 1] is row's start, and filling advances it
+ * to row's end: the array is then the finished CSR. */
+static bool build_rows(uint64_t **off, uint32_t **other, uint32_t **eid, uint64_t *m, size_t rows,
+                       const psi_edge_view *v, const part *parts, int n_parts)
 {
-    if (is_si(g) && (g->flags & PSI_GRAPH_IN))
-        return 2 * (uint64_t)e->to + edge_anti(e);
-    return e->to;
-}
-
-static bool indexed_in(const psi_graph *g, const psi_edge *e)
-{
-    return (g->flags & PSI_GRAPH_IN) || edge_anti(e);
+    *off = calloc(rows + 2, sizeof **off);
+    if (!*off)
+        return false;
+    for (int k = 0; k < n_parts; k++)
+        count_part(*off, v, &parts[k]);
+    for (size_t r = 0; r < rows; r++)
+        (*off)[r + 2] += (*off)[r + 1];
+    *m = (*off)[rows + 1];
+    *other = malloc((*m ? *m : 1) * sizeof **other);
+    *eid = malloc((*m ? *m : 1) * sizeof **eid);
+    if (!*other || !*eid)
+        return false;
+    for (int k = 0; k < n_parts; k++)
+        fill_part(*off, *other, *eid, v, &parts[k]);
+    return true;
 }
 
 psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
@@ -55,58 +106,22 @@ psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_vie
     g->n_vertices = n_vertices;
     g->n_nodes = si ? 2 * n_vertices : n_vertices;
     g->flags = flags;
-    bool want_in = flags & (PSI_GRAPH_IN | PSI_GRAPH_IN_ANTI);
-    size_t rows = si ? 2 * (size_t)n_vertices : n_vertices;
-    size_t in_rows = si && (flags & PSI_GRAPH_IN) ? rows : n_vertices;
-    /* Counts go to off[row + 2] so that after the prefix sum off[row + 1]
-     * is row's start, and filling advances it to row's end: the array is
-     * then the finished CSR without a second copy. */
-    g->off = calloc(rows + 2, sizeof *g->off);
-    if (want_in)
-        g->in_off = calloc(in_rows + 2, sizeof *g->in_off);
-    if (!g->off || (want_in && !g->in_off))
+    /* SI rows: DEP rows of every vertex, then RW rows (see graph.h). */
+    uint64_t n = n_vertices;
+    part out_si[] = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}};
+    part out_plain[] = {{false, 2, 0, n_vertices}};
+    part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
+    part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
+    uint64_t m_in = 0;
+    if (!build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v,
+                    si ? out_si : out_plain, si ? 2 : 1))
         goto nomem;
-    uint64_t m = 0, m_in = 0;
-    for (uint64_t i = 0; i < v->n; i++) {
-        if (!taken(v, i))
-            continue;
-        const psi_edge *e = psi_edge_view_at(v, i);
-        assert(e->from < n_vertices && e->to < n_vertices);
-        g->off[out_row(g, e) + 2]++;
-        m++;
-        if (want_in && indexed_in(g, e)) {
-            g->in_off[in_row(g, e) + 2]++;
-            m_in++;
-        }
-    }
-    g->n_edges = m;
-    g->dst = malloc((m ? m : 1) * sizeof *g->dst);
-    g->eid = malloc((m ? m : 1) * sizeof *g->eid);
-    if (!g->dst || !g->eid)
+    if ((flags & PSI_GRAPH_IN) && !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in,
+                                              si ? 2 * n : n, v, si ? in_si : in_plain, si ? 2 : 1))
         goto nomem;
-    if (want_in) {
-        g->in_src = malloc((m_in ? m_in : 1) * sizeof *g->in_src);
-        g->in_eid = malloc((m_in ? m_in : 1) * sizeof *g->in_eid);
-        if (!g->in_src || !g->in_eid)
-            goto nomem;
-    }
-    for (size_t r = 0; r < rows; r++)
-        g->off[r + 2] += g->off[r + 1];
-    for (size_t r = 0; want_in && r < in_rows; r++)
-        g->in_off[r + 2] += g->in_off[r + 1];
-    for (uint64_t i = 0; i < v->n; i++) {
-        if (!taken(v, i))
-            continue;
-        const psi_edge *e = psi_edge_view_at(v, i);
-        uint64_t at = g->off[out_row(g, e) + 1]++;
-        g->dst[at] = e->to;
-        g->eid[at] = (uint32_t)i;
-        if (want_in && indexed_in(g, e)) {
-            at = g->in_off[in_row(g, e) + 1]++;
-            g->in_src[at] = e->from;
-            g->in_eid[at] = (uint32_t)i;
-        }
-    }
+    if ((flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN) &&
+        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, in_anti, 1))
+        goto nomem;
     return PSI_OK;
 nomem:
     psi_graph_free(g);

@@ -12,8 +12,8 @@
  *     and u1->v0, RW u->v gives u0->v1. A cycle of this doubled graph is
  *     exactly a cycle without two consecutive RW edges: forbidden under SI.
  * The doubled graph is never materialized: out-edges are kept once per
- * input edge, in rows per vertex and kind (DEP row, RW row), and the nodes'
- * successors are read off them.
+ * input edge, in rows per vertex and kind (the DEP rows of all vertices,
+ * then their RW rows), and the nodes' successors are read off them.
  *
  * Successor order (it decides which of several shortest paths is found, so
  * reports depend on it): within a row, edge-list order; a v0 node lists its
@@ -64,12 +64,14 @@ typedef struct psi_graph {
     uint32_t n_nodes; /* 2 * n_vertices (SI) or n_vertices */
     unsigned flags;   /* psi_graph_flags */
     uint64_t n_edges; /* edges taken from the view (active ones) */
-    /* Out-edges, CSR: row v (plain) or rows 2v (DEP) and 2v+1 (RW) (SI). */
+    /* Out-edges, CSR: row v (plain) or rows v (DEP) and n_vertices + v
+     * (RW) (SI). */
     uint64_t *off; /* [rows + 1] */
     uint32_t *dst; /* target vertex */
     uint32_t *eid; /* index of the edge in the view */
     /* In-edges by target, when asked for: plain or PSI_GRAPH_IN_ANTI: row v;
-     * SI with PSI_GRAPH_IN: rows 2v (DEP) and 2v+1 (RW). NULL otherwise. */
+     * SI with PSI_GRAPH_IN: rows v (DEP) and n_vertices + v (RW). NULL
+     * otherwise. */
     uint64_t *in_off;
     uint32_t *in_src; /* source vertex */
     uint32_t *in_eid;
@@ -88,7 +90,7 @@ size_t psi_graph_bytes(const psi_graph *g);
 static inline void psi_graph_out(const psi_graph *g, uint32_t v, bool anti, uint64_t *b,
                                  uint64_t *e)
 {
-    uint64_t row = (g->flags & PSI_GRAPH_SI) ? 2 * (uint64_t)v + anti : v;
+    uint64_t row = (g->flags & PSI_GRAPH_SI) && anti ? (uint64_t)g->n_vertices + v : v;
     *b = g->off[row];
     *e = g->off[row + 1];
 }
@@ -98,8 +100,9 @@ static inline void psi_graph_out(const psi_graph *g, uint32_t v, bool anti, uint
 static inline void psi_graph_in(const psi_graph *g, uint32_t v, bool anti, uint64_t *b, uint64_t *e)
 {
     assert(g->in_off && ((g->flags & PSI_GRAPH_IN) || anti));
-    uint64_t row =
-        (g->flags & PSI_GRAPH_SI) && (g->flags & PSI_GRAPH_IN) ? 2 * (uint64_t)v + anti : v;
+    uint64_t row = (g->flags & PSI_GRAPH_SI) && (g->flags & PSI_GRAPH_IN) && anti
+                       ? (uint64_t)g->n_vertices + v
+                       : v;
     *b = g->in_off[row];
     *e = g->in_off[row + 1];
 }
