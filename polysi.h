@@ -30,6 +30,7 @@
 #include "core/polygraph.h"
 
 #include "formats/read.h"
+#include "formats/witness.h"
 #include "formats/write.h"
 
 #include "prune/prune.h"
@@ -38,6 +39,7 @@
 
 #include "interpret/describe.h"
 #include "interpret/explain.h"
+#include "interpret/render.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
 

@@ -6,53 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct nth_edge {
-    uint64_t left; /* edges still to skip */
-    psi_edge edge;
-} nth_edge;
-
-static bool pick_nth(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
-{
-    nth_edge *n = ctx;
-    if (n->left--)
-        return true;
-    n->edge = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
-    return false;
-}
-
-/* Maps the theory's last conflict cycle (edge ids) to polygraph edges. */
-static psi_status map_solver_cycle(const psi_encoding *enc, const psi_polygraph *g,
-                                   psi_check_result *res, psi_diag *d)
-{
-    size_t n = 0;
-    const uint32_t *ids = psi_acyc_conflict_cycle(enc->graph, &n);
-    if (!n)
-        return PSI_OK;
-    res->solver_cycle = malloc(n * sizeof *res->solver_cycle);
-    if (!res->solver_cycle)
-        return psi_diag_nomem(d, "recording a cycle");
-    for (size_t i = 0; i < n; i++) {
-        bool known, either;
-        uint32_t index;
-        psi_encoding_edge_origin(enc, g, ids[i], &known, &index, &either);
-        if (known) {
-            res->solver_cycle[i] = g->known[index];
-            continue;
-        }
-        /* The edge at that position of the side, as psi_constraint_for_each
-         * enumerates it (the same order encode/ added them in). */
-        const psi_constraint *c = &g->cons[index];
-        uint64_t pos = ids[i] - enc->cons_edge[index];
-        if (!either)
-            pos -= psi_constraint_side_size(g, c, true);
-        nth_edge ne = {.left = pos};
-        psi_constraint_for_each(g, c, either, pick_nth, &ne);
-        res->solver_cycle[i] = ne.edge;
-    }
-    res->solver_cycle_len = (uint32_t)n;
-    return PSI_OK;
-}
-
 static void stage(const psi_check_opts *opts, const char *name)
 {
     if (opts->on_stage)
@@ -104,7 +57,8 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_SOLVER;
-        st = map_solver_cycle(&enc, &res->g, res, d);
+        st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle, &res->solver_cycle_len,
+                                         d);
     } else if (r == PSI_SAT_UNKNOWN) {
         st = psi_diag_set(d, PSI_ERR_LIMIT,
                           "time limit of %g s reached in the solve stage; no verdict",

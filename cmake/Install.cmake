@@ -27,11 +27,13 @@ set(PSI_PUBLIC_HEADERS
   core/index.h
   core/polygraph.h
   formats/read.h
+  formats/witness.h
   formats/write.h
   prune/prune.h
   check/check.h
   interpret/describe.h
   interpret/explain.h
+  interpret/render.h
   interpret/witness.h
   interpret/witness_check.h
   solver/acyclic.h

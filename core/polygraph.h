@@ -29,6 +29,11 @@
  *
  * Edge kinds: SO/WR/WW are DEP edges, RW is ANTI (decision 3).
  *
+ * Every known edge records its origin (psi_edge_origin), so later stages
+ * tell what the history shows from what pruning derived. Pruning changes
+ * the polygraph only through the functions below (add_known, resolve,
+ * set_constraints, shrink).
+ *
  * Ownership: psi_polygraph_build allocates everything; psi_polygraph_free
  * releases it. The polygraph refers to the history and index by indices
  * only, but they must outlive it for the readers lists to make sense. */
@@ -54,12 +59,31 @@ static inline bool psi_edge_is_anti(psi_edge_type t)
     return t == PSI_EDGE_RW;
 }
 
+/* Where an edge comes from. Only PSI_FROM_HISTORY edges are facts the
+ * history shows by itself as the polygraph builder derived them; the rest
+ * were derived by pruning's reasoning or are one side of an open choice. */
+typedef enum psi_edge_origin {
+    PSI_FROM_HISTORY = 0,      /* psi_polygraph_build: SO, WR, list-append WW, and (all_pairs)
+                                  the initial-value readers' RW edges */
+    PSI_FROM_SEEDING = 1,      /* prune/seed.c: consequences of a writer pair the known graph
+                                  orders (sparse WW and RW) */
+    PSI_FROM_SEEDING_INIT = 2, /* prune/seed.c: RW from readers of a key's initial value to
+                                  its first writers */
+    PSI_FROM_PRUNING = 3,      /* the side of a constraint pruning resolved */
+    PSI_FROM_CONSTRAINT = 4,   /* a side of an open constraint: in reported cycles only,
+                                  never a known edge */
+} psi_edge_origin;
+
 /* A known edge. key is the dense key (UINT32_MAX for SO). */
 typedef struct psi_edge {
     uint32_t from, to;
     uint32_t key;
-    uint8_t type; /* psi_edge_type */
+    uint8_t type;   /* psi_edge_type */
+    uint8_t origin; /* psi_edge_origin */
 } psi_edge;
+
+/* Known edges are the biggest array of a large check: keep them at 16 bytes. */
+_Static_assert(sizeof(psi_edge) == 16, "psi_edge must stay 16 bytes");
 
 /* One key's share of a constraint: the final writes of T and S on it. */
 typedef struct psi_ckey {
@@ -82,6 +106,10 @@ typedef enum psi_cstate {
 
 typedef struct psi_polygraph {
     uint32_t n_nodes; /* = history n_txns */
+    /* Known edges, in the order they were added: the builder's (SO, WR,
+     * list-append WW, then with all_pairs the initial-value RW edges), then
+     * seeding's and pruning's. Only appended to, through the functions
+     * below. */
     psi_edge *known;
     uint64_t n_known, cap_known;
     psi_constraint *cons;
@@ -105,6 +133,7 @@ typedef struct psi_polygraph {
     /* Counts for statistics (the paper's Table 3 columns, before pruning). */
     uint64_t n_so, n_wr, n_init_edges, n_list_ww;
     uint64_t n_forced_edges; /* sparse edges of pairs the known graph orders (prune/seed.c) */
+    uint64_t list_ww_first;  /* known[list_ww_first .. + n_list_ww): the list-append WW edges */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
     /* What the paper's polygraph would hold: every writer pair per key, and
      * the edges of both sides of all of them (computed, not built). */
@@ -140,9 +169,19 @@ static inline const uint32_t *psi_polygraph_readers(const psi_polygraph *g, uint
     return g->readers + g->reader_off[op];
 }
 
-/* Appends a known edge (used by pruning when a constraint is resolved). */
+/* Appends a known edge derived by `origin`; seeding's edges are counted
+ * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges
+ * (PSI_FROM_SEEDING_INIT). */
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
-                                   uint32_t key, psi_diag *d);
+                                   uint32_t key, psi_edge_origin origin, psi_diag *d);
+
+/* Resolves open constraint c to one side (either: T before S) and appends
+ * that side's edges as known (PSI_FROM_PRUNING). */
+psi_status psi_polygraph_resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d);
+
+/* Returns the known array's growth slack once nothing more is added in
+ * bulk; a failed shrink keeps the larger block. */
+void psi_polygraph_shrink(psi_polygraph *g);
 
 /* Number of edges of one side of constraint c (1 WW + readers per key,
  * self-loops excluded). */
@@ -157,5 +196,58 @@ bool psi_constraint_for_each(const psi_polygraph *g, const psi_constraint *c, bo
                              psi_edge_fn fn, void *ctx);
 
 const char *psi_edge_type_name(psi_edge_type t); /* "SO", "WR", "WW", "RW" */
+
+/* ---- The polygraph of a sub-history, flat ----
+ *
+ * interpret/ asks whether a few transactions are a violation by
+ * themselves, so it rebuilds their generalized polygraph from the history
+ * alone (nothing seeded or pruned), with the same construction as
+ * psi_polygraph_build restricted to the sub-history, except that every
+ * writer pair of a key is its own constraint (no coalescing), the
+ * initial transaction's WW edges to the writers are listed, WR edges are
+ * kept per key, and every edge, constraint sides included, is listed once
+ * with its label so that minimization can switch single edges off.
+ *
+ * Edges, in this order: SO; WR; per key (ascending, keys with writers in
+ * the sub-history): RW from the readers of its initial value to its
+ * writers, WW from the initial transaction to its writers, then per writer
+ * pair its either side and its or side; then the list-append WW edges.
+ * Edges between transactions outside the sub-history, and self-loops, are
+ * left out. Nodes are local: 0..n_nodes-1 in the order of the given
+ * transactions. */
+typedef struct psi_sub_edge {
+    psi_edge e;   /* local nodes; PSI_FROM_HISTORY when certain, else PSI_FROM_CONSTRAINT */
+    int32_t cons; /* -1 when certain, else the constraint it is a side of */
+    uint8_t side; /* constraint edges: 0 either (t installed first), 1 or (s first) */
+    uint8_t on;   /* still part of the violation (minimization clears it) */
+} psi_sub_edge;
+
+typedef struct psi_sub_cons {
+    uint32_t t, s, key; /* local nodes of the two writers (t's transaction first), dense key */
+} psi_sub_cons;
+
+typedef struct psi_sub_polygraph {
+    uint32_t n_nodes;
+    uint32_t *node_txn; /* [n_nodes] local node -> transaction */
+    psi_sub_edge *e;
+    uint32_t n_e;
+    size_t cap_e;
+    psi_sub_cons *c;
+    uint32_t n_c;
+    size_t cap_c;
+} psi_sub_polygraph;
+
+/* Builds the polygraph of the sub-history over txns[0..n) (sorted, the
+ * initial transaction first if present) of the history h, indexed by idx,
+ * whose whole polygraph g was built by psi_polygraph_build (its readers
+ * lists and list-append edges are reused). local is caller-owned scratch
+ * of h->n_txns entries, all UINT32_MAX, and left so. PSI_ERR_LIMIT when
+ * more than max_cons writer pairs would be needed. *S owns the result
+ * (psi_sub_polygraph_free); after an error it holds nothing. */
+psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
+                                   const psi_polygraph *g, const uint32_t *txns, uint32_t n,
+                                   uint32_t max_cons, uint32_t *local, psi_sub_polygraph *S,
+                                   psi_diag *d);
+void psi_sub_polygraph_free(psi_sub_polygraph *S);
 
 #endif

@@ -1,6 +1,7 @@
 /* Encoding the pruned polygraph into the solver (see encode.h). */
 #include "encode/encode.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,4 +119,56 @@ void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, u
     }
     *index = lo;
     *either = edge - enc->cons_edge[lo] < psi_constraint_side_size(g, &g->cons[lo], true);
+}
+
+typedef struct nth_edge {
+    uint64_t left; /* edges still to skip */
+    psi_edge edge;
+} nth_edge;
+
+static bool pick_nth(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    nth_edge *n = ctx;
+    if (n->left--)
+        return true;
+    n->edge = (psi_edge){
+        .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = PSI_FROM_CONSTRAINT};
+    return false;
+}
+
+psi_edge psi_encoding_edge(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge)
+{
+    bool known, either;
+    uint32_t index;
+    psi_encoding_edge_origin(enc, g, edge, &known, &index, &either);
+    if (known)
+        return g->known[index];
+    /* psi_encode added each side's edges in psi_constraint_for_each's
+     * order, so walking it again finds the edge at that position. */
+    const psi_constraint *c = &g->cons[index];
+    uint64_t pos = edge - enc->cons_edge[index];
+    if (!either)
+        pos -= psi_constraint_side_size(g, c, true);
+    assert(pos < psi_constraint_side_size(g, c, either));
+    nth_edge ne = {.left = pos};
+    psi_constraint_for_each(g, c, either, pick_nth, &ne);
+    return ne.edge;
+}
+
+psi_status psi_encoding_conflict_cycle(const psi_encoding *enc, const psi_polygraph *g,
+                                       psi_edge **cycle, uint32_t *len, psi_diag *d)
+{
+    size_t n = 0;
+    const uint32_t *ids = psi_acyc_conflict_cycle(enc->graph, &n);
+    *cycle = NULL;
+    *len = 0;
+    if (!n)
+        return PSI_OK;
+    *cycle = malloc(n * sizeof **cycle);
+    if (!*cycle)
+        return psi_diag_nomem(d, "recording a cycle");
+    for (size_t i = 0; i < n; i++)
+        (*cycle)[i] = psi_encoding_edge(enc, g, ids[i]);
+    *len = (uint32_t)n;
+    return PSI_OK;
 }

@@ -12,7 +12,9 @@
  *
  * Edge ids in the theory: 0 .. n_known-1 are the polygraph's known edges in
  * order; then, for each surviving constraint in order, its either side then
- * its or side (see psi_encoding.cons_edge).
+ * its or side (see psi_encoding.cons_edge). That numbering is encode/'s
+ * own: callers map ids back with psi_encoding_edge and
+ * psi_encoding_conflict_cycle, never by re-deriving it.
  *
  * Ownership: psi_encode creates the solver and theory inside *enc;
  * psi_encoding_free releases them. The polygraph must outlive the encoding
@@ -49,5 +51,15 @@ void psi_encoding_free(psi_encoding *enc);
  * index and side. */
 void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge,
                               bool *is_known, uint32_t *index, bool *either);
+
+/* The polygraph edge behind theory edge `edge`: the known edge itself, or
+ * the constraint side's edge (origin PSI_FROM_CONSTRAINT). */
+psi_edge psi_encoding_edge(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge);
+
+/* The cycle of the solver's last theory conflict as polygraph edges, in
+ * cycle order: *cycle is malloc'd (caller frees), NULL with *len 0 when
+ * the theory reported none. */
+psi_status psi_encoding_conflict_cycle(const psi_encoding *enc, const psi_polygraph *g,
+                                       psi_edge **cycle, uint32_t *len, psi_diag *d);
 
 #endif

@@ -1,12 +1,13 @@
 /* Counterexample search: restore a sub-history that is itself a violation,
  * then minimize it (see explain.h). The sub-history's polygraph is rebuilt
- * from the history for every candidate set of transactions and refuted (or
- * not) by a fresh local solver with the acyclicity theory. */
+ * from the history for every candidate set of transactions (core's
+ * psi_sub_polygraph_build) and refuted (or not) by a fresh local solve
+ * (encode/local.h). */
 #include "interpret/explain.h"
 
+#include "core/vec.h"
+#include "encode/local.h"
 #include "interpret/local.h"
-#include "solver/acyclic.h"
-#include "solver/sat.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,51 +24,8 @@ typedef struct ctx {
     bool ser;
     uint64_t budget, calls;
     bool out_of_budget;
-    uint32_t *local; /* [n_txns] transaction -> local node, UINT32_MAX if absent */
+    uint32_t *local; /* [n_txns] scratch for psi_sub_polygraph_build, all UINT32_MAX */
 } ctx;
-
-void psi_lx_free(psi_lx *L)
-{
-    free(L->node_txn);
-    free(L->e);
-    free(L->c);
-    memset(L, 0, sizeof *L);
-}
-
-static bool lx_edge(psi_lx *L, uint32_t from, uint32_t to, uint32_t key, psi_edge_type type,
-                    int32_t cons, uint8_t side)
-{
-    if (from == to)
-        return true;
-    if (L->n_e == L->cap_e) {
-        uint32_t cap = L->cap_e ? 2 * L->cap_e : 64;
-        psi_lx_edge *e = realloc(L->e, cap * sizeof *e);
-        if (!e)
-            return false;
-        L->e = e;
-        L->cap_e = cap;
-    }
-    L->e[L->n_e++] = (psi_lx_edge){.from = from,
-                                   .to = to,
-                                   .key = key,
-                                   .type = (uint8_t)type,
-                                   .on = 1,
-                                   .side = side,
-                                   .cons = cons};
-    return true;
-}
-
-typedef struct rec {
-    uint32_t key, txn, op;
-} rec;
-
-static int rec_cmp(const void *a, const void *b)
-{
-    const rec *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->txn < y->txn ? -1 : x->txn > y->txn;
-}
 
 static int u32_cmp(const void *a, const void *b)
 {
@@ -75,190 +33,48 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The polygraph of the sub-history over txns[0..n) (sorted). */
-static bool lx_build(ctx *x, const uint32_t *txns, uint32_t n, psi_lx *L)
+/* The polygraph of the sub-history over txns[0..n) (sorted). False when
+ * out of memory, or (x->out_of_budget) when it needs too many
+ * constraints. */
+static bool sub_build(ctx *x, const uint32_t *txns, uint32_t n, psi_sub_polygraph *L)
 {
-    const psi_history *h = x->h;
-    const psi_index *idx = &x->res->idx;
-    const psi_polygraph *g = &x->res->g;
-    memset(L, 0, sizeof *L);
-    L->n_nodes = n;
-    L->node_txn = malloc((n ? n : 1) * sizeof *L->node_txn);
-    if (!L->node_txn)
-        return false;
-    memcpy(L->node_txn, txns, n * sizeof *txns);
-    for (uint32_t i = 0; i < n; i++)
-        x->local[txns[i]] = i;
-    bool ok = true;
-    bool has_init = n && txns[0] == PSI_INIT_TXN;
-    /* SO between consecutive members of a session (transactions of a
-     * session are contiguous and in session order); init before the first. */
-    for (uint32_t i = has_init ? 1 : 0; i < n && ok; i++) {
-        uint32_t t = txns[i];
-        bool first = i == 0 || txns[i - 1] == PSI_INIT_TXN ||
-                     h->txns[txns[i - 1]].session != h->txns[t].session;
-        if (!first)
-            ok = lx_edge(L, i - 1, i, UINT32_MAX, PSI_EDGE_SO, -1, 0);
-        else if (has_init)
-            ok = lx_edge(L, 0, i, UINT32_MAX, PSI_EDGE_SO, -1, 0);
-    }
-    /* WR, and the writers and initial-value readers of every key. */
-    size_t nw = 0, ni = 0, cap = 0;
-    for (uint32_t i = 0; i < n; i++)
-        cap += h->txns[txns[i]].n_ops;
-    rec *w = malloc((cap ? cap : 1) * sizeof *w), *ir = malloc((cap ? cap : 1) * sizeof *ir);
-    if (!w || !ir)
-        ok = false;
-    for (uint32_t i = 0; i < n && ok; i++) {
-        const psi_txn *tx = &h->txns[txns[i]];
-        for (uint32_t k = 0; k < tx->n_ops && ok; k++) {
-            uint32_t o = tx->first_op + k;
-            uint8_t info = idx->op_info[o];
-            if (!(info & PSI_OI_LIVE))
-                continue;
-            uint32_t key = h->ops[o].key, src = idx->read_src[o];
-            if (info & PSI_OI_FINAL_WRITE)
-                w[nw++] = (rec){key, txns[i], o};
-            if (!(info & PSI_OI_EXTERNAL_READ))
-                continue;
-            if (src == PSI_SRC_INIT) {
-                ir[ni++] = (rec){key, txns[i], o};
-            } else if (src != PSI_SRC_NONE) {
-                uint32_t wl = x->local[idx->op_txn[src]];
-                if (wl != UINT32_MAX)
-                    ok = lx_edge(L, wl, i, key, PSI_EDGE_WR, -1, 0);
-            }
-        }
-    }
-    if (ok) {
-        qsort(w, nw, sizeof *w, rec_cmp);
-        qsort(ir, ni, sizeof *ir, rec_cmp);
-    }
-    /* Per key: init first; readers of the initial value before every
-     * writer; one constraint per writer pair. */
-    size_t a = 0, b = 0;
-    while (ok && a < nw) {
-        size_t e = a;
-        uint32_t key = w[a].key;
-        while (e < nw && w[e].key == key)
-            e++;
-        while (b < ni && ir[b].key < key)
-            b++;
-        for (size_t r = b; r < ni && ir[r].key == key && ok; r++)
-            for (size_t s = a; s < e && ok; s++)
-                ok = lx_edge(L, x->local[ir[r].txn], x->local[w[s].txn], key, PSI_EDGE_RW, -1, 0);
-        for (size_t s = a; s < e && ok && has_init; s++)
-            ok = lx_edge(L, 0, x->local[w[s].txn], key, PSI_EDGE_WW, -1, 0);
-        for (size_t p = a; p < e && ok; p++) {
-            for (size_t q = p + 1; q < e && ok; q++) {
-                if (L->n_c >= MAX_LOCAL_CONSTRAINTS) {
-                    x->out_of_budget = true;
-                    ok = false;
-                    break;
-                }
-                if (L->n_c == L->cap_c) {
-                    uint32_t nc = L->cap_c ? 2 * L->cap_c : 16;
-                    psi_lx_cons *c = realloc(L->c, nc * sizeof *c);
-                    if (!c) {
-                        ok = false;
-                        break;
-                    }
-                    L->c = c;
-                    L->cap_c = nc;
-                }
-                int32_t ci = (int32_t)L->n_c;
-                uint32_t lt = x->local[w[p].txn], ls = x->local[w[q].txn];
-                L->c[L->n_c++] = (psi_lx_cons){lt, ls, key};
-                for (int side = 0; side < 2 && ok; side++) {
-                    uint32_t first = side ? ls : lt, second = side ? lt : ls;
-                    uint32_t op = side ? w[q].op : w[p].op;
-                    ok = lx_edge(L, first, second, key, PSI_EDGE_WW, ci, (uint8_t)side);
-                    uint32_t nr;
-                    const uint32_t *rd = psi_polygraph_readers(g, op, &nr);
-                    for (uint32_t r = 0; r < nr && ok; r++) {
-                        uint32_t rl = x->local[rd[r]];
-                        if (rl != UINT32_MAX && rl != second)
-                            ok = lx_edge(L, rl, second, key, PSI_EDGE_RW, ci, (uint8_t)side);
-                    }
-                }
-            }
-        }
-        a = e;
-    }
-    /* WW edges certain from list-append reads. */
-    uint64_t nk = x->res->stats.known_edges_before;
-    for (uint64_t i = 0; i < nk && ok && h->n_list_reads; i++) {
-        const psi_edge *ke = &g->known[i];
-        if (ke->type != PSI_EDGE_WW || ke->from == PSI_INIT_TXN)
-            continue;
-        uint32_t lf = x->local[ke->from], lt = x->local[ke->to];
-        if (lf != UINT32_MAX && lt != UINT32_MAX)
-            ok = lx_edge(L, lf, lt, ke->key, PSI_EDGE_WW, -1, 0);
-    }
-    free(w);
-    free(ir);
-    for (uint32_t i = 0; i < n; i++)
-        x->local[txns[i]] = UINT32_MAX;
-    if (!ok)
-        psi_lx_free(L);
-    return ok;
+    psi_status st = psi_sub_polygraph_build(x->h, &x->res->idx, &x->res->g, txns, n,
+                                            MAX_LOCAL_CONSTRAINTS, x->local, L, NULL);
+    if (st == PSI_ERR_LIMIT)
+        x->out_of_budget = true;
+    return st == PSI_OK;
 }
 
 /* 1: the polygraph L is a violation (no choice is acyclic), 0: it is not,
  * -1: out of memory or budget. */
-static int lx_unsat(ctx *x, const psi_lx *L)
+static int sub_unsat(ctx *x, const psi_sub_polygraph *L)
 {
     if (x->calls >= x->budget) {
         x->out_of_budget = true;
         return -1;
     }
     x->calls++;
-    psi_sat *s = psi_sat_new();
-    psi_acyc *g =
-        s ? psi_acyc_new(s, L->n_nodes ? L->n_nodes : 1, x->ser ? PSI_ACYC_SER : PSI_ACYC_SI)
-          : NULL;
-    int r = -1;
-    if (!g || psi_sat_reserve(s, (int)L->n_c) != 0)
-        goto out;
-    for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
-        if (!e->on)
-            continue;
-        int lit = e->cons < 0 ? 0 : (e->side ? -(e->cons + 1) : e->cons + 1);
-        psi_edge_kind k = e->type == PSI_EDGE_RW ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
-        if (psi_acyc_add_edge(g, e->from, e->to, k, lit, 0) < 0)
-            goto out;
-    }
-    switch (psi_sat_solve(s)) {
-    case PSI_SAT_UNSAT:
-        r = 1;
-        break;
-    case PSI_SAT_SAT:
-        r = 0;
-        break;
-    default:
-        r = -1;
-    }
-out:
-    psi_acyc_free(g);
-    psi_sat_free(s);
-    return r;
+    bool violation;
+    if (psi_encode_solve_sub(L, x->ser, &violation, NULL) != PSI_OK)
+        return -1;
+    return violation ? 1 : 0;
 }
 
-/* 1/0/-1 as lx_unsat, for the sub-history over txns[0..n). */
+/* 1/0/-1 as sub_unsat, for the sub-history over txns[0..n). */
 static int set_unsat(ctx *x, const uint32_t *txns, uint32_t n)
 {
-    psi_lx L;
-    if (!lx_build(x, txns, n, &L))
+    psi_sub_polygraph L;
+    if (!sub_build(x, txns, n, &L))
         return -1;
-    int r = lx_unsat(x, &L);
-    psi_lx_free(&L);
+    int r = sub_unsat(x, &L);
+    psi_sub_polygraph_free(&L);
     return r;
 }
 
 typedef struct tset {
     uint32_t *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint8_t *in; /* [n_txns] */
 } tset;
 
@@ -266,14 +82,8 @@ static bool tset_add(tset *s, uint32_t t)
 {
     if (s->in[t])
         return true;
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? 2 * s->cap : 32;
-        uint32_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (!psi_grow((void **)&s->v, &s->cap, (size_t)s->n + 1, sizeof *s->v))
+        return false;
     s->v[s->n++] = t;
     s->in[t] = 1;
     return true;
@@ -416,11 +226,11 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
 
 /* Minimize the dependencies one by one. Returns -1 on error, else whether
  * every deletion was tried. */
-static int shrink_edges(ctx *x, psi_lx *L)
+static int shrink_edges(ctx *x, psi_sub_polygraph *L)
 {
     for (uint32_t i = 0; i < L->n_e; i++) {
         L->e[i].on = 0;
-        int r = lx_unsat(x, L);
+        int r = sub_unsat(x, L);
         if (r < 0) {
             L->e[i].on = 1;
             return x->out_of_budget ? 0 : -1;
@@ -473,13 +283,12 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
     cex->cycles = malloc(sizeof *cex->cycles);
     if (!cex->edges || !cex->txns || !cex->idx || !cex->cycles)
         return psi_diag_nomem(d, "building a counterexample");
-    uint64_t nk = res->stats.known_edges_before;
     for (uint32_t i = 0; i < n; i++) {
         bool certain = false;
-        for (uint64_t k = 0; k < nk && !certain; k++) {
+        for (uint64_t k = 0; k < res->g.n_known && !certain; k++) {
             const psi_edge *e = &res->g.known[k];
-            certain = e->from == c[i].from && e->to == c[i].to && e->type == c[i].type &&
-                      e->key == c[i].key;
+            certain = e->origin == PSI_FROM_HISTORY && e->from == c[i].from && e->to == c[i].to &&
+                      e->type == c[i].type && e->key == c[i].key;
         }
         if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
             certain = true;
@@ -568,20 +377,20 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    psi_lx L;
-    if (!lx_build(&x, s.v, n, &L)) {
+    psi_sub_polygraph L;
+    if (!sub_build(&x, s.v, n, &L)) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
     int re = shrink_edges(&x, &L);
     if (re < 0) {
-        psi_lx_free(&L);
+        psi_sub_polygraph_free(&L);
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
     complete_e = re == 1;
-    st = psi_lx_present(&L, opts->ser, cex, d);
-    psi_lx_free(&L);
+    st = psi_cex_present(&L, opts->ser, cex, d);
+    psi_sub_polygraph_free(&L);
     if (st != PSI_OK)
         goto out;
     cex->restored_whole = true;

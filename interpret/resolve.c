@@ -5,121 +5,64 @@
  * neither way, and the cycle each of their orders closes. */
 #include "interpret/local.h"
 
+#include "core/graph.h"
+#include "core/vec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 /* Cycles shown at most when several open pairs need a case split. */
 #define MAX_CASES 16u
 
-int psi_lx_find_cycle(uint32_t n_nodes, const psi_lx_edge *es, uint32_t n, const uint8_t *active,
-                      const uint8_t *through, bool ser, uint32_t *out)
-{
-    /* Doubled graph (SI): state 2v "arrived by DEP or start", 2v+1 "arrived
-     * by RW"; SER uses layer 0 only. For each candidate edge, BFS from its
-     * head's state back to a state of its tail that may take it. */
-    uint32_t nn = 2 * n_nodes;
-    uint32_t *off = calloc((size_t)n_nodes + 1, sizeof *off),
-             *adj = malloc((n ? n : 1) * sizeof *adj);
-    uint32_t *fill = malloc((n_nodes ? n_nodes : 1) * sizeof *fill);
-    uint32_t *par = malloc((nn ? nn : 1) * sizeof *par), *prv = malloc((nn ? nn : 1) * sizeof *prv);
-    uint32_t *q = malloc((nn ? nn : 1) * sizeof *q), *path = malloc((nn + 1) * sizeof *path);
-    int best = 0;
-    if (!off || !adj || !fill || !par || !prv || !q || !path) {
-        best = -1;
-        goto out;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        if (active[i])
-            off[es[i].from + 1]++;
-    for (uint32_t v = 0; v < n_nodes; v++)
-        off[v + 1] += off[v];
-    memcpy(fill, off, n_nodes * sizeof *fill);
-    for (uint32_t i = 0; i < n; i++)
-        if (active[i])
-            adj[fill[es[i].from]++] = i;
-    for (uint32_t c = 0; c < n; c++) {
-        if (!active[c] || (through && !through[c]))
-            continue;
-        bool anti = !ser && es[c].type == PSI_EDGE_RW;
-        uint32_t start = 2 * es[c].to + (anti ? 1u : 0u);
-        for (uint32_t i = 0; i < nn; i++)
-            par[i] = UINT32_MAX;
-        par[start] = n;
-        prv[start] = UINT32_MAX;
-        uint32_t qh = 0, qt = 0, found = UINT32_MAX;
-        q[qt++] = start;
-        while (qh < qt) {
-            uint32_t u = q[qh++], v = u / 2, layer = u % 2;
-            /* An ANTI edge leaves layer 0 only; a DEP edge either layer. */
-            if (v == es[c].from && (layer == 0 || !anti)) {
-                found = u;
-                break;
-            }
-            for (uint32_t k = off[v]; k < off[v + 1]; k++) {
-                const psi_lx_edge *e = &es[adj[k]];
-                bool ea = !ser && e->type == PSI_EDGE_RW;
-                if (ea && layer == 1)
-                    continue;
-                uint32_t w = 2 * e->to + (ea ? 1u : 0u);
-                if (par[w] != UINT32_MAX)
-                    continue;
-                par[w] = adj[k];
-                prv[w] = u;
-                q[qt++] = w;
-            }
-        }
-        if (found == UINT32_MAX)
-            continue;
-        uint32_t m = 0;
-        for (uint32_t u = found; u != start; u = prv[u])
-            path[m++] = par[u];
-        if (best && (int)m + 1 >= best)
-            continue;
-        best = (int)m + 1;
-        out[0] = c;
-        for (uint32_t i = 0; i < m; i++)
-            out[i + 1] = path[m - 1 - i];
-    }
-out:
-    free(off);
-    free(adj);
-    free(fill);
-    free(par);
-    free(prv);
-    free(q);
-    free(path);
-    return best;
-}
-
 enum { OPEN = 0, EITHER = 1, OR = 2 };
 
 typedef struct pres {
-    const psi_lx *L;
+    const psi_sub_polygraph *L;
     bool ser;
     uint8_t *act, *thr;
     uint32_t *cyc;
+    psi_graph_bfs bfs;
     uint8_t *state; /* per constraint, as the replay goes */
     uint8_t *fin;   /* per constraint, after the fixpoint */
     uint32_t *cho;  /* per constraint: choice index, UINT32_MAX if none */
-    uint32_t *map;  /* lx edge -> cex edge, UINT32_MAX */
+    uint32_t *map;  /* sub-history edge -> cex edge, UINT32_MAX */
     psi_cex *cex;
-    uint32_t cap_idx, cap_cycles;
+    size_t cap_idx, cap_cycles;
 } pres;
 
 static void set_active(pres *p)
 {
-    const psi_lx *L = p->L;
+    const psi_sub_polygraph *L = p->L;
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         p->act[i] = e->on && (e->cons < 0 || p->state[e->cons] == (e->side ? OR : EITHER));
         p->thr[i] = 0;
     }
 }
 
+/* A shortest forbidden cycle among the edges p->act marks, through one
+ * that `through` marks (any when NULL), as edge indices in p->cyc. Returns
+ * its length, 0 when there is none, -1 when out of memory. */
+static int find_cycle(pres *p, const uint8_t *through)
+{
+    const psi_sub_polygraph *L = p->L;
+    psi_edge_view v = {
+        .first = L->n_e ? &L->e[0].e : NULL, .stride = sizeof *L->e, .n = L->n_e, .active = p->act};
+    /* Edge-list order of successors: which of several shortest cycles is
+     * shown depends on it. */
+    psi_graph g;
+    unsigned flags = (p->ser ? 0u : PSI_GRAPH_SI) | PSI_GRAPH_EDGE_ORDER;
+    if (psi_graph_build(&g, L->n_nodes, &v, flags, NULL) != PSI_OK)
+        return -1;
+    uint32_t len = psi_graph_shortest_cycle(&g, &p->bfs, &v, through, p->cyc);
+    psi_graph_free(&g);
+    return (int)len;
+}
+
 /* Does side `side` of constraint c close a forbidden cycle now? */
 static int side_cycle(pres *p, uint32_t c, int side)
 {
-    const psi_lx *L = p->L;
+    const psi_sub_polygraph *L = p->L;
     set_active(p);
     bool any = false;
     for (uint32_t i = 0; i < L->n_e; i++)
@@ -127,19 +70,19 @@ static int side_cycle(pres *p, uint32_t c, int side)
             p->act[i] = p->thr[i] = 1, any = true;
     if (!any)
         return 0;
-    return psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p->act, p->thr, p->ser, p->cyc);
+    return find_cycle(p, p->thr);
 }
 
 static uint32_t cex_edge_side(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
 {
     if (p->map[i] != UINT32_MAX)
         return p->map[i];
-    const psi_lx_edge *e = &p->L->e[i];
+    const psi_sub_edge *e = &p->L->e[i];
     psi_cex *cex = p->cex;
-    cex->edges[cex->n_edges] = (psi_cex_edge){.from = p->L->node_txn[e->from],
-                                              .to = p->L->node_txn[e->to],
-                                              .key = e->key,
-                                              .type = e->type,
+    cex->edges[cex->n_edges] = (psi_cex_edge){.from = p->L->node_txn[e->e.from],
+                                              .to = p->L->node_txn[e->e.to],
+                                              .key = e->e.key,
+                                              .type = e->e.type,
                                               .origin = origin,
                                               .side = e->side,
                                               .choice = choice};
@@ -154,26 +97,15 @@ static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
 static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32_t or_bits)
 {
     psi_cex *cex = p->cex;
-    if (cex->n_cycles == p->cap_cycles) {
-        uint32_t cap = p->cap_cycles ? 2 * p->cap_cycles : 4;
-        psi_cex_cycle *cy = realloc(cex->cycles, cap * sizeof *cy);
-        if (!cy)
-            return false;
-        cex->cycles = cy;
-        p->cap_cycles = cap;
-    }
-    if (cex->n_idx + (uint32_t)len > p->cap_idx) {
-        uint32_t cap = 2 * (p->cap_idx + (uint32_t)len);
-        uint32_t *ix = realloc(cex->idx, cap * sizeof *ix);
-        if (!ix)
-            return false;
-        cex->idx = ix;
-        p->cap_idx = cap;
-    }
+    if (!psi_grow((void **)&cex->cycles, &p->cap_cycles, (size_t)cex->n_cycles + 1,
+                  sizeof *cex->cycles) ||
+        !psi_grow((void **)&cex->idx, &p->cap_idx, (size_t)cex->n_idx + (size_t)len,
+                  sizeof *cex->idx))
+        return false;
     cex->cycles[cex->n_cycles++] = (psi_cex_cycle){
         .first = cex->n_idx, .len = (uint32_t)len, .cond_mask = mask, .cond_or = or_bits};
     for (int i = 0; i < len; i++) {
-        const psi_lx_edge *e = &p->L->e[c[i]];
+        const psi_sub_edge *e = &p->L->e[c[i]];
         uint8_t origin = PSI_CEX_CERTAIN;
         uint32_t choice = 0;
         if (e->cons >= 0) {
@@ -189,11 +121,15 @@ static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32
     return true;
 }
 
-psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
+psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, psi_diag *d)
 {
     pres p = {.L = L, .ser = ser, .cex = cex};
     psi_status st = PSI_OK;
     uint32_t n = L->n_e ? L->n_e : 1, nc = L->n_c ? L->n_c : 1;
+    /* Room for the doubled graph's nodes; NULL diag: the message below
+     * names this stage. */
+    if (psi_graph_bfs_init(&p.bfs, 2 * L->n_nodes, NULL) != PSI_OK)
+        return psi_diag_nomem(d, "presenting a counterexample");
     p.act = malloc(n);
     p.thr = malloc(n);
     p.cyc = malloc((2 * (size_t)n + 1) * sizeof *p.cyc);
@@ -249,7 +185,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
             cex->choices[p.cho[c]].decided = p.fin[c];
     /* Certain and decided edges first, so they read before the rest. */
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         if (!e->on)
             continue;
         if (e->cons < 0)
@@ -272,7 +208,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
         p.state[c] = p.fin[c];
     }
     set_active(&p);
-    int len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+    int len = find_cycle(&p, NULL);
     if (len < 0)
         goto nomem;
     if (len > 0) {
@@ -302,7 +238,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
                     bits |= 1u << p.cho[open[i]];
             }
             set_active(&p);
-            len = psi_lx_find_cycle(L->n_nodes, L->e, L->n_e, p.act, NULL, ser, p.cyc);
+            len = find_cycle(&p, NULL);
             for (uint32_t i = 0; i < k; i++)
                 p.state[open[i]] = OPEN;
             if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, mask, bits)))
@@ -312,7 +248,7 @@ psi_status psi_lx_present(const psi_lx *L, bool ser, psi_cex *cex, psi_diag *d)
     /* Every remaining edge of the violation (e.g. an open pair's edges off
      * the cycles shown) is listed too, so the counterexample is complete. */
     for (uint32_t i = 0; i < L->n_e; i++) {
-        const psi_lx_edge *e = &L->e[i];
+        const psi_sub_edge *e = &L->e[i];
         if (!e->on || p.map[i] != UINT32_MAX || e->cons < 0 || p.cho[e->cons] == UINT32_MAX)
             continue;
         uint8_t f = p.fin[e->cons];
@@ -347,5 +283,6 @@ out:
     free(open);
     free(order);
     free(has);
+    psi_graph_bfs_free(&p.bfs);
     return st;
 }

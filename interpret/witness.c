@@ -1,96 +1,35 @@
 /* Reading a witness off the solver's model (see witness.h); the text
- * format and its writer are formats/witness.c. */
+ * format and its writer are formats/witness.c. The model's graph and its
+ * topological order are core's kernel (core/graph.h). */
 #include "interpret/witness.h"
 
+#include "core/graph.h"
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct wg {
-    uint32_t n;
-    uint64_t *off; /* CSR out-edges */
-    uint32_t *to;
-    uint64_t m, cap;
-    uint32_t *ef, *et; /* edge list before CSR */
-} wg;
-
-static bool wg_add(wg *g, uint32_t from, uint32_t to)
-{
-    if (from == to)
-        return true;
-    if (g->m == g->cap) {
-        uint64_t cap = g->cap ? 2 * g->cap : 1024;
-        uint32_t *f = realloc(g->ef, cap * sizeof *f);
-        if (!f)
-            return false;
-        g->ef = f;
-        uint32_t *t = realloc(g->et, cap * sizeof *t);
-        if (!t)
-            return false;
-        g->et = t;
-        g->cap = cap;
-    }
-    g->ef[g->m] = from;
-    g->et[g->m++] = to;
-    return true;
-}
-
-typedef struct side_ctx {
-    wg *g;
+/* The edges the witness orders by: the model's active graph, without RW
+ * edges under SI (see witness.h), self-loops left out. */
+typedef struct wedges {
+    psi_edge *e;
+    uint64_t n, cap;
     bool ser;
-    bool ok;
-} side_ctx;
+} wedges;
+
+static void wedge_add(wedges *w, const psi_edge *e)
+{
+    if ((e->type == PSI_EDGE_RW && !w->ser) || e->from == e->to)
+        return;
+    assert(w->n < w->cap);
+    w->e[w->n++] = *e;
+}
 
 static bool add_side_edge(void *vctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
 {
-    side_ctx *c = vctx;
-    (void)key;
-    if (type == PSI_EDGE_RW && !c->ser)
-        return true;
-    c->ok = wg_add(c->g, from, to);
-    return c->ok;
-}
-
-/* Kahn's algorithm; pos[v] = rank. Returns 1 when every node is ordered,
- * 0 when the graph is cyclic, -1 when memory ran out (kept apart so an
- * allocation failure is never reported as a cyclic model). */
-static int topo(wg *g, uint32_t *order, uint32_t *pos)
-{
-    uint32_t n = g->n;
-    uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
-    g->off = calloc((size_t)n + 1, sizeof *g->off);
-    g->to = malloc((g->m ? g->m : 1) * sizeof *g->to);
-    if (!indeg || !g->off || !g->to) {
-        free(indeg);
-        return -1;
-    }
-    for (uint64_t i = 0; i < g->m; i++) {
-        g->off[g->ef[i] + 1]++;
-        indeg[g->et[i]]++;
-    }
-    for (uint32_t v = 0; v < n; v++)
-        g->off[v + 1] += g->off[v];
-    uint64_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
-    if (!fill) {
-        free(indeg);
-        return -1;
-    }
-    memcpy(fill, g->off, ((size_t)n + 1) * sizeof *fill);
-    for (uint64_t i = 0; i < g->m; i++)
-        g->to[fill[g->ef[i]]++] = g->et[i];
-    free(fill);
-    uint32_t head = 0, tail = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (!indeg[v])
-            order[tail++] = v;
-    while (head < tail) {
-        uint32_t v = order[head++];
-        pos[v] = head - 1;
-        for (uint64_t k = g->off[v]; k < g->off[v + 1]; k++)
-            if (--indeg[g->to[k]] == 0)
-                order[tail++] = g->to[k];
-    }
-    free(indeg);
-    return tail == n ? 1 : 0;
+    psi_edge e = {.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    wedge_add(vctx, &e);
+    return true;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -112,39 +51,48 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
     w->has_isolation = true;
     w->ser = ser;
     const psi_polygraph *g = &res->g;
-    wg G = {.n = h->n_txns};
+    wedges E = {.ser = ser};
+    psi_graph G = {0};
     uint32_t *order = malloc((size_t)h->n_txns * sizeof *order);
     uint32_t *pos = malloc((size_t)h->n_txns * sizeof *pos);
     psi_status st = PSI_OK;
     if (!order || !pos)
         goto nomem;
-    for (uint64_t i = 0; i < g->n_known; i++) {
-        const psi_edge *e = &g->known[i];
-        if (e->type == PSI_EDGE_RW && !ser)
-            continue;
-        if (!wg_add(&G, e->from, e->to))
-            goto nomem;
-    }
+    /* The known edges, then the chosen side of every open constraint
+     * (resolved ones already have their edges among the known). */
+    E.cap = g->n_known;
     for (uint32_t c = 0; c < g->n_cons; c++) {
         if (g->cons[c].state != PSI_C_OPEN)
-            continue; /* its edges are known edges already */
+            continue;
         if (!res->model_either) {
             st = psi_diag_set(d, PSI_ERR_USAGE, "no model kept: run psi_check with keep_model");
             goto out;
         }
-        side_ctx sc = {.g = &G, .ser = ser, .ok = true};
-        psi_constraint_for_each(g, &g->cons[c], res->model_either[c], add_side_edge, &sc);
-        if (!sc.ok)
-            goto nomem;
+        E.cap += psi_constraint_side_size(g, &g->cons[c], res->model_either[c]);
     }
-    int sorted = topo(&G, order, pos);
-    if (sorted < 0)
+    E.e = malloc((E.cap ? E.cap : 1) * sizeof *E.e);
+    if (!E.e)
         goto nomem;
-    if (!sorted) {
+    for (uint64_t i = 0; i < g->n_known; i++)
+        wedge_add(&E, &g->known[i]);
+    for (uint32_t c = 0; c < g->n_cons; c++)
+        if (g->cons[c].state == PSI_C_OPEN)
+            psi_constraint_for_each(g, &g->cons[c], res->model_either[c], add_side_edge, &E);
+    psi_edge_view view = {.first = E.e, .n = E.n};
+    uint32_t n_ordered = 0;
+    if (psi_graph_build(&G, h->n_txns, &view, 0, d) != PSI_OK ||
+        psi_graph_topo(&G, false, order, &n_ordered, d) != PSI_OK)
+        goto nomem; /* an allocation failure is never reported as a cyclic model */
+    free(E.e);
+    E.e = NULL;
+    psi_graph_free(&G);
+    if (n_ordered < h->n_txns) {
         st = psi_diag_set(d, PSI_ERR_INPUT,
                           "the model's dependency graph is cyclic; no witness can be written");
         goto out;
     }
+    for (uint32_t i = 0; i < h->n_txns; i++)
+        pos[order[i]] = i;
     /* Every key with a committed writer gets a line; for SER the order
      * line lists every committed transaction once. */
     uint32_t nw = g->n_keys ? g->w_off[g->n_keys] : 0;
@@ -184,10 +132,8 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
 nomem:
     st = psi_diag_nomem(d, "building a witness");
 out:
-    free(G.ef);
-    free(G.et);
-    free(G.off);
-    free(G.to);
+    free(E.e);
+    psi_graph_free(&G);
     free(order);
     free(pos);
     if (st != PSI_OK)

@@ -1,11 +1,13 @@
 /* Witness re-checking (see witness_check.h): parse (formats/witness.c),
  * check completeness and consistency against the history, rebuild the
- * dependency graph, sort it topologically. Independent of prune/, encode/
- * and solver/ on purpose. */
+ * dependency graph, sort it topologically (core's kernel, core/graph.h).
+ * Independent of prune/, encode/ and solver/ on purpose. */
 #include "interpret/witness_check.h"
 
+#include "core/graph.h"
 #include "core/index.h"
-#include "core/polygraph.h" /* psi_edge_type only */
+#include "core/polygraph.h" /* psi_edge */
+#include "core/vec.h"
 #include "formats/witness.h"
 #include "interpret/describe.h"
 
@@ -13,19 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    size_t c = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
 
 /* ---- Checking ---- */
 
@@ -53,11 +42,6 @@ static int key_cmp(const void *a, const void *b)
     return x->ext < y->ext ? -1 : x->ext > y->ext;
 }
 
-typedef struct gedge {
-    uint32_t from, to, key;
-    uint8_t type;
-} gedge;
-
 static const char *type_name(uint8_t t)
 {
     static const char *n[] = {"SO", "WR", "WW", "RW"};
@@ -73,7 +57,7 @@ typedef struct chk {
     psi_wverdict *verdict;
     tid_ent *tids;
     key_ent *kmap;
-    gedge *e;
+    psi_edge *e; /* the dependency graph the witness implies */
     size_t n_e, cap_e;
     const uint64_t *key_line; /* [n_keys] witness line of each key's order */
 } chk;
@@ -100,9 +84,9 @@ static bool add_edge(chk *c, uint32_t from, uint32_t to, uint8_t type, uint32_t 
 {
     if (from == to)
         return true;
-    if (!grow((void **)&c->e, &c->cap_e, c->n_e, sizeof *c->e))
+    if (!psi_grow((void **)&c->e, &c->cap_e, c->n_e + 1, sizeof *c->e))
         return false;
-    c->e[c->n_e++] = (gedge){from, to, key, type};
+    c->e[c->n_e++] = (psi_edge){.from = from, .to = to, .key = key, .type = type};
     return true;
 }
 
@@ -124,7 +108,7 @@ static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, char *buf, si
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < bn; i++) {
-        const gedge *e = &c->e[cyc[i]];
+        const psi_edge *e = &c->e[cyc[i]];
         char a[64];
         psi_fmt_txn(c->h, e->from, a, sizeof a);
         int k = e->type == 0 ? snprintf(buf + used, bn - used, "%s -SO-> ", a)
@@ -140,117 +124,35 @@ static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, char *buf, si
 }
 
 /* Topological sort of the (doubled, for SI) graph; on a cycle, refuses
- * with it. */
+ * with one found by walking back through the nodes left unordered. */
 static psi_status acyclic(chk *c)
 {
-    uint32_t n = c->h->n_txns, nn = c->ser ? n : 2 * n;
-    size_t m = 0;
-    for (size_t i = 0; i < c->n_e; i++)
-        m += c->ser ? 1 : (c->e[i].type == PSI_EDGE_RW ? 1 : 2);
-    uint32_t *df = malloc((m ? m : 1) * sizeof *df), *dt = malloc((m ? m : 1) * sizeof *dt);
-    uint32_t *de = malloc((m ? m : 1) * sizeof *de);
-    size_t *off = calloc((size_t)nn + 1, sizeof *off), *roff = calloc((size_t)nn + 1, sizeof *roff);
-    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj), *radj = malloc((m ? m : 1) * sizeof *radj);
-    uint32_t *indeg = calloc(nn ? nn : 1, sizeof *indeg), *q = malloc((nn ? nn : 1) * sizeof *q);
-    uint32_t *mark = NULL, *cyc = NULL;
-    psi_status st = PSI_OK;
-    if (!df || !dt || !de || !off || !roff || !adj || !radj || !indeg || !q) {
+    psi_edge_view v = {.first = c->e, .n = c->n_e};
+    psi_graph g;
+    uint32_t *order = NULL, *cyc = NULL, n_ordered = 0, len = 0;
+    psi_status st =
+        psi_graph_build(&g, c->h->n_txns, &v, (c->ser ? 0u : PSI_GRAPH_SI) | PSI_GRAPH_IN, NULL);
+    if (st != PSI_OK)
+        return psi_diag_nomem(NULL, "checking a witness");
+    uint32_t nn = g.n_nodes;
+    order = malloc((nn ? nn : 1) * sizeof *order);
+    cyc = malloc((nn ? nn : 1) * sizeof *cyc);
+    if (!order || !cyc || psi_graph_topo(&g, false, order, &n_ordered, NULL) != PSI_OK) {
         st = psi_diag_nomem(NULL, "checking a witness");
         goto out;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < c->n_e; i++) {
-        const gedge *e = &c->e[i];
-        if (c->ser) {
-            df[k] = e->from, dt[k] = e->to, de[k++] = (uint32_t)i;
-        } else if (e->type == PSI_EDGE_RW) {
-            df[k] = 2 * e->from, dt[k] = 2 * e->to + 1, de[k++] = (uint32_t)i;
-        } else {
-            df[k] = 2 * e->from, dt[k] = 2 * e->to, de[k++] = (uint32_t)i;
-            df[k] = 2 * e->from + 1, dt[k] = 2 * e->to, de[k++] = (uint32_t)i;
-        }
-    }
-    for (size_t i = 0; i < m; i++) {
-        off[df[i] + 1]++;
-        roff[dt[i] + 1]++;
-        indeg[dt[i]]++;
-    }
-    for (uint32_t v = 0; v < nn; v++) {
-        off[v + 1] += off[v];
-        roff[v + 1] += roff[v];
-    }
-    {
-        size_t *f1 = malloc(((size_t)nn + 1) * sizeof *f1),
-               *f2 = malloc(((size_t)nn + 1) * sizeof *f2);
-        if (!f1 || !f2) {
-            free(f1);
-            free(f2);
-            st = psi_diag_nomem(NULL, "checking a witness");
-            goto out;
-        }
-        memcpy(f1, off, ((size_t)nn + 1) * sizeof *f1);
-        memcpy(f2, roff, ((size_t)nn + 1) * sizeof *f2);
-        for (size_t i = 0; i < m; i++) {
-            adj[f1[df[i]]++] = (uint32_t)i;
-            radj[f2[dt[i]]++] = (uint32_t)i;
-        }
-        free(f1);
-        free(f2);
-    }
-    uint32_t head = 0, tail = 0;
-    for (uint32_t v = 0; v < nn; v++)
-        if (!indeg[v])
-            q[tail++] = v;
-    while (head < tail) {
-        uint32_t v = q[head++];
-        for (size_t i = off[v]; i < off[v + 1]; i++)
-            if (--indeg[dt[adj[i]]] == 0)
-                q[tail++] = dt[adj[i]];
-    }
-    if (tail == nn)
+    if (n_ordered == nn)
         goto out;
-    /* Walk backwards through nodes left over (each has a predecessor left
-     * over) until one repeats: that loop is a cycle. */
-    mark = calloc(nn, sizeof *mark);
-    cyc = malloc(((size_t)nn + 1) * sizeof *cyc);
-    if (!mark || !cyc) {
+    if (psi_graph_cycle_back(&g, order, n_ordered, cyc, &len, NULL) != PSI_OK) {
         st = psi_diag_nomem(NULL, "checking a witness");
         goto out;
-    }
-    uint32_t v = 0;
-    while (!indeg[v])
-        v++;
-    uint32_t step = 0;
-    uint32_t *via = q; /* reuse: via[node] = doubled edge used to leave it backwards */
-    while (!mark[v]) {
-        mark[v] = ++step;
-        for (size_t i = roff[v]; i < roff[v + 1]; i++) {
-            uint32_t de_i = radj[i];
-            if (indeg[df[de_i]]) {
-                via[v] = de_i;
-                v = df[de_i];
-                break;
-            }
-        }
-    }
-    /* v is on the cycle: follow via[] from v until back at v. */
-    size_t len = 0;
-    uint32_t u = v;
-    do {
-        cyc[len++] = de[via[u]];
-        u = df[via[u]];
-    } while (u != v && len <= nn);
-    for (size_t i = 0; i < len / 2; i++) {
-        uint32_t t = cyc[i];
-        cyc[i] = cyc[len - 1 - i];
-        cyc[len - 1 - i] = t;
     }
     char buf[1024], lines[256];
     fmt_cycle(c, cyc, len, buf, sizeof buf);
     size_t used = 0;
     lines[0] = '\0';
     for (size_t i = 0; i < len && used < sizeof lines; i++) {
-        const gedge *e = &c->e[cyc[i]];
+        const psi_edge *e = &c->e[cyc[i]];
         if (e->type != PSI_EDGE_WW && e->type != PSI_EDGE_RW)
             continue;
         int w = snprintf(lines + used, sizeof lines - used, "%s%llu", used ? ", " : "",
@@ -263,16 +165,8 @@ static psi_status acyclic(chk *c)
            c->ser ? "SER: any cycle" : "SI: no two adjacent RW edges", used ? lines : "(none)",
            buf);
 out:
-    free(df);
-    free(dt);
-    free(de);
-    free(off);
-    free(roff);
-    free(adj);
-    free(radj);
-    free(indeg);
-    free(q);
-    free(mark);
+    psi_graph_free(&g);
+    free(order);
     free(cyc);
     return st;
 }
@@ -487,7 +381,7 @@ static psi_status check(chk *c, const psi_witness *w)
             }
         if (c->ser) {
             for (size_t i = 0; i < c->n_e; i++) {
-                const gedge *e = &c->e[i];
+                const psi_edge *e = &c->e[i];
                 if (ord[e->from] < ord[e->to])
                     continue;
                 char x2[64];

@@ -35,21 +35,9 @@ static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type
     if (!edge_closes_cycle(sc->r, sc->ser, from, to, type))
         return true;
     sc->bad = true;
-    sc->culprit = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    sc->culprit = (psi_edge){
+        .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = PSI_FROM_CONSTRAINT};
     return false;
-}
-
-typedef struct adder {
-    psi_polygraph *g;
-    psi_diag *d;
-    psi_status st;
-} adder;
-
-static bool add_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
-{
-    adder *a = ctx;
-    a->st = psi_polygraph_add_known(a->g, from, to, type, key, a->d);
-    return a->st == PSI_OK;
 }
 
 /* The cycle closed by `e`: e itself, then a path back from its head. */
@@ -138,7 +126,7 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         }
         uint32_t changed = 0;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
-            psi_constraint *con = &g->cons[c];
+            const psi_constraint *con = &g->cons[c];
             if (con->state != PSI_C_OPEN)
                 continue;
             side_check e = {.r = &r, .ser = ser}, o = {.r = &r, .ser = ser};
@@ -156,10 +144,7 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             }
             if (!e.bad && !o.bad)
                 continue;
-            adder a = {.g = g, .d = d, .st = PSI_OK};
-            con->state = e.bad ? PSI_C_OR : PSI_C_EITHER;
-            psi_constraint_for_each(g, con, !e.bad, add_edge, &a);
-            st = a.st;
+            st = psi_polygraph_resolve(g, c, !e.bad, d);
             changed++;
         }
         psi_reach_free(&r);
@@ -169,15 +154,9 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         if (!changed)
             break;
     }
-    /* The known edges only grow from here in memory terms: return the
-     * doubling slack before the solver copies them. */
-    if (g->n_known && g->n_known < g->cap_known) {
-        psi_edge *shrunk = realloc(g->known, (size_t)g->n_known * sizeof *g->known);
-        if (shrunk) {
-            g->known = shrunk;
-            g->cap_known = g->n_known;
-        }
-    }
+    /* No more known edges from here: return the doubling slack before the
+     * solver copies them. */
+    psi_polygraph_shrink(g);
     for (uint32_t c = 0; c < g->n_cons; c++) {
         const psi_constraint *con = &g->cons[c];
         if (con->state != PSI_C_OPEN)

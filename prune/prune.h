@@ -18,8 +18,9 @@
  * nodes x sessions, never nodes^2, because every session is an SO chain.
  *
  * Ownership: psi_prune fills a caller-provided result; psi_prune_result_free
- * releases its arrays. The polygraph is modified in place (constraint
- * states, known edges appended). */
+ * releases its arrays. The polygraph is modified in place, only through
+ * core's API: constraints seeded (psi_polygraph_set_constraints) and
+ * resolved (psi_polygraph_resolve), known edges appended. */
 #ifndef PSI_PRUNE_PRUNE_H
 #define PSI_PRUNE_PRUNE_H
 

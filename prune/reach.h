@@ -18,22 +18,20 @@
  * can skip u1, since u0 has u1's edges too). Paths and cycles reported to
  * the caller use only real edges.
  *
+ * The graph itself (rows, that topological order, cycles, paths) is core's
+ * kernel (core/graph.h), which keeps exactly this per-transaction layout;
+ * the frontiers are pruning's own.
+ *
  * Ownership: psi_reach_build allocates; psi_reach_free releases. */
 #ifndef PSI_PRUNE_REACH_H
 #define PSI_PRUNE_REACH_H
 
+#include "core/graph.h"
 #include "core/history.h"
 #include "core/polygraph.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* One kind of out-edges per transaction, as CSR. */
-typedef struct psi_adj {
-    uint64_t *off; /* [n_txns + 1] */
-    uint32_t *dst; /* target transaction */
-    uint32_t *eid; /* index of the known edge */
-} psi_adj;
 
 typedef struct psi_reach {
     const psi_history *h;
@@ -41,9 +39,9 @@ typedef struct psi_reach {
     uint32_t n;   /* internal nodes */
     uint32_t n_txns;
     uint32_t n_sessions;
-    psi_adj dep;     /* SO/WR/WW (SER: every edge) */
-    psi_adj anti;    /* RW (SI only) */
-    psi_adj anti_in; /* reverse of anti: sources of RW edges into each txn (SI only) */
+    /* The known edges (ids are known-edge indices): SI: DEP and RW rows per
+     * transaction, and the RW edges by target; SER: one row of every edge. */
+    psi_graph graph;
     uint64_t n_rows;
     uint32_t *frontier; /* [n_rows * n_sessions], see above */
     uint32_t *row_of;   /* [n] frontier row of an internal node; UINT32_MAX for nodes of

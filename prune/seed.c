@@ -99,10 +99,8 @@ static psi_status add_pair(seeder *s, uint32_t key, uint32_t i, uint32_t j)
 static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, uint32_t to)
 {
     psi_status st = PSI_OK;
-    if (t != PSI_INIT_TXN) {
-        st = psi_polygraph_add_known(s->g, t, to, PSI_EDGE_WW, key, s->d);
-        s->g->n_forced_edges++;
-    }
+    if (t != PSI_INIT_TXN)
+        st = psi_polygraph_add_known(s->g, t, to, PSI_EDGE_WW, key, PSI_FROM_SEEDING, s->d);
     uint32_t n;
     const uint32_t *rd;
     if (t == PSI_INIT_TXN) {
@@ -114,11 +112,9 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
     for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
         if (rd[k] == to)
             continue;
-        st = psi_polygraph_add_known(s->g, rd[k], to, PSI_EDGE_RW, key, s->d);
-        if (t == PSI_INIT_TXN)
-            s->g->n_init_edges++;
-        else
-            s->g->n_forced_edges++;
+        st = psi_polygraph_add_known(s->g, rd[k], to, PSI_EDGE_RW, key,
+                                     t == PSI_INIT_TXN ? PSI_FROM_SEEDING_INIT : PSI_FROM_SEEDING,
+                                     s->d);
     }
     return st;
 }

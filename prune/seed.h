@@ -29,7 +29,9 @@
 #include "prune/reach.h"
 
 /* r must be built on g's current known graph (acyclic). Adds the sparse
- * forced edges to g->known and sets g's constraints. */
+ * forced edges as known edges (origin PSI_FROM_SEEDING, or
+ * PSI_FROM_SEEDING_INIT for initial-value readers) and sets g's
+ * constraints. */
 psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const psi_reach *r,
                                 psi_diag *d);
 

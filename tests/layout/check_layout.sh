@@ -68,8 +68,6 @@ declare -A ALLOWED=(
 
 # "FILE FOLDER": FILE may include from FOLDER for now (warning, not failure).
 KNOWN_EXCEPTIONS=(
-    # explain.c's local solver calls are moving behind encode/ (issue 10).
-    "interpret/explain.c solver"
 )
 
 failures=0
