@@ -48,7 +48,9 @@ bool psi_args_next(psi_args *a, const char **arg, bool *is_option)
         return true;
     }
     *arg = s;
-    *is_option = s[0] == '-' && s[1] == '-' && s[2] != '\0';
+    /* "-x" and "--x" are options (an unknown one is a usage error naming
+     * it, never a second PATH); "-" alone is positional (stdin). */
+    *is_option = s[0] == '-' && s[1] != '\0';
     return true;
 }
 
@@ -56,6 +58,12 @@ bool psi_args_flag(psi_args *a, const char *arg, const char *name)
 {
     (void)a;
     return strcmp(arg, name) == 0;
+}
+
+bool psi_args_help(psi_args *a, const char *arg)
+{
+    (void)a;
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
 bool psi_args_opt(psi_args *a, const char *arg, const char *name)

@@ -32,11 +32,15 @@ typedef struct psi_args {
 } psi_args;
 
 void psi_args_init(psi_args *a, int argc, char **argv);
-/* True when there is another argument; *arg is it. The argument after
- * "--" is positional whatever it looks like (a.escaped is set for it). */
+/* True when there is another argument; *arg is it, and *is_option says
+ * whether it starts with a dash ("-x" or "--x"; "-" alone is positional,
+ * stdin). The argument after "--" is positional whatever it looks like
+ * (a.escaped is set for it). */
 bool psi_args_next(psi_args *a, const char **arg, bool *is_option);
 /* Matches flag `--name` exactly. */
 bool psi_args_flag(psi_args *a, const char *arg, const char *name);
+/* Matches --help or -h. */
+bool psi_args_help(psi_args *a, const char *arg);
 /* Matches `--name value` or `--name=value`; a.name is name, a.value the
  * value. A missing value is an error (PSI_ARGS_NO_VALUE; a.value is ""). */
 bool psi_args_opt(psi_args *a, const char *arg, const char *name);

@@ -14,24 +14,26 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 
 static void help(void)
 {
     printf("usage: polysi-solve check [OPTIONS] PATH\n\n"
            "Checks the history at PATH (a file, or a directory of Cobra T*.log files).\n\n"
-           "  --isolation L             si (snapshot isolation, default) or ser\n"
+           "  --isolation L             si (snapshot isolation, default) or ser, in any case\n"
            "  --format F                text | dbcop | cobra | edn (default: detect)\n"
            "  --json                    one JSON object on stdout instead of text\n"
            "  --stats                   stage times, counts and peak memory\n"
            "  --no-pruning              hand every constraint to the solver\n"
            "  --no-coalescing           one constraint per (writer pair, key)\n"
            "  --no-theory-propagation   solver: detect cycles only on activation\n"
-           "  --timeout S               give up (exit 2, no verdict) after S seconds in any\n"
-           "                            stage; the message names the stage\n"
+           "  --timeout S               give up (exit 2, no verdict) after S seconds of the\n"
+           "                            whole run; the message names the stage (0: no limit,\n"
+           "                            the default)\n"
            "  --max-memory MB           give up (exit 2, no verdict) when the resident set\n"
            "                            passes MB MiB; the message names the stage\n"
-           "  --time-limit S            give up (exit 2) after S seconds of solving\n"
+           "                            (0: no limit, the default)\n"
            "  --interpret-budget N      on reject, at most N local solver calls to restore and\n"
            "                            minimize the counterexample (default %u; 0: no\n"
            "                            interpretation, only the cycle(s) found)\n"
@@ -109,7 +111,7 @@ static int parse(check_cli *c, int argc, char **argv)
                 return 2;
             }
             c->path = arg;
-        } else if (psi_args_flag(&a, arg, "--help")) {
+        } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
         } else if (psi_args_flag(&a, arg, "--json")) {
@@ -131,11 +133,15 @@ static int parse(check_cli *c, int argc, char **argv)
         } else if (psi_limits_option(&a, arg, &c->lim)) {
             /* --timeout, --max-memory */
         } else if (psi_args_opt(&a, arg, "--time-limit")) {
-            psi_args_double(&a, "--time-limit", &c->co.time_limit);
+            /* One meaning per flag: sat's --time-limit answers UNKNOWN;
+             * check has no such answer, so it bounds runs with --timeout. */
+            fprintf(stderr, "polysi-solve check: no option --time-limit (that is sat's solver "
+                            "budget); --timeout S bounds the whole check\n");
+            return 2;
         } else if (psi_args_opt(&a, arg, "--isolation")) {
-            if (strcmp(a.value, "si") == 0)
+            if (strcasecmp(a.value, "si") == 0)
                 c->co.ser = false;
-            else if (strcmp(a.value, "ser") == 0)
+            else if (strcasecmp(a.value, "ser") == 0)
                 c->co.ser = true;
             else {
                 fprintf(stderr, "polysi-solve check: --isolation takes si or ser, not '%s'\n",

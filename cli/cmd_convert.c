@@ -33,7 +33,7 @@ int psi_cmd_convert(int argc, char **argv)
                 return 2;
             }
             pos[npos++] = arg;
-        } else if (psi_args_flag(&a, arg, "--help")) {
+        } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
         } else if (psi_args_opt(&a, arg, "--to")) {

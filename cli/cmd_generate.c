@@ -113,7 +113,7 @@ int psi_cmd_generate(int argc, char **argv)
                 return 2;
             }
             out = arg;
-        } else if (psi_args_flag(&a, arg, "--help")) {
+        } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
         } else if (psi_args_flag(&a, arg, "--no-retry")) {

@@ -25,12 +25,14 @@ static void sat_usage(FILE *out)
             "options:\n"
             "  --stats                   print statistics as 'c' comment lines\n"
             "  --proof FILE              write a DRAT proof (pure CNF only)\n"
-            "  --time-limit SECONDS      give up (s UNKNOWN) after this wall time\n"
-            "  --conflict-limit N        give up (s UNKNOWN) after N conflicts\n"
+            "  --time-limit SECONDS      give up (s UNKNOWN, exit 0) after this wall time of\n"
+            "                            solving\n"
+            "  --conflict-limit N        give up (s UNKNOWN, exit 0) after N conflicts\n"
             "  --timeout SECONDS         give up with an error (exit 2, no answer) after this\n"
             "                            wall time, in any stage; the message names it\n"
+            "                            (0: no limit, the default)\n"
             "  --max-memory MB           give up with an error (exit 2, no answer) when the\n"
-            "                            resident set passes MB MiB\n"
+            "                            resident set passes MB MiB (0: no limit, the default)\n"
             "  --no-theory-propagation   acyclicity theory: detect cycles only\n"
             "  --help                    show this text\n\n"
             "Output: 's SATISFIABLE' and 'v' lines, 's UNSATISFIABLE' or 's UNKNOWN'.\n"
@@ -54,8 +56,8 @@ static int bad_option(const char *arg)
 }
 
 /* Returns -1 to go on, else the exit code (0 after --help, 2 on misuse).
- * args.h runs quiet: sat words its errors as it always has, and takes the
- * short "-h"; "-" alone is stdin, any other "-x" an unknown option. */
+ * args.h runs quiet: sat words its errors as it always has; "-" alone is
+ * stdin, "-h" is --help, any other "-x" an unknown option. */
 static int parse(sat_cli *c, int argc, char **argv)
 {
     psi_args a;
@@ -65,11 +67,10 @@ static int parse(sat_cli *c, int argc, char **argv)
     bool opt;
     while (psi_args_next(&a, &arg, &opt)) {
         uint64_t n;
-        bool dashed = !opt && !a.escaped && arg[0] == '-' && arg[1];
-        if ((opt && psi_args_flag(&a, arg, "--help")) || (dashed && strcmp(arg, "-h") == 0)) {
+        if (opt && psi_args_help(&a, arg)) {
             sat_usage(stdout);
             return 0;
-        } else if (dashed) {
+        } else if (opt && arg[1] != '-') {
             return bad_option(arg);
         } else if (!opt) {
             if (c->path) {

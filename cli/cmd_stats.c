@@ -32,7 +32,7 @@ int psi_cmd_stats(int argc, char **argv)
                 return 2;
             }
             path = arg;
-        } else if (psi_args_flag(&a, arg, "--help")) {
+        } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
         } else if (psi_args_flag(&a, arg, "--json")) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void help(void)
 {
@@ -77,13 +78,13 @@ int psi_cmd_verify_witness(int argc, char **argv)
                 return 2;
             }
             paths[n_paths++] = arg;
-        } else if (psi_args_flag(&a, arg, "--help")) {
+        } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
         } else if (psi_args_opt(&a, arg, "--isolation")) {
-            if (strcmp(a.value, "si") == 0)
+            if (strcasecmp(a.value, "si") == 0)
                 ser = false;
-            else if (strcmp(a.value, "ser") == 0)
+            else if (strcasecmp(a.value, "ser") == 0)
                 ser = true;
             else {
                 fprintf(stderr,

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- random source: xoshiro256** seeded through splitmix64 ---- */
 
@@ -118,7 +119,7 @@ static const char *const fault_names[] = {"lost-update", "stale-read", "long-for
 static int find_name(const char *const *names, size_t n, const char *s, size_t len)
 {
     for (size_t i = 0; i < n; i++)
-        if (strlen(names[i]) == len && strncmp(names[i], s, len) == 0)
+        if (strlen(names[i]) == len && strncasecmp(names[i], s, len) == 0)
             return (int)i;
     return -1;
 }

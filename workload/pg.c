@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void psi_pg_opts_default(psi_pg_opts *o)
 {
@@ -30,7 +31,7 @@ const char *psi_pg_level_name(psi_pg_level l)
 bool psi_pg_level_parse(const char *s, psi_pg_level *out)
 {
     for (unsigned i = 0; i < 3; i++)
-        if (strcmp(s, level_names[i]) == 0) {
+        if (strcasecmp(s, level_names[i]) == 0) {
             *out = (psi_pg_level)i;
             return true;
         }

@@ -116,7 +116,7 @@ measure() {
         # GNU time for the peak RSS
         local TIMEFORMAT='%3R %3U %3S'
         { time /usr/bin/time -f '%M' -o "$tmp/rss.$r" \
-            "$bin" check --json --isolation "$iso" --time-limit "$time_limit" "$@" "$path" \
+            "$bin" check --json --isolation "$iso" --timeout "$time_limit" "$@" "$path" \
             >"$tmp/json.$r" 2>"$tmp/err.$r" || code=$?; } 2>"$tmp/time.$r"
         local cpu
         cpu=$(awk 'END{printf "%.3f", $2 + $3}' "$tmp/time.$r")
@@ -232,9 +232,9 @@ fig9() {
     for e in $FIG8_SETS; do
         p=$(corpus_path "$corpus/polysi-artifact/fig8_9_10/${e%%:*}")
         measure "$csv" fig9 "${e#*:}" "${e%%:*}" corpus si default "$p" ""
-        measure "$csv" fig9 "${e#*:}" "${e%%:*}" corpus si no-P "$p" "" --no-pruning --time-limit "$fig9_limit"
+        measure "$csv" fig9 "${e#*:}" "${e%%:*}" corpus si no-P "$p" "" --no-pruning --timeout "$fig9_limit"
         measure "$csv" fig9 "${e#*:}" "${e%%:*}" corpus si no-C-no-P "$p" "" --no-pruning --no-coalescing \
-            --time-limit "$fig9_limit"
+            --timeout "$fig9_limit"
     done
 }
 

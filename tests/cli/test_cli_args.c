@@ -245,7 +245,7 @@ static void test_sat_takes_name_equals_value(void **state)
 
     /* check has always taken both forms; sat now parses the same way. */
     run r;
-    cli_run(&r, "check --time-limit=5 --timeout=60 --max-memory=100000 nonexistent.txt");
+    cli_run(&r, "check --interpret-budget=5 --timeout=60 --max-memory=100000 nonexistent.txt");
     assert_int_equal(r.rc, 2);
     assert_null(strstr(r.err, "option"));
 }
@@ -301,6 +301,58 @@ static void test_sat_keeps_its_messages(void **state)
     assert_true(strncmp(r.err, "usage: polysi-solve sat ", 24) == 0);
 }
 
+/* check's usage errors name what is wrong: level names in any case (JSON
+ * prints "SER"), a single-dash option is an unknown option (not a second
+ * PATH), --time-limit belongs to sat alone (check has --timeout), and
+ * --help says what 0 means for the limits. */
+static void test_check_usage(void **state)
+{
+    (void)state;
+    if (!cli())
+        return;
+    put("h.txt", "w(1,1,1,1)\nr(1,1,2,2)\n");
+    run r;
+    static const char *const levels[] = {"SER", "Ser", "ser", "SI", "si", "Si"};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "check --isolation %s h.txt", levels[i]);
+        cli_run(&r, args);
+        if (r.rc != 0)
+            fail_msg("check --isolation %s: exit %d, stderr '%s'", levels[i], r.rc, r.err);
+        snprintf(args, sizeof args, "verify-witness --isolation %s h.txt h.txt", levels[i]);
+        cli_run(&r, args);
+        if (strstr(r.err, "--isolation"))
+            fail_msg("verify-witness --isolation %s: stderr '%s'", levels[i], r.err);
+    }
+    cli_run(&r, "check --isolation serializable h.txt");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "'serializable'"));
+
+    cli_run(&r, "check -i ser h.txt");
+    assert_int_equal(r.rc, 2);
+    if (!strstr(r.err, "unknown option -i"))
+        fail_msg("check -i ser: stderr '%s'", r.err);
+    cli_run(&r, "check -h");
+    assert_int_equal(r.rc, 0);
+    assert_true(strncmp(r.out, "usage: polysi-solve check", 25) == 0);
+
+    /* One meaning per flag: --time-limit is sat's (an UNKNOWN answer). */
+    cli_run(&r, "check --time-limit 5 h.txt");
+    assert_int_equal(r.rc, 2);
+    if (!strstr(r.err, "--timeout"))
+        fail_msg("check --time-limit: stderr '%s'", r.err);
+    cli_run(&r, "check --help");
+    assert_int_equal(r.rc, 0);
+    assert_null(strstr(r.out, "--time-limit"));
+    assert_non_null(strstr(r.out, "--timeout S"));
+    const char *to = strstr(r.out, "--timeout S"), *mm = strstr(r.out, "--max-memory MB");
+    assert_non_null(mm);
+    assert_non_null(strstr(to, "0: no limit"));
+    assert_non_null(strstr(mm, "0: no limit"));
+    cli_run(&r, "sat --help");
+    assert_non_null(strstr(r.out, "0: no limit"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_errors_printed_or_quiet),
         cmocka_unit_test(test_sat_takes_name_equals_value),
         cmocka_unit_test(test_sat_keeps_its_messages),
+        cmocka_unit_test(test_check_usage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
