@@ -292,22 +292,35 @@ static void name_anomaly(const psi_history *h, const psi_index *idx, psi_cex *ce
 
 static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
 {
-    for (uint32_t i = 0; i < cex->n_choices && i < 32; i++)
-        if ((c->cond_mask >> i & 1) && cex->choices[i].decided)
+    for (uint32_t i = 0; i < c->n_cond; i++)
+        if (cex->choices[cex->conds[c->cond_first + i].choice].decided)
             return true;
     return false;
 }
 
-/* Choices whose decided order a cycle's DECIDED edges rely on. */
-static uint64_t decided_choices(const psi_cex *cex, const psi_cex_cycle *c)
+/* Does the cycle rely on the decided order of some choice (a DECIDED
+ * edge)? */
+static bool uses_decided(const psi_cex *cex, const psi_cex_cycle *c)
 {
-    uint64_t m = 0;
-    for (uint32_t i = 0; i < c->len; i++) {
-        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
-        if (e->origin == PSI_CEX_DECIDED && e->choice < 64)
-            m |= 1ull << e->choice;
+    for (uint32_t i = 0; i < c->len; i++)
+        if (cex->edges[cex->idx[c->first + i]].origin == PSI_CEX_DECIDED)
+            return true;
+    return false;
+}
+
+/* Is some condition of cycle r a choice whose decided order cycle c's
+ * DECIDED edges rely on (r is a reason behind c)? */
+static bool explains(const psi_cex *cex, const psi_cex_cycle *r, const psi_cex_cycle *c)
+{
+    for (uint32_t i = 0; i < r->n_cond; i++) {
+        uint32_t ch = cex->conds[r->cond_first + i].choice;
+        for (uint32_t j = 0; j < c->len; j++) {
+            const psi_cex_edge *e = &cex->edges[cex->idx[c->first + j]];
+            if (e->origin == PSI_CEX_DECIDED && e->choice == ch)
+                return true;
+        }
     }
-    return m;
+    return false;
 }
 
 /* Does the cycle have a WW edge the history does not show by itself? */
@@ -327,7 +340,7 @@ static bool uncertain_ww(const psi_cex *cex, const psi_cex_cycle *c)
  * violation really is the reason for that decision (the other order closes a cycle, typically with
  * RW edges: an SI history checked under SER shows a write skew this way), so name the best-ranked
  * reason cycle instead, or fall back to a plain "cycle". */
-static psi_cex_kind reason_kind(const psi_cex *cex, uint64_t decided, bool ser,
+static psi_cex_kind reason_kind(const psi_cex *cex, const psi_cex_cycle *named, bool ser,
                                 const psi_cex_cycle **out)
 {
     psi_cex_kind best = PSI_CEX_CYCLE;
@@ -335,7 +348,7 @@ static psi_cex_kind reason_kind(const psi_cex *cex, uint64_t decided, bool ser,
     *out = NULL;
     for (uint32_t i = 0; i < cex->n_cycles; i++) {
         const psi_cex_cycle *c = &cex->cycles[i];
-        if (!(c->cond_mask & decided) || decided_choices(cex, c))
+        if (!explains(cex, c, named) || uses_decided(cex, c))
             continue;
         shape sh = cycle_shape(cex, c);
         psi_cex_kind k = cycle_kind(&sh);
@@ -385,10 +398,10 @@ void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_
         if (k == PSI_CEX_WRITE_SKEW && !ser)
             k = PSI_CEX_CYCLE;
         const psi_cex_cycle *named = &cex->cycles[i];
-        uint64_t dec = decided_choices(cex, named);
+        bool dec = uses_decided(cex, named);
         if ((k == PSI_CEX_G0 || k == PSI_CEX_G1C) && uncertain_ww(cex, named)) {
             const psi_cex_cycle *rc = NULL;
-            k = dec ? reason_kind(cex, dec, ser, &rc) : PSI_CEX_CYCLE;
+            k = dec ? reason_kind(cex, named, ser, &rc) : PSI_CEX_CYCLE;
             if (rc)
                 named = rc;
         }
@@ -399,7 +412,7 @@ void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_
          * else call it a cycle and show its shape. */
         if (ser && k != PSI_CEX_WRITE_SKEW && k != PSI_CEX_CYCLE && uncertain(cex, named)) {
             const psi_cex_cycle *rc = NULL;
-            psi_cex_kind rk = dec ? reason_kind(cex, dec, ser, &rc) : PSI_CEX_CYCLE;
+            psi_cex_kind rk = dec ? reason_kind(cex, named, ser, &rc) : PSI_CEX_CYCLE;
             if (rc && rk == PSI_CEX_WRITE_SKEW) {
                 k = rk;
                 named = rc;

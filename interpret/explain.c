@@ -414,6 +414,7 @@ void psi_cex_free(psi_cex *cex)
     free(cex->choices);
     free(cex->cycles);
     free(cex->idx);
+    free(cex->conds);
     memset(cex, 0, sizeof *cex);
 }
 

@@ -82,13 +82,21 @@ typedef struct psi_cex_choice {
     uint8_t decided; /* 0 open, 1 t first, 2 s first */
 } psi_cex_choice;
 
+/* One condition of a forbidden cycle: choice `choice` takes side `side`
+ * (0: its t is installed first, 1: its s is). */
+typedef struct psi_cex_cond {
+    uint32_t choice;
+    uint8_t side;
+} psi_cex_cond;
+
 /* A forbidden cycle: edges[idx[first .. first+len)], in cycle order. It
- * exists when every choice i in `cond_mask` takes side EITHER (bit clear in
- * cond_or) or OR (bit set). A cycle whose condition is the excluded order of
- * a decided choice is the reason for that decision. */
+ * exists when every condition conds[cond_first .. cond_first+n_cond) holds
+ * (no condition: certain and decided edges alone close it). A cycle whose
+ * condition is the excluded order of a decided choice is the reason for
+ * that decision. */
 typedef struct psi_cex_cycle {
     uint32_t first, len;
-    uint32_t cond_mask, cond_or;
+    uint32_t cond_first, n_cond;
 } psi_cex_cycle;
 
 typedef struct psi_cex {
@@ -108,6 +116,8 @@ typedef struct psi_cex {
     uint32_t n_cycles;
     uint32_t *idx; /* cycle edge indices */
     uint32_t n_idx;
+    psi_cex_cond *conds; /* cycle conditions */
+    uint32_t n_conds;
     uint32_t anomaly_op; /* graph-free anomalies: the offending read, else UINT32_MAX */
     uint64_t solver_calls;
     double seconds;

@@ -120,12 +120,11 @@ static void json_cex_cycles(psi_json *j, const psi_cex *cx)
         const psi_cex_cycle *c = &cx->cycles[i];
         psi_json_begin_object(j, NULL);
         psi_json_begin_array(j, "when");
-        for (uint32_t k = 0; k < cx->n_choices && k < 32; k++) {
-            if (!(c->cond_mask >> k & 1))
-                continue;
+        for (uint32_t k = 0; k < c->n_cond; k++) {
+            const psi_cex_cond *cd = &cx->conds[c->cond_first + k];
             psi_json_begin_object(j, NULL);
-            psi_json_u64(j, "choice", k);
-            psi_json_str(j, "side", c->cond_or >> k & 1 ? "or" : "either");
+            psi_json_u64(j, "choice", cd->choice);
+            psi_json_str(j, "side", cd->side ? "or" : "either");
             psi_json_end_object(j);
         }
         psi_json_end_array(j);

@@ -131,11 +131,10 @@ static void fmt_cond(const psi_history *h, const psi_cex *cx, const psi_cex_cycl
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < cx->n_choices && i < 32 && used < n; i++) {
-        if (!(c->cond_mask >> i & 1))
-            continue;
-        const psi_cex_choice *ch = &cx->choices[i];
-        bool orr = c->cond_or >> i & 1;
+    for (uint32_t i = 0; i < c->n_cond && used < n; i++) {
+        const psi_cex_cond *cd = &cx->conds[c->cond_first + i];
+        const psi_cex_choice *ch = &cx->choices[cd->choice];
+        bool orr = cd->side;
         char a[64], b[64];
         psi_fmt_txn(h, orr ? ch->s : ch->t, a, sizeof a);
         psi_fmt_txn(h, orr ? ch->t : ch->s, b, sizeof b);

@@ -8,6 +8,7 @@
 #include "core/graph.h"
 #include "core/vec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ typedef struct pres {
     uint32_t *cho;  /* per constraint: choice index, UINT32_MAX if none */
     uint32_t *map;  /* sub-history edge -> cex edge, UINT32_MAX */
     psi_cex *cex;
-    size_t cap_idx, cap_cycles;
+    size_t cap_idx, cap_cycles, cap_conds;
 } pres;
 
 static void set_active(pres *p)
@@ -94,16 +95,24 @@ static uint32_t cex_edge(pres *p, uint32_t i, uint8_t origin, uint32_t choice)
     return cex_edge_side(p, i, origin, choice);
 }
 
-static bool add_cycle(pres *p, const uint32_t *c, int len, uint32_t mask, uint32_t or_bits)
+/* Appends the cycle c[0..len) (sub-history edge indices) that exists under
+ * the conditions cond[0..n_cond). */
+static bool add_cycle(pres *p, const uint32_t *c, int len, const psi_cex_cond *cond,
+                      uint32_t n_cond)
 {
     psi_cex *cex = p->cex;
     if (!psi_grow((void **)&cex->cycles, &p->cap_cycles, (size_t)cex->n_cycles + 1,
                   sizeof *cex->cycles) ||
         !psi_grow((void **)&cex->idx, &p->cap_idx, (size_t)cex->n_idx + (size_t)len,
-                  sizeof *cex->idx))
+                  sizeof *cex->idx) ||
+        !psi_grow((void **)&cex->conds, &p->cap_conds, (size_t)cex->n_conds + n_cond + 1,
+                  sizeof *cex->conds))
         return false;
     cex->cycles[cex->n_cycles++] = (psi_cex_cycle){
-        .first = cex->n_idx, .len = (uint32_t)len, .cond_mask = mask, .cond_or = or_bits};
+        .first = cex->n_idx, .len = (uint32_t)len, .cond_first = cex->n_conds, .n_cond = n_cond};
+    if (n_cond)
+        memcpy(cex->conds + cex->n_conds, cond, n_cond * sizeof *cond);
+    cex->n_conds += n_cond;
     for (int i = 0; i < len; i++) {
         const psi_sub_edge *e = &p->L->e[c[i]];
         uint8_t origin = PSI_CEX_CERTAIN;
@@ -139,11 +148,12 @@ psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, p
     p.cho = malloc(nc * sizeof *p.cho);
     cex->edges = malloc(n * sizeof *cex->edges);
     uint32_t *open = malloc(nc * sizeof *open), *order = malloc(nc * sizeof *order);
+    psi_cex_cond *conds = malloc(nc * sizeof *conds);
     uint8_t *has = calloc(nc, 2);
     cex->choices = malloc(nc * sizeof *cex->choices);
     uint32_t n_order = 0;
     if (!p.act || !p.thr || !p.cyc || !p.map || !p.state || !p.fin || !p.cho || !cex->edges ||
-        !open || !order || !has || !cex->choices)
+        !open || !order || !conds || !has || !cex->choices)
         goto nomem;
     memset(p.map, 0xff, n * sizeof *p.map);
     /* Constraints left with no edges on a side take no part. */
@@ -202,8 +212,8 @@ psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, p
         int len = side_cycle(&p, c, excluded);
         if (len < 0)
             goto nomem;
-        if (len > 0 && p.cho[c] < 32 &&
-            !add_cycle(&p, p.cyc, len, 1u << p.cho[c], excluded ? 1u << p.cho[c] : 0u))
+        psi_cex_cond cond = {.choice = p.cho[c], .side = (uint8_t)excluded};
+        if (len > 0 && !add_cycle(&p, p.cyc, len, &cond, 1))
             goto nomem;
         p.state[c] = p.fin[c];
     }
@@ -213,35 +223,39 @@ psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, p
         goto nomem;
     if (len > 0) {
         /* Certain and decided edges alone already close a cycle. */
-        if (!add_cycle(&p, p.cyc, len, 0, 0))
+        if (!add_cycle(&p, p.cyc, len, NULL, 0))
             goto nomem;
     } else if (conflict) {
-        uint32_t ch = p.cho[conflict_c];
+        /* Both orders of one pair close a cycle with what is settled: the
+         * cycles found when the conflict was seen are still there (the
+         * settled state is the same), so len is never 0. */
         for (int side = 0; side < 2; side++) {
             len = side_cycle(&p, conflict_c, side);
-            if (len <= 0 || ch >= 32 || !add_cycle(&p, p.cyc, len, 1u << ch, side ? 1u << ch : 0u))
+            if (len < 0)
+                goto nomem;
+            assert(len > 0);
+            psi_cex_cond cond = {.choice = p.cho[conflict_c], .side = (uint8_t)side};
+            if (len > 0 && !add_cycle(&p, p.cyc, len, &cond, 1))
                 goto nomem;
         }
     } else {
-        /* Several open pairs together: one cycle per combination. */
-        uint32_t k = 0, mask = 0;
+        /* Several open pairs together: one cycle per combination of the
+         * first four (MAX_CASES), the others taking their either side. */
+        uint32_t k = 0;
         for (uint32_t c = 0; c < L->n_c; c++)
-            if (p.state[c] == OPEN && p.cho[c] < 32 && k < 16) {
+            if (p.state[c] == OPEN && p.cho[c] != UINT32_MAX)
                 open[k++] = c;
-                mask |= 1u << p.cho[c];
-            }
-        for (uint32_t m = 0; m < (1u << k) && m < MAX_CASES; m++) {
-            uint32_t bits = 0;
+        for (uint32_t m = 0; m < (1u << (k < 4 ? k : 4)) && m < MAX_CASES; m++) {
             for (uint32_t i = 0; i < k; i++) {
-                p.state[open[i]] = (m >> i) & 1 ? OR : EITHER;
-                if ((m >> i) & 1)
-                    bits |= 1u << p.cho[open[i]];
+                uint8_t side = i < 4 ? (m >> i) & 1 : 0;
+                p.state[open[i]] = side ? OR : EITHER;
+                conds[i] = (psi_cex_cond){.choice = p.cho[open[i]], .side = side};
             }
             set_active(&p);
             len = find_cycle(&p, NULL);
             for (uint32_t i = 0; i < k; i++)
                 p.state[open[i]] = OPEN;
-            if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, mask, bits)))
+            if (len < 0 || (len > 0 && !add_cycle(&p, p.cyc, len, conds, k)))
                 goto nomem;
         }
     }
@@ -281,6 +295,7 @@ out:
     free(p.fin);
     free(p.cho);
     free(open);
+    free(conds);
     free(order);
     free(has);
     psi_graph_bfs_free(&p.bfs);

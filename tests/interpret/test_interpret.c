@@ -13,6 +13,7 @@
 
 #include "interpret/explain.h"
 #include "support/spec.h"
+#include "workload/gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,52 @@ static void test_budget_is_reported(void **state)
         psi_check_result_free(&r);
     }
     psi_history_free(h);
+}
+
+/* A reject stays a reject whatever the budget: with too few local solver
+ * calls to shrink a large restored sub-history (dozens of writer pairs, so
+ * more than 32 choices), presenting it must still work, and say that the
+ * budget ran out. (Cycle conditions were 32-bit masks: a choice past 31
+ * turned into "out of memory".) */
+static void test_small_budget_keeps_reject(void **state)
+{
+    (void)state;
+    unsigned big = 0;
+    for (uint64_t seed = 1; seed <= 2; seed++)
+        for (int ser = 0; ser < 2; ser++) {
+            psi_gen_opts o;
+            psi_gen_opts_default(&o);
+            o.sessions = 10;
+            o.txns_per_session = 50;
+            o.ops_per_txn = 8;
+            o.keys = 200;
+            o.faults = PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE);
+            o.fault_prob = 0.05;
+            o.keep_aborted = false;
+            o.seed = seed;
+            psi_history *h;
+            psi_diag d;
+            assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+            psi_check_result r;
+            psi_check_opts co = {.ser = ser};
+            assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+            assert_int_equal(r.verdict, PSI_REJECT);
+            for (uint64_t budget = 1; budget <= 16; budget++) {
+                psi_cex cx;
+                psi_cex_opts xo = {.ser = ser, .budget = budget};
+                if (psi_cex_build(h, &r, &xo, &cx, &d) != PSI_OK)
+                    fail_msg("seed %llu, %s, budget %llu: %s", (unsigned long long)seed,
+                             ser ? "SER" : "SI", (unsigned long long)budget, d.msg);
+                assert_true(cx.present);
+                assert_true(cx.n_cycles >= 1);
+                assert_true(cx.solver_calls <= budget);
+                big += cx.n_choices > 32;
+                psi_cex_free(&cx);
+            }
+            psi_check_result_free(&r);
+            psi_history_free(h);
+        }
+    assert_true(big > 0); /* the case that used to fail was reached */
 }
 
 /* ---- Brute force over the presented counterexample ---- */
@@ -286,7 +333,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_named_anomalies),   cmocka_unit_test(test_write_skew_is_si),
         cmocka_unit_test(test_lost_update_shape), cmocka_unit_test(test_budget_is_reported),
-        cmocka_unit_test(test_random_minimal),
+        cmocka_unit_test(test_random_minimal),    cmocka_unit_test(test_small_budget_keeps_reject),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

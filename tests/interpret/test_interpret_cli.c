@@ -101,6 +101,31 @@ static void test_production_violations(void **state)
     expect_reject(p, "", causal, 1);
 }
 
+/* A reject stays a reject (exit 1) whatever --interpret-budget allows, and
+ * the report says what the budget did not allow. */
+static void test_small_budgets(void **state)
+{
+    (void)state;
+    const char *c = corpus_dir;
+    if (!cli())
+        skip();
+    static const char *const files[][2] = {
+        {"polysi-artifact/violations/dgraph/history.bincode", "si"},
+        {"polysi-artifact/fig7/20_100_15_1000_0.5_uniform/history.bincode", "ser"},
+    };
+    for (size_t i = 0; i < 2; i++)
+        for (unsigned budget = 1; budget <= 15; budget++) {
+            char cmd[2048], *out;
+            snprintf(cmd, sizeof cmd,
+                     "'%s' check --isolation %s --interpret-budget %u '%s/%s' 2>&1", cli(),
+                     files[i][1], budget, c, files[i][0]);
+            int rc = run(cmd, &out);
+            if (rc != 1 || !strstr(out, "REJECT") || !strstr(out, "budget"))
+                fail_msg("%s: exit %d (want 1, naming the budget)\n%.2000s", cmd, rc, out);
+            free(out);
+        }
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -316,9 +341,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
         corpus_dir = psi_corpus_or_skip("polysi-solve on corpus histories");
         const struct CMUnitTest corpus_tests[] = {
-            cmocka_unit_test(test_production_violations),
-            cmocka_unit_test(test_dot_renders),
-            cmocka_unit_test(test_corpus_witnesses),
+            cmocka_unit_test(test_production_violations), cmocka_unit_test(test_small_budgets),
+            cmocka_unit_test(test_dot_renders),           cmocka_unit_test(test_corpus_witnesses),
             cmocka_unit_test(test_tampered_witnesses),
         };
         return cmocka_run_group_tests(corpus_tests, setup, teardown);
