@@ -122,8 +122,8 @@ int psi_cmd_verify_witness(int argc, char **argv)
         return 2;
     }
     psi_wverdict v;
-    char why[2048];
-    psi_status st = psi_witness_verify(h, paths[1], text, len, ser, &v, why, sizeof why, &d);
+    char *why = NULL;
+    psi_status st = psi_witness_verify(h, paths[1], text, len, ser, &v, &why, &d);
     free(text);
     psi_history_free(h);
     if (st != PSI_OK) {
@@ -136,5 +136,6 @@ int psi_cmd_verify_witness(int argc, char **argv)
         return 0;
     }
     printf("REFUSED: the witness does not prove %s: %s\n", level, why);
+    free(why);
     return 1;
 }

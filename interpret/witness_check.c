@@ -52,8 +52,7 @@ typedef struct chk {
     psi_history *h;
     psi_index idx;
     bool ser;
-    char *why;
-    size_t why_n;
+    char **why; /* the refusal, allocated here */
     psi_wverdict *verdict;
     tid_ent *tids;
     key_ent *kmap;
@@ -62,15 +61,60 @@ typedef struct chk {
     const uint64_t *key_line; /* [n_keys] witness line of each key's order */
 } chk;
 
-static psi_status refuse(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static psi_status refuse(chk *c, const char *fmt, ...)
+/* A growing string for messages of any length (a cycle through the whole
+ * history is printed whole). */
+typedef struct strbuf {
+    char *s;
+    size_t n, cap;
+    bool failed; /* out of memory: s holds what fitted */
+} strbuf;
+
+static void sb_vprintf(strbuf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int k = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (k < 0 || b->failed)
+        return;
+    if (!psi_grow((void **)&b->s, &b->cap, b->n + (size_t)k + 1, 1)) {
+        b->failed = true;
+        return;
+    }
+    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    b->n += (size_t)k;
+}
+
+static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(strbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->why, c->why_n, fmt, ap);
+    sb_vprintf(b, fmt, ap);
     va_end(ap);
+}
+
+/* Refuses with the message; PSI_ERR_NOMEM when it cannot be kept. */
+static psi_status refuse_sb(chk *c, strbuf *b)
+{
+    if (b->failed || !b->s) {
+        free(b->s);
+        return PSI_ERR_NOMEM;
+    }
+    *c->why = b->s;
     *c->verdict = PSI_WITNESS_REFUSED;
     return PSI_OK;
+}
+
+static psi_status refuse(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static psi_status refuse(chk *c, const char *fmt, ...)
+{
+    strbuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return refuse_sb(c, &b);
 }
 
 static uint32_t find_txn(const chk *c, uint64_t sid, uint64_t tid)
@@ -102,29 +146,79 @@ static uint32_t final_write(const chk *c, uint32_t t, uint32_t key)
     return UINT32_MAX;
 }
 
-/* Writes "a -T(k)-> b -...-> a" for edges cyc[0..n) into buf. */
-static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, char *buf, size_t bn)
+/* Appends "a -T(k)-> b -...-> a" for edges cyc[0..n) (in cycle order), a
+ * run of k > 1 session-order edges written "a -SO*k-> b". */
+static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, strbuf *b)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used < bn; i++) {
+    char a[64];
+    for (size_t i = 0; i < n;) {
         const psi_edge *e = &c->e[cyc[i]];
-        char a[64];
         psi_fmt_txn(c->h, e->from, a, sizeof a);
-        int k = e->type == 0 ? snprintf(buf + used, bn - used, "%s -SO-> ", a)
-                             : snprintf(buf + used, bn - used, "%s -%s(%llu)-> ", a,
-                                        type_name(e->type), (unsigned long long)c->h->keys[e->key]);
-        used += k > 0 ? (size_t)k : 0;
+        if (e->type != PSI_EDGE_SO) {
+            sb_printf(b, "%s -%s(%llu)-> ", a, type_name(e->type),
+                      (unsigned long long)c->h->keys[e->key]);
+            i++;
+            continue;
+        }
+        size_t run = 1;
+        while (i + run < n && c->e[cyc[i + run]].type == PSI_EDGE_SO)
+            run++;
+        if (run == 1)
+            sb_printf(b, "%s -SO-> ", a);
+        else
+            sb_printf(b, "%s -SO*%zu-> ", a, run);
+        i += run;
     }
-    if (n && used < bn) {
-        char a[64];
+    if (n) {
         psi_fmt_txn(c->h, c->e[cyc[0]].from, a, sizeof a);
-        snprintf(buf + used, bn - used, "%s", a);
+        sb_printf(b, "%s", a);
     }
 }
 
+/* The node a cycle's edge enters (SI: v1 after RW, else v0). */
+static uint32_t entered(const chk *c, const psi_edge *e)
+{
+    if (c->ser)
+        return e->to;
+    return 2 * e->to + (e->type == PSI_EDGE_RW ? 1u : 0u);
+}
+
+/* Shortens the cycle cyc[0..*len) found by walking back: a shortest cycle
+ * through each of (up to SHORTEN_TRIES of) its nodes, by breadth-first
+ * search, keeping the shortest. Each search is linear, so this stays
+ * cheap on any witness. */
+enum { SHORTEN_TRIES = 64 };
+
+static psi_status shorten(const chk *c, const psi_graph *g, uint32_t *cyc, uint32_t *len)
+{
+    psi_graph_bfs w;
+    if (psi_graph_bfs_init(&w, g->n_nodes, NULL) != PSI_OK)
+        return PSI_ERR_NOMEM;
+    uint32_t *path = malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *path);
+    if (!path) {
+        psi_graph_bfs_free(&w);
+        return PSI_ERR_NOMEM;
+    }
+    uint32_t n = *len, step = n > SHORTEN_TRIES ? n / SHORTEN_TRIES : 1;
+    uint32_t nodes[SHORTEN_TRIES];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n && k < SHORTEN_TRIES; i += step)
+        nodes[k++] = entered(c, &c->e[cyc[i]]);
+    for (uint32_t i = 0; i<k && * len> 1; i++) {
+        uint32_t l = psi_graph_path(g, &w, nodes[i], nodes[i], PSI_NO_NODE, path);
+        if (l && l < *len) {
+            memcpy(cyc, path, l * sizeof *path);
+            *len = l;
+        }
+    }
+    free(path);
+    psi_graph_bfs_free(&w);
+    return PSI_OK;
+}
+
 /* Topological sort of the (doubled, for SI) graph; on a cycle, refuses
- * with one found by walking back through the nodes left unordered. */
+ * with a short one: found by walking back through the nodes left
+ * unordered, then shortened, and printed whole. */
 static psi_status acyclic(chk *c)
 {
     psi_edge_view v = {.first = c->e, .n = c->n_e};
@@ -143,27 +237,34 @@ static psi_status acyclic(chk *c)
     }
     if (n_ordered == nn)
         goto out;
-    if (psi_graph_cycle_back(&g, order, n_ordered, cyc, &len, NULL) != PSI_OK) {
+    if (psi_graph_cycle_back(&g, order, n_ordered, cyc, &len, NULL) != PSI_OK ||
+        shorten(c, &g, cyc, &len) != PSI_OK) {
         st = psi_diag_nomem(NULL, "checking a witness");
         goto out;
     }
-    char buf[1024], lines[256];
-    fmt_cycle(c, cyc, len, buf, sizeof buf);
-    size_t used = 0;
-    lines[0] = '\0';
-    for (size_t i = 0; i < len && used < sizeof lines; i++) {
+    strbuf b = {0};
+    sb_printf(&b,
+              "the dependency graph the witness implies has a forbidden cycle (%s) of %u "
+              "dependencies, through the version orders of lines ",
+              c->ser ? "SER: any cycle" : "SI: no two adjacent RW edges", len);
+    uint64_t last = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < len; i++) {
         const psi_edge *e = &c->e[cyc[i]];
         if (e->type != PSI_EDGE_WW && e->type != PSI_EDGE_RW)
             continue;
-        int w = snprintf(lines + used, sizeof lines - used, "%s%llu", used ? ", " : "",
-                         (unsigned long long)c->key_line[e->key]);
-        used += w > 0 ? (size_t)w : 0;
+        uint64_t line = c->key_line[e->key];
+        if (any && line == last)
+            continue;
+        sb_printf(&b, "%s%llu", any ? ", " : "", (unsigned long long)line);
+        last = line;
+        any = true;
     }
-    refuse(c,
-           "the dependency graph the witness implies has a forbidden cycle (%s), through the "
-           "version orders of lines %s: %s",
-           c->ser ? "SER: any cycle" : "SI: no two adjacent RW edges", used ? lines : "(none)",
-           buf);
+    if (!any)
+        sb_printf(&b, "(none)");
+    sb_printf(&b, ": ");
+    fmt_cycle(c, cyc, len, &b);
+    st = refuse_sb(c, &b);
 out:
     psi_graph_free(&g);
     free(order);
@@ -411,13 +512,12 @@ out:
 }
 
 psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
-                              bool ser, psi_wverdict *verdict, char *why, size_t why_n, psi_diag *d)
+                              bool ser, psi_wverdict *verdict, char **why, psi_diag *d)
 {
     psi_witness w;
-    chk c = {.h = h, .ser = ser, .why = why, .why_n = why_n, .verdict = verdict};
+    chk c = {.h = h, .ser = ser, .why = why, .verdict = verdict};
     *verdict = PSI_WITNESS_VALID;
-    if (why_n)
-        why[0] = '\0';
+    *why = NULL;
     psi_status st = psi_witness_parse(wname, text, len, &w, d);
     if (st != PSI_OK)
         goto out;

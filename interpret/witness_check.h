@@ -23,12 +23,13 @@ typedef enum psi_wverdict {
 } psi_wverdict;
 
 /* Checks the witness text[0..len) (named wname in messages) for history h
- * under SER (ser) or SI. Returns PSI_OK with *verdict (and a reason in
- * why[0..why_n) when refused), PSI_ERR_SYNTAX for a malformed witness, or
- * another error (memory). h's unknown-outcome transactions are settled in
- * place (core/index). */
+ * under SER (ser) or SI. Returns PSI_OK with *verdict and, when refused, the
+ * whole reason in *why (allocated; the caller frees it; NULL otherwise: a
+ * forbidden cycle is printed in full, runs of session order compressed as
+ * "-SO*k->"), PSI_ERR_SYNTAX for a malformed witness, or another error
+ * (memory). h's unknown-outcome transactions are settled in place
+ * (core/index). */
 psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
-                              bool ser, psi_wverdict *verdict, char *why, size_t why_n,
-                              psi_diag *d);
+                              bool ser, psi_wverdict *verdict, char **why, psi_diag *d);
 
 #endif

@@ -634,11 +634,12 @@ static outcome witness(const void *arg)
         return bad("%s", "psi_witness_write failed");
     }
     psi_wverdict v;
-    char why[256];
-    st = psi_witness_verify(c->h, "w", text, len, c->ser, &v, why, sizeof why, &d);
+    char *why = NULL;
+    st = psi_witness_verify(c->h, "w", text, len, c->ser, &v, &why, &d);
     o = from_status(st, &d, st == PSI_OK ? (uint64_t)v : 0);
     if (st == PSI_OK && v != PSI_WITNESS_VALID)
         o = bad("witness refused: %s", why);
+    free(why);
     __real_free(text);
     return o;
 }

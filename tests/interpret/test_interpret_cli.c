@@ -126,6 +126,76 @@ static void test_small_budgets(void **state)
         }
 }
 
+/* verify-witness prints a refused cycle whole, however long, and runs of
+ * session order compressed: a G1c through 120 one-transaction sessions
+ * (each reads what the previous wrote; the first reads the last's write),
+ * and a cycle through 150 transactions of one session. */
+static void test_witness_refusal_whole(void **state)
+{
+    (void)state;
+    if (!cli())
+        skip();
+    enum { N = 120, M = 150 };
+    char h[512], w[512], cmd[2048], *out;
+    snprintf(h, sizeof h, "%s/chain.txt", tmpdir);
+    snprintf(w, sizeof w, "%s/chain.witness", tmpdir);
+    FILE *f = fopen(h, "w"), *g = fopen(w, "w");
+    assert_non_null(f);
+    assert_non_null(g);
+    fprintf(g, "polysi-witness 1\n");
+    for (int i = 0; i <= N; i++) {
+        /* (i,i+1) reads key i (the previous one's write; (0,1) reads key 0,
+         * which the last writes below) and writes key i+1 */
+        fprintf(f, "r(%d,1,%d,%d)\nw(%d,1,%d,%d)\n", i, i, i + 1, i + 1, i, i + 1);
+        fprintf(g, "key %d (%d,%d)\n", i + 1, i, i + 1);
+    }
+    /* ... and the last writes key 0, which the first read. */
+    fprintf(f, "w(0,1,%d,%d)\n", N, N + 1);
+    fprintf(g, "key 0 (%d,%d)\n", N, N + 1);
+    fclose(f);
+    fclose(g);
+    snprintf(cmd, sizeof cmd, "'%s' verify-witness '%s' '%s'", cli(), h, w);
+    assert_int_equal(run(cmd, &out), 1);
+    /* Every transaction is named, and the cycle closes on its first one. */
+    char name[64];
+    for (int i = 0; i <= N; i++) {
+        snprintf(name, sizeof name, "(%d,%d) -WR(", i, i + 1);
+        if (!strstr(out, name))
+            fail_msg("refusal lacks '%s' (%zu bytes):\n%s", name, strlen(out), out);
+    }
+    const char *end = out + strlen(out);
+    while (end > out && end[-1] == '\n')
+        end--;
+    assert_true(end - out > 2000); /* was cut at about 1,200 bytes */
+    assert_true(end[-1] == ')');
+    free(out);
+
+    /* Session 1: (1,1) .. (1,M) write keys of their own; (1,1) reads key
+     * 3 from (2,M+1), and (1,M) reads key 2's initial value, which
+     * (2,M+1) overwrites: (1,1) -SO*(M-1)-> (1,M) -RW(2)-> (2,M+1)
+     * -WR(3)-> (1,1), a single anti-dependency. */
+    f = fopen(h, "w");
+    g = fopen(w, "w");
+    fprintf(g, "polysi-witness 1\n");
+    fprintf(f, "r(3,1,1,1)\n");
+    for (int i = 1; i <= M; i++) {
+        fprintf(f, "w(%d,1,1,%d)\n", 100 + i, i);
+        fprintf(g, "key %d (1,%d)\n", 100 + i, i);
+    }
+    fprintf(f, "r(2,0,1,%d)\n", M);
+    fprintf(f, "w(2,1,2,%d)\nw(3,1,2,%d)\n", M + 1, M + 1);
+    fprintf(g, "key 2 (2,%d)\nkey 3 (2,%d)\n", M + 1, M + 1);
+    fclose(f);
+    fclose(g);
+    assert_int_equal(run(cmd, &out), 1);
+    char want[128];
+    snprintf(want, sizeof want, "(1,1) -SO*%d-> (1,%d) -RW(2)-> (2,%d) -WR(3)-> (1,1)", M - 1, M,
+             M + 1);
+    if (!strstr(out, want))
+        fail_msg("refusal lacks '%s':\n%s", want, out);
+    free(out);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -349,6 +419,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_histories),
+        cmocka_unit_test(test_witness_refusal_whole),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

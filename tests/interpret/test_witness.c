@@ -44,11 +44,14 @@ static int verify(psi_history *h, const char *text, size_t len, bool ser, char *
 {
     psi_wverdict v;
     psi_diag d;
-    psi_status st = psi_witness_verify(h, "w", text, len, ser, &v, why, 512, &d);
+    char *reason = NULL;
+    psi_status st = psi_witness_verify(h, "w", text, len, ser, &v, &reason, &d);
     if (st != PSI_OK) {
         snprintf(why, 512, "%.500s", d.msg);
         return 2;
     }
+    snprintf(why, 512, "%.500s", reason ? reason : "");
+    free(reason);
     return v == PSI_WITNESS_VALID ? 0 : 1;
 }
 
