@@ -7,23 +7,30 @@
 
 void psi_diag_clear(psi_diag *d)
 {
-    if (d) {
-        d->status = PSI_OK;
-        d->msg[0] = '\0';
-    }
+    if (d)
+        *d = (psi_diag){.status = PSI_OK};
 }
 
-static psi_status vset(psi_diag *d, psi_status st, const char *prefix, const char *fmt, va_list ap)
+/* Formats prefix + message; records where the message proper starts and,
+ * when file is given, that msg starts with it. */
+static psi_status vset(psi_diag *d, psi_status st, const char *file, const char *prefix,
+                       const char *fmt, va_list ap)
 {
     if (!d)
         return st;
     d->status = st;
+    d->where = PSI_AT_NONE;
+    d->file_len = d->text_at = 0;
+    d->line = d->col = d->offset = 0;
     size_t n = 0;
     if (prefix) {
         int k = snprintf(d->msg, sizeof d->msg, "%s", prefix);
         n = k < 0 ? 0 : (size_t)k;
         if (n >= sizeof d->msg)
             return st;
+        size_t fl = file ? strlen(file) : 0;
+        d->file_len = (uint16_t)(fl < n ? fl : n);
+        d->text_at = (uint16_t)n;
     }
     vsnprintf(d->msg + n, sizeof d->msg - n, fmt, ap);
     return st;
@@ -33,8 +40,22 @@ psi_status psi_diag_set(psi_diag *d, psi_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vset(d, st, NULL, fmt, ap);
+    vset(d, st, NULL, NULL, fmt, ap);
     va_end(ap);
+    return st;
+}
+
+psi_status psi_diag_file(psi_diag *d, psi_status st, const char *file, const char *fmt, ...)
+{
+    char prefix[512];
+    file = file ? file : "<input>";
+    snprintf(prefix, sizeof prefix, "%s: ", file);
+    va_list ap;
+    va_start(ap, fmt);
+    vset(d, st, file, prefix, fmt, ap);
+    va_end(ap);
+    if (d)
+        d->where = PSI_AT_FILE;
     return st;
 }
 
@@ -42,12 +63,18 @@ psi_status psi_diag_line(psi_diag *d, psi_status st, const char *file, uint64_t 
                          const char *fmt, ...)
 {
     char prefix[512];
-    snprintf(prefix, sizeof prefix, "%s:%llu:%llu: ", file ? file : "<input>",
-             (unsigned long long)line, (unsigned long long)col);
+    file = file ? file : "<input>";
+    snprintf(prefix, sizeof prefix, "%s:%llu:%llu: ", file, (unsigned long long)line,
+             (unsigned long long)col);
     va_list ap;
     va_start(ap, fmt);
-    vset(d, st, prefix, fmt, ap);
+    vset(d, st, file, prefix, fmt, ap);
     va_end(ap);
+    if (d) {
+        d->where = PSI_AT_LINE;
+        d->line = line;
+        d->col = col;
+    }
     return st;
 }
 
@@ -55,12 +82,16 @@ psi_status psi_diag_offset(psi_diag *d, psi_status st, const char *file, uint64_
                            const char *fmt, ...)
 {
     char prefix[512];
-    snprintf(prefix, sizeof prefix, "%s: byte %llu: ", file ? file : "<input>",
-             (unsigned long long)offset);
+    file = file ? file : "<input>";
+    snprintf(prefix, sizeof prefix, "%s: byte %llu: ", file, (unsigned long long)offset);
     va_list ap;
     va_start(ap, fmt);
-    vset(d, st, prefix, fmt, ap);
+    vset(d, st, file, prefix, fmt, ap);
     va_end(ap);
+    if (d) {
+        d->where = PSI_AT_OFFSET;
+        d->offset = offset;
+    }
     return st;
 }
 

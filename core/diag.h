@@ -23,8 +23,21 @@ typedef enum psi_status {
 
 enum { PSI_DIAG_MAX = 1024 };
 
+/* Where a diagnostic points, besides its text (for programs: JSON errors). */
+typedef enum psi_diag_where {
+    PSI_AT_NONE = 0, /* no file named (msg may still start with one) */
+    PSI_AT_FILE,     /* a file, no place in it */
+    PSI_AT_LINE,     /* a file, line and column (text formats) */
+    PSI_AT_OFFSET,   /* a file, byte offset (binary formats) */
+} psi_diag_where;
+
 typedef struct psi_diag {
     psi_status status;
+    uint8_t where;      /* psi_diag_where */
+    uint16_t file_len;  /* where != NONE: the file is msg[0 .. file_len) */
+    uint16_t text_at;   /* the message proper (after "FILE:LINE:COL: ") is msg + text_at */
+    uint64_t line, col; /* PSI_AT_LINE, from 1 */
+    uint64_t offset;    /* PSI_AT_OFFSET */
     char msg[PSI_DIAG_MAX];
 } psi_diag;
 
@@ -38,6 +51,9 @@ psi_status psi_diag_line(psi_diag *d, psi_status st, const char *file, uint64_t 
                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 psi_status psi_diag_offset(psi_diag *d, psi_status st, const char *file, uint64_t offset,
                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "FILE: message": a file, no place in it (cannot open, cannot write). */
+psi_status psi_diag_file(psi_diag *d, psi_status st, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Out of memory while doing `what`; no allocation happens here. */
 psi_status psi_diag_nomem(psi_diag *d, const char *what);
 

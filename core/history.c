@@ -127,12 +127,26 @@ psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_i
     if (slot == PJERR)
         return psi_diag_nomem(d, "indexing transactions");
     if (*slot != 0) {
+        /* src is a line (text formats) or a byte offset (binary ones):
+         * name the place the way the format's own errors do. */
         const psi_txn *prev = &b->txns[*slot];
+        unsigned long long id = (unsigned long long)txn_id, at = (unsigned long long)prev->src;
+        if (b->format == PSI_FMT_TEXT || b->format == PSI_FMT_EDN)
+            return psi_diag_line(d, PSI_ERR_INPUT, b->source, src, 1,
+                                 "transaction id %llu repeats the id of the transaction at line "
+                                 "%llu; transaction ids must be unique",
+                                 id, at);
+        if (b->format == PSI_FMT_DBCOP)
+            return psi_diag_offset(d, PSI_ERR_INPUT, b->source, src,
+                                   "transaction id %llu repeats the id of the transaction at "
+                                   "byte %llu; transaction ids must be unique",
+                                   id, at);
+        /* Cobra: src is an offset into one of several logs, which only the
+         * reader knows; it puts the place in front. */
         return psi_diag_set(d, PSI_ERR_INPUT,
-                            "%s: transaction id %llu (at %llu) repeats the id of the "
-                            "transaction at %llu",
-                            b->source, (unsigned long long)txn_id, (unsigned long long)src,
-                            (unsigned long long)prev->src);
+                            "transaction id %llu repeats the id of the transaction at byte %llu "
+                            "of its log; transaction ids must be unique",
+                            id, at);
     }
     if (!psi_grow((void **)&b->txns, &b->cap_txns, b->n_txns + 1, sizeof *b->txns)) {
         int rc;

@@ -21,7 +21,7 @@ static psi_status read_some(int fd, const char *path, void *buf, size_t n, size_
             return PSI_OK;
         }
         if (errno != EINTR)
-            return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+            return psi_diag_file(d, PSI_ERR_IO, path, "cannot read: %s", strerror(errno));
     }
 }
 
@@ -31,22 +31,22 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot stat: %s", strerror(e));
     }
     if (S_ISDIR(sb.st_mode)) {
         close(fd);
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot read: %s", strerror(EISDIR));
     }
     /* Regular files are read in one go into a buffer of their exact size;
      * pipes and devices grow the buffer as data arrives. */
     if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= SIZE_MAX / 2) {
         close(fd);
-        return psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+        return psi_diag_file(d, PSI_ERR_LIMIT, path, "file too large to load");
     }
     size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
     char *p = malloc(cap);
@@ -64,7 +64,7 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
             if ((st = read_some(fd, path, &probe, 1, &got, d)) != PSI_OK || got == 0)
                 break;
             if (cap > SIZE_MAX / 2) {
-                st = psi_diag_set(d, PSI_ERR_LIMIT, "%s: file too large to load", path);
+                st = psi_diag_file(d, PSI_ERR_LIMIT, path, "file too large to load");
                 break;
             }
             char *q = realloc(p, cap * 2);
@@ -97,7 +97,7 @@ psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_
     *n = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     psi_status st = PSI_OK;
     while (*n < cap) {
         size_t got = 0;

@@ -35,12 +35,12 @@ psi_out *psi_out_open(const char *path, psi_diag *d)
     }
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         if (S_ISDIR(sb.st_mode)) {
-            psi_diag_set(d, PSI_ERR_IO, "%s: cannot write: %s", path, strerror(EISDIR));
+            psi_diag_file(d, PSI_ERR_IO, path, "cannot write: %s", strerror(EISDIR));
             goto fail;
         }
         o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
         if (o->fd < 0) {
-            psi_diag_set(d, PSI_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+            psi_diag_file(d, PSI_ERR_IO, path, "cannot open for writing: %s", strerror(errno));
             goto fail;
         }
         o->in_place = true;
@@ -67,8 +67,8 @@ psi_out *psi_out_open(const char *path, psi_diag *d)
             break;
     }
     if (o->fd < 0) {
-        psi_diag_set(d, PSI_ERR_IO, "%s: cannot create a temporary file beside it: %s", path,
-                     strerror(errno));
+        psi_diag_file(d, PSI_ERR_IO, path, "cannot create a temporary file beside it: %s",
+                      strerror(errno));
         goto fail;
     }
     return o;
@@ -104,11 +104,11 @@ psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d)
     if (o->fd != STDOUT_FILENO && close(o->fd) != 0 && !o->err)
         o->err = errno;
     if (commit && o->err)
-        st = psi_diag_set(d, PSI_ERR_IO, "%s: write failed: %s", o->path, strerror(o->err));
+        st = psi_diag_file(d, PSI_ERR_IO, o->path, "write failed: %s", strerror(o->err));
     if (o->tmp) {
         if (commit && st == PSI_OK && rename(o->tmp, o->path) != 0)
-            st = psi_diag_set(d, PSI_ERR_IO, "%s: cannot replace it with %s: %s", o->path, o->tmp,
-                              strerror(errno));
+            st = psi_diag_file(d, PSI_ERR_IO, o->path, "cannot replace it with %s: %s", o->tmp,
+                               strerror(errno));
         if (!commit || st != PSI_OK)
             (void)unlink(o->tmp);
     }

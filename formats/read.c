@@ -99,7 +99,7 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
     *fmt = PSI_FMT_AUTO;
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     if (S_ISDIR(sb.st_mode)) {
         *fmt = PSI_FMT_COBRA;
         return PSI_OK;
@@ -123,7 +123,7 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     uint64_t max_ops = opts ? opts->max_ops : 0;
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     if (S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_COBRA))
         return psi_read_cobra_dir(path, max_ops, out, d);
 
@@ -151,7 +151,7 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         break;
     case PSI_FMT_AUTO:
     default:
-        st = psi_diag_set(d, PSI_ERR_USAGE, "%s: no history format given", path);
+        st = psi_diag_file(d, PSI_ERR_USAGE, path, "no history format given");
         break;
     }
     free(buf);

@@ -223,7 +223,7 @@ static psi_status list_logs(const char *dir, cobra_log **out, size_t *n_out, psi
     *n_out = 0;
     DIR *dh = opendir(dir);
     if (!dh)
-        return psi_diag_set(d, PSI_ERR_IO, "%s: cannot open directory: %s", dir, strerror(errno));
+        return psi_diag_file(d, PSI_ERR_IO, dir, "cannot open directory: %s", strerror(errno));
     cobra_log *logs = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -256,8 +256,8 @@ static psi_status list_logs(const char *dir, cobra_log **out, size_t *n_out, psi
     for (size_t i = 1; i < n; i++)
         if (logs[i].session == logs[i - 1].session) {
             psi_status st =
-                psi_diag_set(d, PSI_ERR_INPUT, "%s: %s and %s both name session %llu", dir,
-                             logs[i - 1].name, logs[i].name, (unsigned long long)logs[i].session);
+                psi_diag_file(d, PSI_ERR_INPUT, dir, "%s and %s both name session %llu",
+                              logs[i - 1].name, logs[i].name, (unsigned long long)logs[i].session);
             free_logs(logs, n);
             return st;
         }

@@ -65,8 +65,22 @@ static void test_refuses_repeated_txn_id(void **state)
     assert_int_equal(psi_builder_begin(b, 1, 9, 4, &d), PSI_OK);
     assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
     assert_int_equal(psi_builder_begin(b, 2, 9, 8, &d), PSI_ERR_INPUT);
-    assert_non_null(strstr(d.msg, "dup.txt"));
-    assert_non_null(strstr(d.msg, "transaction id 9"));
+    /* FILE:LINE:COLUMN for text formats, as every input error. */
+    assert_true(strncmp(d.msg, "dup.txt:8:1: transaction id 9 ", 30) == 0);
+    assert_non_null(strstr(d.msg, "line 4"));
+    assert_int_equal(d.where, PSI_AT_LINE);
+    assert_int_equal(d.line, 8);
+    assert_int_equal(d.file_len, 7);
+    psi_builder_free(b);
+    /* FILE: byte OFFSET: for binary ones. */
+    b = psi_builder_new("h.bincode", PSI_FMT_DBCOP);
+    assert_int_equal(psi_builder_begin(b, 1, 3, 100, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 1, 3, 250, &d), PSI_ERR_INPUT);
+    assert_true(strncmp(d.msg, "h.bincode: byte 250: transaction id 3 ", 38) == 0);
+    assert_non_null(strstr(d.msg, "byte 100"));
+    assert_int_equal(d.where, PSI_AT_OFFSET);
+    assert_int_equal(d.offset, 250);
     psi_builder_free(b);
 }
 
