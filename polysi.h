@@ -28,6 +28,7 @@
 #include "core/history.h"
 #include "core/index.h"
 #include "core/polygraph.h"
+#include "core/progress.h"
 
 #include "formats/read.h"
 #include "formats/witness.h"

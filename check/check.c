@@ -12,6 +12,13 @@ static void stage(const psi_check_opts *opts, const char *name)
         opts->on_stage(opts->stage_ctx, name);
 }
 
+/* The solver's progress hook, as a "solve" event. */
+static void solve_progress(void *ctx, uint64_t conflicts)
+{
+    const psi_check_opts *opts = ctx;
+    psi_progress_report(&opts->progress, "solve", 0, 0, conflicts);
+}
+
 static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
@@ -28,6 +35,8 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     s->t_encode = t1 - t0;
     if (opts->time_limit > 0)
         psi_sat_set_time_limit(enc.sat, opts->time_limit);
+    if (opts->progress.fn)
+        psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
     int r = psi_sat_solve(enc.sat);
     s->t_solve = psi_now() - t1;
@@ -111,7 +120,8 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "prune");
     t0 = psi_now();
-    psi_prune_opts pro = {.ser = opts->ser, .disabled = opts->no_pruning};
+    psi_prune_opts pro = {
+        .ser = opts->ser, .disabled = opts->no_pruning, .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_now() - t0;
     if (st != PSI_OK)

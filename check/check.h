@@ -15,6 +15,7 @@
 #include "core/history.h"
 #include "core/index.h"
 #include "core/polygraph.h"
+#include "core/progress.h"
 #include "prune/prune.h"
 
 #include <stdbool.h>
@@ -32,6 +33,9 @@ typedef struct psi_check_opts {
      * stage a limit was hit. May be NULL. */
     void (*on_stage)(void *ctx, const char *stage);
     void *stage_ctx;
+    /* How far the long stages are: "prune" (round, constraints checked)
+     * and "solve" (conflicts), see core/progress.h. fn may be NULL. */
+    psi_progress progress;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;

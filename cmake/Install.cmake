@@ -26,6 +26,7 @@ set(PSI_PUBLIC_HEADERS
   core/history.h
   core/index.h
   core/polygraph.h
+  core/progress.h
   formats/read.h
   formats/witness.h
   formats/write.h

@@ -8,6 +8,7 @@
 #define PSI_FORMATS_INPUT_H
 
 #include "core/history.h"
+#include "core/progress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +24,23 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
 /* Reads at most cap bytes from the start of the file at path into buf
  * (*n of them), for guessing its format. */
 psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_t *n, psi_diag *d);
+
+/* The readers as psi_read_history calls them: as the *_buf and *_dir
+ * entry points of read.h, reporting how far they got (bytes of the input
+ * parsed, stage "load") to `progress` (may be NULL). */
+psi_status psi_read_text_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             const psi_progress *progress, psi_history **out, psi_diag *d);
+psi_status psi_read_dbcop_mem(const char *name, const unsigned char *buf, size_t len,
+                              uint64_t max_ops, const psi_progress *progress, psi_history **out,
+                              psi_diag *d);
+psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                            const psi_progress *progress, psi_history **out, psi_diag *d);
+psi_status psi_read_cobra_mem(const char *dir, uint64_t max_ops, const psi_progress *progress,
+                              psi_history **out, psi_diag *d);
+
+/* Readers report progress once per PSI_INPUT_PROGRESS_EVERY transactions
+ * (a mask test in their loops). */
+#define PSI_INPUT_PROGRESS_EVERY 4096u
 
 /* The name diagnostics use for an input the caller did not name. */
 static inline const char *psi_input_name(const char *name)

@@ -121,11 +121,12 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     *out = NULL;
     psi_format fmt = opts ? opts->format : PSI_FMT_AUTO;
     uint64_t max_ops = opts ? opts->max_ops : 0;
+    const psi_progress *pr = opts ? &opts->progress : NULL;
     struct stat sb;
     if (stat(path, &sb) != 0)
         return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     if (S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_COBRA))
-        return psi_read_cobra_dir(path, max_ops, out, d);
+        return psi_read_cobra_mem(path, max_ops, pr, out, d);
 
     /* One read of the whole file; the format is guessed from the bytes read
      * (not by opening the file twice, which would lose data from a pipe). */
@@ -138,16 +139,16 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         fmt = format_of(path, (const unsigned char *)buf, len);
     switch (fmt) {
     case PSI_FMT_TEXT:
-        st = psi_read_text_buf(path, buf, len, max_ops, out, d);
+        st = psi_read_text_mem(path, buf, len, max_ops, pr, out, d);
         break;
     case PSI_FMT_DBCOP:
-        st = psi_read_dbcop_buf(path, (const unsigned char *)buf, len, max_ops, out, d);
+        st = psi_read_dbcop_mem(path, (const unsigned char *)buf, len, max_ops, pr, out, d);
         break;
     case PSI_FMT_COBRA:
         st = psi_read_cobra_buf(path, (const unsigned char *)buf, len, max_ops, out, d);
         break;
     case PSI_FMT_EDN:
-        st = psi_read_edn_buf(path, buf, len, max_ops, out, d);
+        st = psi_read_edn_mem(path, buf, len, max_ops, pr, out, d);
         break;
     case PSI_FMT_AUTO:
     default:

@@ -11,13 +11,15 @@
 #define PSI_FORMATS_READ_H
 
 #include "core/history.h"
+#include "core/progress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 typedef struct psi_read_opts {
-    psi_format format; /* PSI_FMT_AUTO: detect from the path and content */
-    uint64_t max_ops;  /* refuse histories with more operations (0: model limit) */
+    psi_format format;     /* PSI_FMT_AUTO: detect from the path and content */
+    uint64_t max_ops;      /* refuse histories with more operations (0: model limit) */
+    psi_progress progress; /* stage "load": bytes parsed of the file (logs read, Cobra) */
 } psi_read_opts;
 
 /* Reads a history from a file (or, for Cobra, a directory). */

@@ -323,6 +323,12 @@ static void explain_dup(const char *dir, const cobra_log *logs, size_t upto, con
 
 psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **out, psi_diag *d)
 {
+    return psi_read_cobra_mem(dir, max_ops, NULL, out, d);
+}
+
+psi_status psi_read_cobra_mem(const char *dir, uint64_t max_ops, const psi_progress *progress,
+                              psi_history **out, psi_diag *d)
+{
     *out = NULL;
     cobra_log *logs;
     size_t n_logs;
@@ -335,6 +341,8 @@ psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **o
         goto done;
     }
     for (size_t i = 0; i < n_logs && st == PSI_OK; i++) {
+        /* Progress in logs read: their sizes are not known in advance. */
+        psi_progress_report(progress, "load", i, n_logs, 0);
         char *path = log_path(dir, logs[i].name), *buf;
         if (!path) {
             st = psi_diag_nomem(d, "reading the history");

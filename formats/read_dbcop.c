@@ -31,6 +31,7 @@ typedef struct dbcop_in {
     const unsigned char *buf;
     size_t len, off;
     psi_diag *d;
+    const psi_progress *progress; /* may be NULL */
 } dbcop_in;
 
 static uint64_t le64(const unsigned char *p)
@@ -195,9 +196,12 @@ static psi_status read_body(dbcop_in *in, psi_builder *b, uint64_t limit)
         /* A transaction is at least its event count and its success byte. */
         if ((st = check_count(in, at, n_txns, 9, "transaction count")) != PSI_OK)
             return st;
-        for (uint64_t t = 0; t < n_txns; t++)
+        for (uint64_t t = 0; t < n_txns; t++) {
             if ((st = read_txn(in, b, s + 1, ++txn_id, limit, &n_ops)) != PSI_OK)
                 return st;
+            if (in->progress && (txn_id & (PSI_INPUT_PROGRESS_EVERY - 1)) == 0)
+                psi_progress_report(in->progress, "load", in->off, in->len, 0);
+        }
     }
     if (left(in) != 0)
         return psi_diag_offset(in->d, PSI_ERR_SYNTAX, in->name, in->off,
@@ -209,10 +213,17 @@ static psi_status read_body(dbcop_in *in, psi_builder *b, uint64_t limit)
 psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t len,
                               uint64_t max_ops, psi_history **out, psi_diag *d)
 {
+    return psi_read_dbcop_mem(name, buf, len, max_ops, NULL, out, d);
+}
+
+psi_status psi_read_dbcop_mem(const char *name, const unsigned char *buf, size_t len,
+                              uint64_t max_ops, const psi_progress *progress, psi_history **out,
+                              psi_diag *d)
+{
     *out = NULL;
     name = psi_input_name(name);
     uint64_t limit = psi_input_op_limit(max_ops);
-    dbcop_in in = {.name = name, .buf = buf, .len = len, .d = d};
+    dbcop_in in = {.name = name, .buf = buf, .len = len, .d = d, .progress = progress};
     psi_dbcop_meta meta = {0};
     psi_status st = read_header(&in, &meta);
     if (st != PSI_OK) {

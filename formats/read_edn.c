@@ -82,7 +82,9 @@ typedef struct edn_reader {
     bool all_indexed; /* every transaction so far has an :index */
     uint64_t *vals;   /* scratch for a list read */
     size_t cap_vals;
-    uint64_t n_maps; /* maps seen (any kind) */
+    uint64_t n_maps;              /* maps seen (any kind) */
+    const psi_progress *progress; /* may be NULL */
+    size_t len;                   /* of the input, for progress */
 } edn_reader;
 
 enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
@@ -428,9 +430,15 @@ static void reader_free(edn_reader *r)
 psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                             psi_history **out, psi_diag *d)
 {
+    return psi_read_edn_mem(name, buf, len, max_ops, NULL, out, d);
+}
+
+psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                            const psi_progress *progress, psi_history **out, psi_diag *d)
+{
     *out = NULL;
     name = psi_input_name(name);
-    edn_reader r = {.max_ops = max_ops, .all_indexed = true};
+    edn_reader r = {.max_ops = max_ops, .all_indexed = true, .progress = progress, .len = len};
     edn_parser_init(&r.p, name, buf, d);
     edn_lines_init(&r.lines, buf, len);
     r.b = psi_builder_new(name, PSI_FMT_EDN);
@@ -440,9 +448,12 @@ psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint6
     psi_status st;
     uint32_t root;
     edn_mark at;
-    while ((st = edn_next_map(&r.lines, &r.p, &root, &at)) == PSI_OK && root)
+    while ((st = edn_next_map(&r.lines, &r.p, &root, &at)) == PSI_OK && root) {
         if ((st = handle_map(&r, root, &at)) != PSI_OK)
             break;
+        if (progress && (r.n_maps & (PSI_INPUT_PROGRESS_EVERY - 1)) == 0)
+            psi_progress_report(progress, "load", at.end, len, 0);
+    }
     if (st == PSI_OK)
         st = finish_pending(&r);
     if (st == PSI_OK && r.n_maps == 0)

@@ -53,7 +53,17 @@ typedef struct text_parser {
     const char *line_start;
     uint64_t line;
     psi_diag *d;
+    const char *begin;            /* the input's first byte, for progress */
+    const psi_progress *progress; /* may be NULL */
 } text_parser;
+
+/* Reports the bytes parsed so far, every PSI_INPUT_PROGRESS_EVERY ops. */
+static void text_progress(const text_parser *tp, uint64_t n_ops)
+{
+    if (tp->progress && (n_ops & (PSI_INPUT_PROGRESS_EVERY - 1)) == 0)
+        psi_progress_report(tp->progress, "load", (uint64_t)(tp->p - tp->begin),
+                            (uint64_t)(tp->end - tp->begin), 0);
+}
 
 static uint64_t col_of(const text_parser *tp, const char *at)
 {
@@ -267,7 +277,7 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
         }
         if ((st = add_op(b, op.kind, op.key, op.value, tp->d)) != PSI_OK)
             break;
-        n++;
+        text_progress(tp, ++n);
     }
     if (st == PSI_OK && !*interleaved && open)
         st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d);
@@ -297,6 +307,7 @@ static psi_status parse_grouped(text_parser *tp, text_state *ts, uint64_t limit)
     while ((st = next_op(tp, &op, &have)) == PSI_OK && have) {
         if (ts->n_recs >= limit)
             return too_many(tp, &op, limit);
+        text_progress(tp, ts->n_recs + 1);
         /* Find the operation's transaction: usually the previous line's. */
         size_t g;
         if (last_group != SIZE_MAX && op.txn == last_txn) {
@@ -376,14 +387,26 @@ static psi_status read_grouped(text_parser *tp, psi_builder *b, uint64_t limit, 
 psi_status psi_read_text_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                              psi_history **out, psi_diag *d)
 {
+    return psi_read_text_mem(name, buf, len, max_ops, NULL, out, d);
+}
+
+psi_status psi_read_text_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             const psi_progress *progress, psi_history **out, psi_diag *d)
+{
     *out = NULL;
     name = psi_input_name(name);
     uint64_t limit = psi_input_op_limit(max_ops);
     size_t bom = psi_input_bom(buf, len); /* not content */
     buf += bom;
     len -= bom;
-    const text_parser start = {
-        .name = name, .p = buf, .end = buf + len, .line_start = buf, .line = 1, .d = d};
+    const text_parser start = {.name = name,
+                               .p = buf,
+                               .end = buf + len,
+                               .line_start = buf,
+                               .line = 1,
+                               .d = d,
+                               .begin = buf,
+                               .progress = progress};
     text_parser tp = start;
     psi_builder *b = psi_builder_new(name, PSI_FMT_TEXT);
     if (!b)

@@ -95,11 +95,13 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
 {
     memset(res, 0, sizeof *res);
     bool ser = opts && opts->ser, disabled = opts && opts->disabled;
+    const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     for (;;) {
         psi_reach r;
         uint32_t cyc;
         res->rounds++;
+        psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
         if ((st = psi_reach_build(&r, h, g, !ser, &cyc, d)) != PSI_OK)
             return st;
         size_t bytes = psi_reach_bytes(&r);
@@ -127,6 +129,8 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         uint32_t changed = 0;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
             const psi_constraint *con = &g->cons[c];
+            if (pr && (c & 4095u) == 4095u)
+                psi_progress_report(pr, "prune", c, g->n_cons, res->rounds);
             if (con->state != PSI_C_OPEN)
                 continue;
             side_check e = {.r = &r, .ser = ser}, o = {.r = &r, .ser = ser};

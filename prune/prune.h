@@ -26,6 +26,7 @@
 
 #include "core/history.h"
 #include "core/polygraph.h"
+#include "core/progress.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,8 +38,9 @@ typedef enum psi_prune_outcome {
 } psi_prune_outcome;
 
 typedef struct psi_prune_opts {
-    bool ser;      /* serializability (plain acyclicity) instead of SI */
-    bool disabled; /* --no-pruning: only check the known graph for a cycle */
+    bool ser;                     /* serializability (plain acyclicity) instead of SI */
+    bool disabled;                /* --no-pruning: only check the known graph for a cycle */
+    const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;
 
 typedef struct psi_prune_result {

@@ -110,6 +110,8 @@ struct psi_sat {
     int64_t conflict_limit;
     double time_limit, start_time;
     uint64_t conflicts_at_start;
+    void (*progress)(void *ctx, uint64_t conflicts); /* psi_sat_set_progress */
+    void *progress_ctx;
     double ema_fast, ema_slow;
     uint64_t ema_count;
     uint64_t restart_at_conflicts, conflicts_since_restart;

@@ -343,6 +343,12 @@ void psi_sat_set_conflict_limit(psi_sat *s, int64_t conflicts)
     s->conflict_limit = conflicts < 0 ? -1 : conflicts;
 }
 
+void psi_sat_set_progress(psi_sat *s, void (*fn)(void *ctx, uint64_t conflicts), void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
 void psi_sat_set_time_limit(psi_sat *s, double seconds)
 {
     s->time_limit = seconds < 0 ? -1 : seconds;

@@ -81,6 +81,11 @@ const int *psi_sat_final_conflict(const psi_sat *s, size_t *n);
 void psi_sat_set_conflict_limit(psi_sat *s, int64_t conflicts);
 void psi_sat_set_time_limit(psi_sat *s, double seconds);
 
+/* Progress: fn(ctx, conflicts so far) is called every 256 decisions while
+ * solving, where the time limit is checked (NULL: none). It must not call
+ * back into the solver. */
+void psi_sat_set_progress(psi_sat *s, void (*fn)(void *ctx, uint64_t conflicts), void *ctx);
+
 /* Tuning options by name (options.h lists each with its meaning, default
  * and range), e.g. psi_sat_set_option(s, "luby_unit", 256). Only before the
  * first psi_sat_solve, because the restart and reduction schedules start

@@ -96,10 +96,12 @@ static bool limit_hit(psi_sat *s, uint32_t *tick)
     if (s->conflict_limit >= 0 &&
         s->st.conflicts - s->conflicts_at_start >= (uint64_t)s->conflict_limit)
         return true;
-    if (s->time_limit >= 0 && (++*tick & 255u) == 0 &&
-        psi_sat_now() - s->start_time >= s->time_limit)
-        return true;
-    return false;
+    if ((++*tick & 255u) != 0)
+        return false;
+    /* Every 256 decisions: the caller's progress hook, then the clock. */
+    if (s->progress)
+        s->progress(s->progress_ctx, s->st.conflicts);
+    return s->time_limit >= 0 && psi_sat_now() - s->start_time >= s->time_limit;
 }
 
 /* Conflict clauses from the theory may lie entirely below the current
