@@ -1,30 +1,41 @@
-/* `polysi-solve check`: parse the options, load the history, run the whole
- * check (check/), explain a reject (interpret/explain.h) or read a witness
- * off an accept (interpret/witness.h) under the --timeout/--max-memory
- * watchdog, then hand everything to the renderers (interpret/render.h) and
- * choose the exit code: 0 accept, 1 reject, 2 error. */
-#include "check/check.h"
+/* `polysi-solve check`: parse the options, then check one history
+ * (check_run.c: the full report) or many (batch.c: a line each and a
+ * summary). Exit codes: 0 accept, 1 reject, 2 error. */
 #include "cli/args.h"
+#include "cli/batch.h"
+#include "cli/check_run.h"
 #include "cli/commands.h"
-#include "cli/limits.h"
-#include "formats/read.h"
 #include "interpret/explain.h"
-#include "interpret/render.h"
-#include "interpret/witness.h"
+#include "interpret/json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* --all-anomalies without a number: at most this many independent cycles. */
+#define ALL_ANOMALIES_DEFAULT 16u
 
 static void help(void)
 {
-    printf("usage: polysi-solve check [OPTIONS] PATH\n\n"
-           "Checks the history at PATH (a file, or a directory of Cobra T*.log files).\n\n"
+    printf("usage: polysi-solve check [OPTIONS] PATH...\n\n"
+           "Checks the history at PATH (a file, or a directory of Cobra T*.log files).\n"
+           "With several PATHs, or --recursive, checks each: one line per history and a\n"
+           "summary.\n\n"
            "  --isolation L             si (snapshot isolation, default) or ser, in any case\n"
            "  --format F                text | dbcop | cobra | edn (default: detect)\n"
-           "  --json                    one JSON object on stdout instead of text\n"
+           "  --json                    one JSON object on stdout instead of text (an array\n"
+           "                            of them for several PATHs); errors are JSON objects\n"
+           "                            too: {\"error\": {\"message\", \"file\", ...}}\n"
            "  --stats                   stage times, counts and peak memory\n"
+           "  --all-anomalies[=N]       on reject, list every graph-free anomaly and up to N\n"
+           "                            independent violations (default %u), each with its\n"
+           "                            counterexample, and say whether more remain\n"
+           "  --progress, --no-progress show the stage, how far it is, elapsed time and peak\n"
+           "                            memory on stderr while checking (default: on when\n"
+           "                            stderr is a terminal)\n"
            "  --no-pruning              hand every constraint to the solver\n"
            "  --no-coalescing           one constraint per (writer pair, key)\n"
            "  --no-theory-propagation   solver: detect cycles only on activation\n"
@@ -40,77 +51,66 @@ static void help(void)
            "  --dot FILE                on reject, write the counterexample as Graphviz DOT\n"
            "  --witness FILE            on accept, write the version order of every key (and\n"
            "                            for --isolation ser a serialization order) to FILE;\n"
-           "                            re-check it with 'polysi-solve verify-witness'\n\n"
-           "Exit codes: 0 accept, 1 reject (a violation was found), 2 error.\n",
-           PSI_INTERPRET_BUDGET_DEFAULT);
+           "                            re-check it with 'polysi-solve verify-witness'\n"
+           "                            (both files are opened before the check starts; a\n"
+           "                            file from an earlier run is removed when there is\n"
+           "                            nothing to write, and the message says so)\n\n"
+           "Several histories:\n"
+           "  --recursive               a directory PATH is searched for histories: files\n"
+           "                            named *.txt, *.edn, *.bincode, *.json, *.jsonl and\n"
+           "                            directories of Cobra T<n>.log files\n"
+           "  -j N, --jobs N            check N histories at once (default 1), each in a\n"
+           "                            process of its own: --timeout and --max-memory bound\n"
+           "                            each history alone, and one that hits a limit is an\n"
+           "                            error in its line while the others go on\n\n"
+           "Exit codes: 0 accept, 1 reject (a violation was found), 2 error; for several\n"
+           "histories 2 if any is an error, else 1 if any is rejected, else 0.\n",
+           ALL_ANOMALIES_DEFAULT, PSI_INTERPRET_BUDGET_DEFAULT);
 }
 
-static size_t peak_rss_bytes(void)
+/* A usage error: printed on stderr and, with --json, as a JSON error
+ * object on stdout (stage "usage"). Returns 2. */
+static int usage_error(bool json, const char *msg)
 {
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return (size_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
-}
-
-static bool save_witness(const psi_history *h, const psi_check_result *res, bool ser,
-                         const char *path)
-{
-    psi_witness w;
-    psi_diag d;
-    if (psi_witness_build(h, res, ser, &w, &d) != PSI_OK) {
-        fprintf(stderr, "polysi-solve: %s\n", d.msg);
-        return false;
+    fprintf(stderr, "polysi-solve check: %s\n", msg);
+    if (json) {
+        psi_json j;
+        psi_json_init(&j, stdout);
+        psi_json_begin_object(&j, NULL);
+        psi_json_begin_object(&j, "error");
+        psi_json_str(&j, "message", msg);
+        psi_json_null(&j, "file");
+        psi_json_str(&j, "stage", "usage");
+        psi_json_end_object(&j);
+        psi_json_end_object(&j);
+        putchar('\n');
     }
-    FILE *f = fopen(path, "w");
-    bool ok = f && psi_witness_write(&w, h->source, f, path, &d) == PSI_OK;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok)
-        fprintf(stderr, "polysi-solve: cannot write the witness to %s\n", path);
-    psi_witness_free(&w);
-    return ok;
+    return 2;
 }
 
-/* Writes the counterexample as DOT to path; false (message printed) when
- * the file cannot be written. */
-static bool save_dot(const psi_history *h, const psi_cex *cx, const psi_render_opts *rend,
-                     const char *path)
+static bool wants_json(int argc, char **argv)
 {
-    FILE *f = fopen(path, "w");
-    bool ok = f && psi_render_dot(h, cx, rend, f);
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok)
-        fprintf(stderr, "polysi-solve: cannot write %s\n", path);
-    return ok;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            return true;
+    return false;
 }
-
-/* Everything the command line says. */
-typedef struct check_cli {
-    psi_read_opts ro;
-    psi_check_opts co;
-    psi_limits lim;
-    const char *path, *dot_path, *witness_path;
-    uint64_t budget; /* --interpret-budget */
-    bool json, stats;
-} check_cli;
 
 /* Returns -1 to go on, else the exit code (0 after --help, 2 on misuse;
- * the message is printed). */
-static int parse(check_cli *c, int argc, char **argv)
+ * the message is printed). c->paths points into a list allocated here. */
+static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
 {
+    bool json = wants_json(argc, argv);
     psi_args a;
     psi_args_init(&a, argc, argv);
+    a.quiet = true;
     const char *arg;
     bool opt;
+    char msg[512];
     while (psi_args_next(&a, &arg, &opt)) {
+        msg[0] = '\0';
         if (!opt) {
-            if (c->path) {
-                fprintf(stderr, "polysi-solve check: more than one PATH given\n");
-                return 2;
-            }
-            c->path = arg;
+            paths[c->n_paths++] = arg;
         } else if (psi_args_help(&a, arg)) {
             help();
             return 0;
@@ -118,6 +118,18 @@ static int parse(check_cli *c, int argc, char **argv)
             c->json = true;
         } else if (psi_args_flag(&a, arg, "--stats")) {
             c->stats = true;
+        } else if (psi_args_flag(&a, arg, "--recursive") || psi_args_flag(&a, arg, "-r")) {
+            c->recursive = true;
+        } else if (psi_args_flag(&a, arg, "--progress")) {
+            c->progress = 1;
+        } else if (psi_args_flag(&a, arg, "--no-progress")) {
+            c->progress = 0;
+        } else if (psi_args_flag(&a, arg, "--all-anomalies")) {
+            c->max_anomalies = ALL_ANOMALIES_DEFAULT;
+        } else if (strncmp(arg, "--all-anomalies=", 16) == 0) {
+            a.value = arg + 16;
+            if (psi_args_u32(&a, "--all-anomalies", &c->max_anomalies) && !c->max_anomalies)
+                snprintf(msg, sizeof msg, "--all-anomalies needs at least 1");
         } else if (psi_args_flag(&a, arg, "--no-pruning")) {
             c->co.no_pruning = true;
         } else if (psi_args_flag(&a, arg, "--no-coalescing")) {
@@ -130,107 +142,80 @@ static int parse(check_cli *c, int argc, char **argv)
             c->dot_path = a.value;
         } else if (psi_args_opt(&a, arg, "--witness")) {
             c->witness_path = a.value;
+        } else if (psi_args_opt(&a, arg, "-j") || psi_args_opt(&a, arg, "--jobs") ||
+                   (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9' &&
+                    (a.value = arg + 2, a.name = "-j"))) {
+            if (!a.failed && psi_args_u32(&a, "-j", &c->jobs) && (c->jobs == 0 || c->jobs > 1024))
+                snprintf(msg, sizeof msg, "-j takes 1 to 1024 jobs, not %u", c->jobs);
         } else if (psi_limits_option(&a, arg, &c->lim)) {
             /* --timeout, --max-memory */
         } else if (psi_args_opt(&a, arg, "--time-limit")) {
             /* One meaning per flag: sat's --time-limit answers UNKNOWN;
              * check has no such answer, so it bounds runs with --timeout. */
-            fprintf(stderr, "polysi-solve check: no option --time-limit (that is sat's solver "
-                            "budget); --timeout S bounds the whole check\n");
-            return 2;
+            snprintf(msg, sizeof msg,
+                     "no option --time-limit (that is sat's solver budget); --timeout S "
+                     "bounds the whole check");
         } else if (psi_args_opt(&a, arg, "--isolation")) {
             if (strcasecmp(a.value, "si") == 0)
                 c->co.ser = false;
             else if (strcasecmp(a.value, "ser") == 0)
                 c->co.ser = true;
-            else {
-                fprintf(stderr, "polysi-solve check: --isolation takes si or ser, not '%s'\n",
-                        a.value);
-                return 2;
-            }
+            else if (!a.failed)
+                snprintf(msg, sizeof msg, "--isolation takes si or ser, not '%s'", a.value);
         } else if (psi_args_opt(&a, arg, "--format")) {
             c->ro.format = psi_format_from_name(a.value);
-            if (c->ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {
-                fprintf(stderr, "polysi-solve check: unknown format '%s'\n", a.value);
-                return 2;
-            }
+            if (c->ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0 && !a.failed)
+                snprintf(msg, sizeof msg, "unknown format '%s'", a.value);
         } else {
-            psi_args_unknown(&a, arg);
+            snprintf(msg, sizeof msg, "unknown option %s (see polysi-solve check --help)", arg);
         }
-        if (a.failed)
-            return 2;
+        if (a.failed && !msg[0]) {
+            if (a.error == PSI_ARGS_NO_VALUE)
+                snprintf(msg, sizeof msg, "option %s needs a value", a.name);
+            else
+                snprintf(msg, sizeof msg, "bad value '%s' for %s", a.value, a.name);
+        }
+        if (msg[0])
+            return usage_error(json, msg);
     }
-    if (!c->path) {
-        fprintf(stderr, "polysi-solve check: missing PATH (see --help)\n");
-        return 2;
-    }
+    c->paths = paths;
+    if (!c->n_paths)
+        return usage_error(json, "missing PATH (see --help)");
+    bool batch = c->n_paths > 1 || c->recursive;
+    if (batch && (c->dot_path || c->witness_path))
+        return usage_error(json, "--dot and --witness take one history; check it alone");
     return -1;
 }
 
 int psi_cmd_check(int argc, char **argv)
 {
-    check_cli c = {.budget = PSI_INTERPRET_BUDGET_DEFAULT};
-    int prc = parse(&c, argc, argv);
-    if (prc >= 0)
-        return prc;
-    /* Limits cover loading, checking and interpreting; outputs are written
-     * only after the watchdog is stopped, so no verdict or witness is ever
-     * cut short. */
-    bool wd_failed;
-    psi_watchdog *wd = psi_limits_start(&c.lim, &wd_failed);
-    if (wd_failed)
-        return 2;
-    psi_limits_stage(wd, "load");
-    c.co.on_stage = psi_limits_on_stage;
-    c.co.stage_ctx = wd;
-    psi_diag d;
-    psi_diag_clear(&d);
-    psi_history *h;
-    double t0 = psi_now();
-    if (psi_read_history(c.path, &c.ro, &h, &d) != PSI_OK) {
-        psi_limits_stop(wd);
-        fprintf(stderr, "polysi-solve: %s\n", d.msg);
+    psi_check_cli c = {.budget = PSI_INTERPRET_BUDGET_DEFAULT, .progress = -1, .jobs = 1};
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    if (!paths) {
+        fprintf(stderr, "polysi-solve: out of memory\n");
         return 2;
     }
-    double t_load = psi_now() - t0;
-    c.co.keep_model = c.witness_path != NULL;
-    psi_check_result res;
-    if (psi_check(h, &c.co, &res, &d) != PSI_OK) {
-        psi_limits_stop(wd);
-        fprintf(stderr, "polysi-solve: %s\n", d.msg);
-        psi_check_result_free(&res);
-        psi_history_free(h);
-        return 2;
+    int rc = parse(&c, argc, argv, paths);
+    if (rc >= 0) {
+        free(paths);
+        return rc;
     }
-    int rc = res.verdict == PSI_ACCEPT ? 0 : 1;
-    psi_cex cx;
-    psi_cex_opts xo = {.ser = c.co.ser, .budget = c.budget};
-    memset(&cx, 0, sizeof cx);
-    /* --interpret-budget 0: no interpretation, only the raw cycle(s). */
-    psi_limits_stage(wd, "interpret");
-    psi_status xst = c.budget ? psi_cex_build(h, &res, &xo, &cx, &d) : PSI_OK;
-    psi_limits_stop(wd);
-    if (xst != PSI_OK) {
-        fprintf(stderr, "polysi-solve: %s\n", d.msg);
-        psi_check_result_free(&res);
-        psi_history_free(h);
-        return 2;
-    }
-    psi_render_opts rend = {
-        .ser = c.co.ser, .stats = c.stats, .path = c.path, .load_seconds = t_load};
-    if (rc == 0 && c.witness_path && !save_witness(h, &res, c.co.ser, c.witness_path))
+    bool show = c.progress == 1 || (c.progress < 0 && isatty(STDERR_FILENO));
+    psi_progress_line *pl = show ? psi_progress_line_start(isatty(STDERR_FILENO)) : NULL;
+    if (c.n_paths > 1 || c.recursive) {
+        psi_batch b;
         rc = 2;
-    if (rc == 1 && c.dot_path && cx.present && !save_dot(h, &cx, &rend, c.dot_path))
-        rc = 2;
-    rend.peak_bytes = peak_rss_bytes();
-    /* A failed write to stdout never changed the exit code: that is the
-     * verdict, and the pipe is the caller's to check. */
-    if (rc != 2 && c.json)
-        (void)psi_render_json(h, &res, &cx, &rend, stdout);
-    else if (rc != 2)
-        (void)psi_render_text(h, &res, &cx, &rend, stdout);
-    psi_cex_free(&cx);
-    psi_check_result_free(&res);
-    psi_history_free(h);
+        if (psi_batch_collect(&c, &b)) {
+            rc = psi_batch_run(&c, &b, pl);
+            psi_batch_free(&b);
+        }
+    } else {
+        psi_run_io io = {.report = stdout, .print_errors = true, .outputs = true, .progress = pl};
+        psi_summary s;
+        rc = psi_check_run(&c, c.paths[0], &io, &s);
+        psi_summary_free(&s);
+    }
+    psi_progress_line_stop(pl);
+    free(paths);
     return rc;
 }

@@ -67,8 +67,14 @@ static void fire(psi_watchdog *w, bool memory)
         n = snprintf(msg, sizeof msg,
                      "polysi-solve: time limit of %g s reached in the %s stage; no verdict\n",
                      w->lim.timeout, stage);
+    bool print = true;
+    if (w->lim.on_fire && n > 14) {
+        char bare[256];
+        snprintf(bare, sizeof bare, "%.*s", n - 14 - 1, msg + 14); /* no prefix, no newline */
+        print = w->lim.on_fire(w->lim.fire_ctx, stage, bare);
+    }
     fflush(stdout);
-    if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) {
+    if (print && n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) {
         /* nothing more can be said */
     }
     _exit(2);

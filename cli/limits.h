@@ -25,6 +25,12 @@
 typedef struct psi_limits {
     double timeout;  /* seconds, 0: none */
     uint64_t max_mb; /* MiB of resident memory, 0: none */
+    /* Called (with the watchdog's lock held, just before the process
+     * ends) with the stage and the message without its "polysi-solve: "
+     * prefix, e.g. to print it as JSON or hand it to a batch parent; it
+     * returns whether the message should still go to stderr. NULL: it does. */
+    bool (*on_fire)(void *ctx, const char *stage, const char *message);
+    void *fire_ctx;
 } psi_limits;
 
 typedef struct psi_watchdog psi_watchdog;

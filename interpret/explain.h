@@ -52,6 +52,7 @@ typedef enum psi_cex_kind {
     PSI_CEX_UNWRITTEN,
     PSI_CEX_CYCLE,
 } psi_cex_kind;
+#define PSI_CEX_KIND_LAST PSI_CEX_CYCLE
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {

@@ -97,7 +97,10 @@ static void test_memory_limit_names_stage_and_prints_no_verdict(void **state)
     cli(&r, args);
     assert_int_equal(r.rc, 2);
     assert_non_null(strstr(r.err, "memory limit of 1 MB reached in the "));
-    assert_string_equal(r.out, "");
+    /* With --json the error is a JSON object on stdout; never a verdict. */
+    assert_true(
+        strncmp(r.out, "{\"error\":{\"message\":\"memory limit of 1 MB reached in the ", 58) == 0);
+    assert_null(strstr(r.out, "verdict"));
 }
 
 static void test_generous_limits_change_nothing(void **state)
