@@ -100,7 +100,7 @@ static void test_memory_limit_names_stage_and_prints_no_verdict(void **state)
     /* With --json the error is a JSON object on stdout; never a verdict. */
     assert_true(
         strncmp(r.out, "{\"error\":{\"message\":\"memory limit of 1 MB reached in the ", 57) == 0);
-    assert_null(strstr(r.out, "verdict"));
+    assert_null(strstr(r.out, "\"verdict\":"));
 }
 
 static void test_generous_limits_change_nothing(void **state)
