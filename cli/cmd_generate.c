@@ -27,7 +27,8 @@ static void help(void)
            "  --keys N            number of keys (10000)\n"
            "  --dist D            uniform | zipf | hotspot (zipf; hotspot: 80%% of the\n"
            "                      operations on 20%% of the keys)\n"
-           "  --zipf-theta X      zipfian exponent (0.99)\n"
+           "  --zipf-theta X      zipfian exponent (0.5, as the PolySI paper's generator;\n"
+           "                      YCSB uses 0.99)\n"
            "  --long-txn-ratio R  fraction of long transactions (0)\n"
            "  --long-ops N        operations of a long transaction (10 x --ops)\n"
            "  --mix M             polysi | rmw | blindw-rh | blindw-rw | blindw-wh |\n"
@@ -38,7 +39,8 @@ static void help(void)
            "  --faults LIST       comma-separated: lost-update, stale-read, long-fork,\n"
            "                      session-skip (none)\n"
            "  --fault-prob P      probability per transaction and fault (0.1)\n"
-           "  --abort-ratio R     random store: fraction of aborted transactions (0)\n"
+           "  --abort-ratio R     fraction of transactions the client rolls back, in any\n"
+           "                      store (0); the SI/SER stores also abort on conflicts\n"
            "  --unknown-ratio R   fraction recorded with unknown outcome (0)\n"
            "  --no-retry          do not retry aborted transactions (by default a session\n"
            "                      retries until --txns of its transactions committed)\n"
@@ -87,10 +89,26 @@ static void report(const psi_gen_opts *o, const psi_gen_report *r)
 {
     fprintf(stderr,
             "generated %" PRIu64 " transactions (%" PRIu64 " committed, %" PRIu64
-            " aborted, %" PRIu64 " unknown), %" PRIu64 " operations (%" PRIu64 " reads, %" PRIu64
-            " writes); store %s, mix %s, seed %" PRIu64 "\n",
+            " aborted, %" PRIu64 " of unknown outcome), %" PRIu64 " operations (%" PRIu64
+            " reads, %" PRIu64 " writes); store %s, mix %s, seed %" PRIu64 "\n",
             r->txns, r->committed, r->aborted, r->unknown, r->ops, r->reads, r->writes,
             psi_gen_store_name(o->store), psi_gen_mix_name(o->mix), o->seed);
+    /* What the store ran: with retries, aborted attempts can outnumber
+     * the transactions asked for, and they are in the history unless the
+     * format drops them. */
+    if (r->attempts_aborted)
+        fprintf(stderr,
+                "the store ran %" PRIu64 " transaction attempts: %" PRIu64 " committed, %" PRIu64
+                " aborted (%.0f%%%s)%s; %s\n",
+                r->attempts, r->attempts_committed, r->attempts_aborted,
+                100.0 * (double)r->attempts_aborted / (double)r->attempts,
+                o->store == PSI_STORE_RANDOM ? ", by --abort-ratio"
+                : o->abort_ratio > 0         ? ", by write conflicts and --abort-ratio"
+                                             : ", by write conflicts",
+                o->store != PSI_STORE_RANDOM && o->retry_aborted ? " and retried" : "",
+                r->not_recorded ? "the text format cannot record aborted transactions, so they "
+                                  "are left out"
+                                : "every aborted attempt is recorded as aborted");
     for (int f = 0; f < PSI_FAULT_COUNT; f++)
         if (o->faults & PSI_FAULT_BIT(f))
             fprintf(stderr, "fault %s: applied %" PRIu64 ", provably breaks SI %" PRIu64 "\n",

@@ -61,7 +61,7 @@ typedef struct psi_gen_opts {
     double read_ratio;         /* 0.5 (PSI_MIX_POLYSI only) */
     uint32_t keys;             /* 10000 */
     psi_gen_dist dist;         /* zipf */
-    double zipf_theta;         /* 0.99, as YCSB */
+    double zipf_theta;         /* 0.5, as the PolySI paper's generator (dbcop's) */
     double hot_key_frac;       /* 0.2 */
     double hot_op_frac;        /* 0.8 */
     double long_txn_ratio;     /* fraction of txns with long_ops operations (0) */
@@ -70,7 +70,8 @@ typedef struct psi_gen_opts {
     psi_gen_store store;       /* SI */
     unsigned faults;           /* PSI_FAULT_BIT mask (0) */
     double fault_prob;         /* per transaction and enabled fault (0.1) */
-    double abort_ratio;        /* RANDOM store: fraction recorded aborted (0) */
+    double abort_ratio;        /* fraction of transactions the client rolls back (0); with
+                                  retry_aborted each is retried as a new transaction */
     double unknown_ratio;      /* fraction of finished txns recorded as UNKNOWN (0) */
     bool keep_aborted;         /* record aborted txns (true; text format cannot) */
     /* SI/SER store: a session retries an aborted transaction (as a fresh
@@ -81,10 +82,15 @@ typedef struct psi_gen_opts {
 } psi_gen_opts;
 
 typedef struct psi_gen_report {
-    uint64_t txns;               /* recorded */
-    uint64_t committed, aborted; /* outcomes in the store (aborted: attempts) */
-    uint64_t unknown;            /* recorded as UNKNOWN */
+    /* What was recorded, by status: committed + aborted + unknown == txns. */
+    uint64_t txns;
+    uint64_t committed, aborted, unknown;
     uint64_t ops, reads, writes;
+    /* What the store ran: every attempt, committed or aborted (by a write
+     * conflict, SER's read validation or abort_ratio); aborted attempts are
+     * retried unless retry_aborted is off, and not recorded when
+     * keep_aborted is off (not_recorded). */
+    uint64_t attempts, attempts_committed, attempts_aborted, not_recorded;
     /* Times each fault changed what a committed transaction did. */
     uint64_t applied[PSI_FAULT_COUNT];
     /* Of those, how many provably break SI whatever the version order. Left

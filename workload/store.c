@@ -350,17 +350,22 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
 {
     const psi_gen_opts *o = st->o;
     psi_gen_report *rep = st->rep;
+    rep->attempts++;
     if (status == PSI_TXN_ABORTED)
-        rep->aborted++;
+        rep->attempts_aborted++;
     else
-        rep->committed++;
-    if (status == PSI_TXN_ABORTED && !o->keep_aborted)
+        rep->attempts_committed++;
+    if (status == PSI_TXN_ABORTED && !o->keep_aborted) {
+        rep->not_recorded++;
         return PSI_OK;
+    }
     if (psi_gen_rng_chance(st->r, o->unknown_ratio)) {
         st->unknown_committed |= status == PSI_TXN_COMMITTED;
         status = PSI_TXN_UNKNOWN;
-        rep->unknown++;
     }
+    rep->committed += status == PSI_TXN_COMMITTED;
+    rep->aborted += status == PSI_TXN_ABORTED;
+    rep->unknown += status == PSI_TXN_UNKNOWN;
     uint64_t id = ++st->last_id;
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
@@ -377,6 +382,9 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
 static psi_status commit_txn(store *st, sess *se, uint32_t s)
 {
     const psi_gen_opts *o = st->o;
+    /* The client rolls back (abort_ratio): nothing is installed. */
+    if (psi_gen_rng_chance(st->r, o->abort_ratio))
+        return record(st, se, s, PSI_TXN_ABORTED);
     /* per key: first op a read? (its version) and last write */
     uint32_t cs = ++st->commit_stamp;
     bool conflict = false;

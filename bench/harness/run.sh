@@ -249,7 +249,7 @@ fig10() {
     for n in $sizes; do
         [ "$n" -le "$max_txns" ] || continue
         generate "fig10-n$n" --sessions 20 --txns $((n / 20)) --ops 15 --keys 1000000 \
-            --dist zipf --isolation si --seed 1 || continue
+            --dist zipf --zipf-theta 0.99 --isolation si --seed 1 || continue
         measure "$csv" fig10 "txns=$n" "$n" generated si default "$gen_path" "$gen_cpu"
         [ $keep -eq 1 ] || rm -f "$gen_path"
     done
@@ -259,7 +259,7 @@ fig10() {
     [ $quick -eq 1 ] && nl=10000
     for L in 150 300 450; do
         generate "fig10-long$L" --sessions 20 --txns $((nl / 20)) --ops 15 --keys 1000000 \
-            --dist zipf --long-txn-ratio 0.1 --long-ops "$L" --isolation si --seed 1 || continue
+            --dist zipf --zipf-theta 0.99 --long-txn-ratio 0.1 --long-ops "$L" --isolation si --seed 1 || continue
         measure "$csv" fig10 "long=$L" "$L" generated si long "$gen_path" "$gen_cpu"
         [ $keep -eq 1 ] || rm -f "$gen_path"
     done
@@ -267,7 +267,7 @@ fig10() {
     local R
     for R in 0.25 0.5 0.75 0.95; do
         generate "fig10-reads$R" --sessions 20 --txns $((nl / 20)) --ops 15 --keys 1000000 \
-            --dist zipf --reads "$R" --isolation si --seed 1 || continue
+            --dist zipf --zipf-theta 0.99 --reads "$R" --isolation si --seed 1 || continue
         measure "$csv" fig10 "reads=$R" "$R" generated si reads "$gen_path" "$gen_cpu"
         [ $keep -eq 1 ] || rm -f "$gen_path"
     done

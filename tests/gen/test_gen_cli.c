@@ -102,6 +102,107 @@ static void test_options(void **state)
     assert_int_equal(run("--help", NULL), 0);
 }
 
+/* Runs generate with its stderr (the summary) captured into buf. */
+static int run_summary(char *buf, size_t n, const char *const *args)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/summary", dir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = (char *)"generate";
+    for (; *args && argc < 63; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    int rc = psi_cmd_generate(argc, argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(f);
+    f = fopen(path, "r");
+    size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+    return rc;
+}
+
+/* The summary adds up: recorded transactions by status sum to the total,
+ * and match the file; the store's attempts are said apart, with how many
+ * aborted and whether the format recorded them. */
+static void test_summary_adds_up(void **state)
+{
+    (void)state;
+    char out[300], buf[4096];
+    snprintf(out, sizeof out, "%s/s.edn", dir);
+    const char *a1[] = {"--unknown-ratio", "0.3", "--keys", "300", "--format", "edn", out, NULL};
+    assert_int_equal(run_summary(buf, sizeof buf, a1), 0);
+    unsigned long long t, c, ab, u, att, ac, aa;
+    if (sscanf(buf, "generated %llu transactions (%llu committed, %llu aborted, %llu of unknown",
+               &t, &c, &ab, &u) != 4)
+        fail_msg("summary: %s", buf);
+    assert_int_equal(c + ab + u, t);
+    assert_true(u > 0 && ab > 0);
+    const char *line2 = strstr(buf, "the store ran ");
+    assert_non_null(line2);
+    assert_int_equal(sscanf(line2,
+                            "the store ran %llu transaction attempts: %llu committed, %llu "
+                            "aborted",
+                            &att, &ac, &aa),
+                     3);
+    assert_int_equal(ac + aa, att);
+    assert_int_equal(att, t); /* EDN records every attempt */
+    psi_history *h = load(out);
+    unsigned long long n[3] = {0, 0, 0};
+    for (uint32_t i = 1; i < h->n_txns; i++)
+        n[h->txns[i].status]++;
+    assert_int_equal(n[PSI_TXN_COMMITTED], c);
+    assert_int_equal(n[PSI_TXN_ABORTED], ab);
+    /* (an :info transaction nobody observed is dropped by the reader) */
+    assert_true(n[PSI_TXN_UNKNOWN] <= u);
+    psi_history_free(h);
+
+    /* Text drops aborted attempts, and says so. */
+    snprintf(out, sizeof out, "%s/s.txt", dir);
+    const char *a2[] = {"--keys", "300", out, NULL};
+    assert_int_equal(run_summary(buf, sizeof buf, a2), 0);
+    assert_int_equal(sscanf(buf, "generated %llu transactions (%llu committed, %llu aborted, %llu",
+                            &t, &c, &ab, &u),
+                     4);
+    assert_int_equal(ab, 0);
+    assert_int_equal(c, t);
+    assert_non_null(strstr(buf, "and retried; the text format cannot record aborted"));
+}
+
+/* --abort-ratio applies to the SI and SER stores too: the client rolls
+ * back that fraction of its transactions. */
+static void test_abort_ratio_si_store(void **state)
+{
+    (void)state;
+    char out[300], buf[4096];
+    snprintf(out, sizeof out, "%s/a.dbcop", dir);
+    for (int ser = 0; ser < 2; ser++) {
+        /* Uniform over many keys: next to no write conflicts. */
+        const char *a[] = {"--keys",      "1000000",          "--dist",        "uniform",
+                           "--isolation", ser ? "ser" : "si", "--abort-ratio", "0.3",
+                           "--no-retry",  "--format",         "dbcop",         out,
+                           NULL};
+        assert_int_equal(run_summary(buf, sizeof buf, a), 0);
+        unsigned long long t, c, ab;
+        assert_int_equal(
+            sscanf(buf, "generated %llu transactions (%llu committed, %llu aborted", &t, &c, &ab),
+            3);
+        assert_int_equal(t, 2000);
+        if (ab < 450 || ab > 750)
+            fail_msg("%s store, --abort-ratio 0.3: %llu of %llu aborted", ser ? "SER" : "SI", ab,
+                     t);
+        assert_non_null(strstr(buf, "--abort-ratio"));
+    }
+}
+
 static void test_bad_usage(void **state)
 {
     (void)state;
@@ -126,6 +227,8 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_summary_adds_up),
+        cmocka_unit_test(test_abort_ratio_si_store),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

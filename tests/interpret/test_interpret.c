@@ -153,6 +153,7 @@ static void test_small_budget_keeps_reject(void **state)
             o.txns_per_session = 50;
             o.ops_per_txn = 8;
             o.keys = 200;
+            o.zipf_theta = 0.99; /* hot keys: many writer pairs */
             o.faults = PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE);
             o.fault_prob = 0.05;
             o.keep_aborted = false;
