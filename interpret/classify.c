@@ -271,8 +271,14 @@ static void name_anomaly(const psi_history *h, const psi_index *idx, psi_cex *ce
     psi_fmt_op(h, an->other_op, oo, sizeof oo);
     switch (an->kind) {
     case PSI_ANOM_INT:
-        snprintf(cex->summary, sizeof cex->summary,
-                 "INT violation: %s in %s disagrees with its own earlier %s", o, t, oo);
+        if (an->other_op > an->op)
+            snprintf(cex->summary, sizeof cex->summary,
+                     "INT violation: %s in %s reads the value its own transaction writes only "
+                     "later, in %s",
+                     o, t, oo);
+        else
+            snprintf(cex->summary, sizeof cex->summary,
+                     "INT violation: %s in %s disagrees with its own earlier %s", o, t, oo);
         break;
     case PSI_ANOM_G1A:
         snprintf(cex->summary, sizeof cex->summary,

@@ -54,7 +54,14 @@ static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a)
         const psi_txn *wx = &h->txns[a->other_txn];
         switch (a->kind) {
         case PSI_ANOM_INT:
-            if (a->other_txn == a->txn)
+            if (a->other_txn != a->txn)
+                break;
+            if (a->other_op > a->op)
+                fprintf(out,
+                        " reads the value that operation %u %s of the same transaction writes "
+                        "only later",
+                        a->other_op - wx->first_op + 1, oo);
+            else
                 fprintf(out, " disagrees with operation %u %s of the same transaction",
                         a->other_op - wx->first_op + 1, oo);
             break;
@@ -115,8 +122,8 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
 static void interpret_stats_text(FILE *out, const psi_cex *cx)
 {
     if (cx->present)
-        fprintf(out, "  interpret     %.3f s, %llu local solver calls\n", cx->seconds,
-                (unsigned long long)cx->solver_calls);
+        fprintf(out, "  interpret     %.3f s, %llu local solver call%s\n", cx->seconds,
+                (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s");
 }
 
 static void fmt_cex_edge(const psi_history *h, const psi_cex_edge *e, char *buf, size_t n)
@@ -159,13 +166,14 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 cx->n_edges == 1 ? "y" : "ies");
     else
         fprintf(out,
-                "counterexample: %u transactions, %u dependencies (%s; %llu local solver calls, "
-                "%.3f s)\n",
-                cx->n_txns, cx->n_edges,
+                "counterexample: %u transaction%s, %u dependenc%s (%s; %llu local solver "
+                "call%s, %.3f s)\n",
+                cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies",
                 cx->minimal          ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
                                      : "the reported cycle as found: interpret budget exhausted",
-                (unsigned long long)cx->solver_calls, cx->seconds);
+                (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
+                cx->seconds);
     fprintf(out, "  transactions:\n");
     for (uint32_t i = 0; i < cx->n_txns; i++) {
         uint32_t t = cx->txns[i];
@@ -179,8 +187,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                     (unsigned long long)h->sessions[h->txns[t].session].id, h->txns[t].pos + 1, ops,
                     h->txns[t].status == PSI_TXN_ABORTED ? " (aborted)" : "");
     }
-    fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
-                 "closes a forbidden cycle; excluded: that other order):\n");
+    if (cx->n_edges)
+        fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
+                     "closes a forbidden cycle; excluded: that other order):\n");
     for (uint32_t i = 0; i < cx->n_edges; i++) {
         const psi_cex_edge *e = &cx->edges[i];
         char buf[256];

@@ -204,6 +204,54 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* Wording of the text report: an INT read of the transaction's own later
+ * write says "later" (not "earlier"); a graph-free anomaly has no empty
+ * dependencies header; counts agree in number ("1 local solver call");
+ * the theory's time never exceeds the solve stage that contains it. */
+static void test_report_wording(void **state)
+{
+    (void)state;
+    if (!cli())
+        skip();
+    char p[512], cmd[1024], *out;
+    snprintf(p, sizeof p, "%s/int.txt", tmpdir);
+    write_file(p, "r(1,1,1,1)\nw(1,1,1,1)\n");
+    const char *intw[] = {"writes only later", "operation 2 w(1,1)"};
+    expect_reject(p, "", intw, 2);
+    snprintf(cmd, sizeof cmd, "'%s' check '%s'", cli(), p);
+    assert_int_equal(run(cmd, &out), 1);
+    assert_null(strstr(out, "earlier"));
+    assert_null(strstr(out, "  dependencies (certain"));
+    free(out);
+
+    snprintf(p, sizeof p, "%s/lu.txt", tmpdir);
+    write_file(p, "w(0,3,1,2)\nw(0,4,1,2)\nr(0,4,1,3)\nw(0,5,1,3)\nr(0,4,2,8)\nw(0,10,2,8)\n");
+    snprintf(cmd, sizeof cmd, "'%s' check --stats --interpret-budget 1 '%s'", cli(), p);
+    assert_int_equal(run(cmd, &out), 1);
+    if (!strstr(out, " 1 local solver call, ") || strstr(out, "1 local solver calls"))
+        fail_msg("%s:\n%s", cmd, out);
+    free(out);
+
+    /* Theory time within the solve stage, on histories the solver works on. */
+    for (int seed = 1; seed <= 3; seed++) {
+        snprintf(p, sizeof p, "%s/g%d.txt", tmpdir, seed);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' generate --sessions 10 --txns 60 --ops 8 --keys 60 --dist uniform --seed %d "
+                 "'%s' 2>/dev/null",
+                 cli(), seed, p);
+        assert_int_equal(run(cmd, NULL), 0);
+        snprintf(cmd, sizeof cmd, "'%s' check --json '%s'", cli(), p);
+        assert_int_equal(run(cmd, &out), 0);
+        const char *sv = strstr(out, "\"solve\":"), *th = strstr(out, "\"theory_seconds\":");
+        assert_non_null(sv);
+        assert_non_null(th);
+        double solve = atof(sv + 8), theory = atof(th + 17);
+        if (theory > solve)
+            fail_msg("theory %g s > solve %g s:\n%s", theory, solve, out);
+        free(out);
+    }
+}
+
 static void test_classic_histories(void **state)
 {
     (void)state;
@@ -420,6 +468,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_histories),
         cmocka_unit_test(test_witness_refusal_whole),
+        cmocka_unit_test(test_report_wording),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
