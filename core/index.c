@@ -5,7 +5,8 @@
  * in program order to find external reads and final writes; (4) settle
  * transactions of unknown outcome from the reads that observe them;
  * (5) resolve every external read of a committed transaction and record the
- * graph-free anomalies, including INT inside transactions. */
+ * graph-free anomalies, including INT inside transactions; (6) compare the
+ * list-append reads of each key (incompatible orders). */
 #include "core/index.h"
 
 #include "core/vec.h"
@@ -294,6 +295,61 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
     return PSI_OK;
 }
 
+/* Pass 6: list-append reads of one key must be prefixes of one another
+ * (a list read shows the whole version order up to it), so every external
+ * committed read of a key is compared with the longest. Internal reads
+ * (after the transaction's own appends) show its own snapshot and are left
+ * out. */
+typedef struct list_ref {
+    uint32_t key, len, i; /* i: index into h->list_reads */
+} list_ref;
+
+static int list_ref_cmp(const void *a, const void *b)
+{
+    const list_ref *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->len != y->len)
+        return x->len > y->len ? -1 : 1; /* longest first */
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static psi_status check_list_orders(index_ctx *c)
+{
+    const psi_history *h = c->h;
+    list_ref *refs = malloc((h->n_list_reads ? h->n_list_reads : 1) * sizeof *refs);
+    if (!refs)
+        return psi_diag_nomem(c->d, "comparing list reads");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < h->n_list_reads; i++) {
+        const psi_list_read *lr = &h->list_reads[i];
+        uint8_t info = c->idx->op_info[lr->op];
+        if ((info & PSI_OI_LIVE) && (info & PSI_OI_EXTERNAL_READ))
+            refs[n++] = (list_ref){.key = h->ops[lr->op].key, .len = lr->len, .i = i};
+    }
+    qsort(refs, n, sizeof *refs, list_ref_cmp);
+    psi_status st = PSI_OK;
+    for (uint32_t a = 0; a < n && st == PSI_OK;) {
+        uint32_t e = a + 1;
+        while (e < n && refs[e].key == refs[a].key)
+            e++;
+        const psi_list_read *top = &h->list_reads[refs[a].i];
+        const uint64_t *tv = h->list_vals + top->first;
+        for (uint32_t k = a + 1; k < e && st == PSI_OK; k++) {
+            const psi_list_read *lr = &h->list_reads[refs[k].i];
+            if (lr->len && memcmp(h->list_vals + lr->first, tv, lr->len * sizeof *tv) != 0)
+                st = add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INCOMPATIBLE_ORDER,
+                                                  .txn = c->idx->op_txn[lr->op],
+                                                  .op = lr->op,
+                                                  .other_txn = c->idx->op_txn[top->op],
+                                                  .other_op = top->op});
+        }
+        a = e;
+    }
+    free(refs);
+    return st;
+}
+
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
 {
     memset(idx, 0, sizeof *idx);
@@ -336,6 +392,9 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         }
     }
 
+    if (st == PSI_OK && h->n_list_reads)
+        st = check_list_orders(&c);
+
 out:
     /* The write map stays with the index (psi_index_writer). */
     idx->writes = c.writes;
@@ -372,13 +431,15 @@ const char *psi_anomaly_name(psi_anomaly_kind k)
 {
     switch (k) {
     case PSI_ANOM_INT:
-        return "INT";
+        return "internal";
     case PSI_ANOM_G1A:
         return "G1a";
     case PSI_ANOM_G1B:
         return "G1b";
     case PSI_ANOM_UNWRITTEN:
-        return "unwritten-read";
+        return "unwritten read";
+    case PSI_ANOM_INCOMPATIBLE_ORDER:
+        return "incompatible order";
     }
     return "?";
 }
@@ -394,6 +455,8 @@ const char *psi_anomaly_title(psi_anomaly_kind k)
         return "intermediate read";
     case PSI_ANOM_UNWRITTEN:
         return "read of a value no transaction wrote";
+    case PSI_ANOM_INCOMPATIBLE_ORDER:
+        return "two reads of a list that are not prefixes of one another";
     }
     return "?";
 }

@@ -35,14 +35,20 @@ typedef enum psi_anomaly_kind {
     PSI_ANOM_G1A = 1,       /* aborted read: observed a write of an aborted transaction */
     PSI_ANOM_G1B = 2,       /* intermediate read: observed a write its writer overwrote */
     PSI_ANOM_UNWRITTEN = 3, /* observed a value no transaction wrote */
+    /* Two list-append reads of a key whose lists are not prefixes of one
+     * another (op and other_op are the two reads; other_op's list is the
+     * longest of its key): no version order can give both. */
+    PSI_ANOM_INCOMPATIBLE_ORDER = 4,
 } psi_anomaly_kind;
 
 typedef struct psi_anomaly {
     uint8_t kind;       /* psi_anomaly_kind */
     uint32_t txn;       /* the reading transaction */
     uint32_t op;        /* the offending read */
-    uint32_t other_txn; /* INT: same txn; G1a/G1b: the writer; UNWRITTEN: PSI_SRC_NONE */
-    uint32_t other_op;  /* INT: the op it should agree with; G1a/G1b: the write observed */
+    uint32_t other_txn; /* INT: same txn; G1a/G1b: the writer; UNWRITTEN: PSI_SRC_NONE;
+                           INCOMPATIBLE_ORDER: the other reader */
+    uint32_t other_op;  /* INT: the op it should agree with; G1a/G1b: the write observed;
+                           INCOMPATIBLE_ORDER: the other read */
 } psi_anomaly;
 
 typedef struct psi_index {
@@ -72,7 +78,10 @@ void psi_index_release_writes(psi_index *idx);
 /* The write op that wrote `value` to dense key `key`, or PSI_SRC_NONE. */
 uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value);
 
-const char *psi_anomaly_name(psi_anomaly_kind k);  /* "G1a", ... */
-const char *psi_anomaly_title(psi_anomaly_kind k); /* "aborted read", ... */
+/* The names of interpret/vocabulary.c (the tool's one vocabulary, kept in
+ * step by tests/interpret): "internal", "G1a", "G1b", "unwritten read",
+ * "incompatible order"; and what each is. */
+const char *psi_anomaly_name(psi_anomaly_kind k);
+const char *psi_anomaly_title(psi_anomaly_kind k);
 
 #endif

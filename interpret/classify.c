@@ -1,22 +1,34 @@
-/* Naming a counterexample from its shape (see explain.h):
- *   lost update  - T writes x; A and B both read that version of x and both
- *                  overwrite x;
- *   causality violation - a cycle with one anti-dependency R -RW(x)-> W and
- *                  otherwise only session order and reads-from: W is in R's
- *                  causal past, yet R misses W's write of x;
- *   long fork    - a cycle of reads-from/session order with two
- *                  non-adjacent anti-dependencies: two readers see two
- *                  writes in opposite orders;
- *   write skew   - (SER) two transactions each overwrite what the other read;
- *   G0 / G1c     - cycles of WW only / without anti-dependencies;
- *   G1a, G1b, INT and unwritten reads come straight from validation;
- *   anything else is a "cycle" with its shape spelled out. */
+/* Naming a counterexample from its shape, in the vocabulary of
+ * interpret/vocabulary.c (Elle's names wherever Elle has one):
+ *   lost update   - two writers of a key that read the same version of it
+ *                   (the initial one, or the same list prefix, included);
+ *   G0 / G1c      - a cycle of write-write dependencies only / without
+ *                   anti-dependencies;
+ *   G-single      - exactly one anti-dependency (a causality violation when
+ *                   the rest is session order and reads-from);
+ *   long fork     - two non-adjacent anti-dependencies and otherwise only
+ *                   reads-from and session order; G-nonadjacent otherwise;
+ *   G2-item       - adjacent anti-dependencies (write skew with two
+ *                   transactions): forbidden by SER only;
+ *   graph-free anomalies (internal, G1a, G1b, unwritten read, incompatible
+ *   order) come straight from validation.
+ *
+ * A violation rests on more than the cycle it shows: on the reasons for
+ * the version orders it decided, and, when writer pairs stay open, on one
+ * cycle per order. A history violates a level only if all of those are
+ * forbidden there, so the violation is named after the weakest of them
+ * (the one the fewest levels forbid: G2-item < long fork, G-nonadjacent <
+ * G-single < G1c < G0). That is why the same counterexample gets the same
+ * name under SI and SER, and why a history that satisfies SI is never
+ * given an SI anomaly's name under SER: some part of it needs SER's rule,
+ * a G2-item. */
 #include "interpret/describe.h"
 #include "interpret/local.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* Does t write key (its final write)? */
 static bool writes_key(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t key)
 {
     const psi_txn *tx = &h->txns[t];
@@ -29,45 +41,73 @@ static bool writes_key(const psi_history *h, const psi_index *idx, uint32_t t, u
     return false;
 }
 
-/* The value of key written by t (its final write), for messages. */
-static uint64_t written(const psi_history *h, uint32_t t, uint32_t key)
+/* t's external read of key (its first operation on it, a read), or
+ * UINT32_MAX. */
+static uint32_t external_read(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t key)
 {
     const psi_txn *tx = &h->txns[t];
-    uint64_t v = 0;
     for (uint32_t i = 0; i < tx->n_ops; i++) {
-        const psi_op *o = &h->ops[tx->first_op + i];
-        if (o->kind == PSI_OP_WRITE && o->key == key)
-            v = o->value;
+        uint32_t o = tx->first_op + i;
+        if (h->ops[o].key == key && (idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+            return o;
     }
-    return v;
+    return UINT32_MAX;
 }
 
-static bool lost_update(const psi_history *h, const psi_index *idx, psi_cex *cex)
+/* ---- lost update ---- */
+
+/* Two transactions a, b of the counterexample that both read the same
+ * version of key (the same writer's, the initial one, the same list) and
+ * both overwrite it: whichever installs second missed the first's write.
+ * The counterexample must show a dependency between them on that key. */
+static bool same_read_pair(const psi_history *h, const psi_index *idx, psi_cex *cex)
 {
     for (uint32_t i = 0; i < cex->n_edges; i++) {
-        const psi_cex_edge *a = &cex->edges[i];
-        if (a->type != PSI_EDGE_WR || !writes_key(h, idx, a->to, a->key))
+        const psi_cex_edge *e = &cex->edges[i];
+        if (e->type == PSI_EDGE_SO || e->from == PSI_INIT_TXN || e->to == PSI_INIT_TXN ||
+            e->type == PSI_EDGE_WR)
             continue;
-        for (uint32_t j = i + 1; j < cex->n_edges; j++) {
-            const psi_cex_edge *b = &cex->edges[j];
-            if (b->type != PSI_EDGE_WR || b->from != a->from || b->key != a->key ||
-                b->to == a->to || !writes_key(h, idx, b->to, b->key))
-                continue;
-            char t[64], x[64], y[64];
-            psi_fmt_txn(h, a->from, t, sizeof t);
-            psi_fmt_txn(h, a->to, x, sizeof x);
-            psi_fmt_txn(h, b->to, y, sizeof y);
-            unsigned long long key = (unsigned long long)h->keys[a->key];
-            cex->kind = PSI_CEX_LOST_UPDATE;
+        uint32_t a = e->from < e->to ? e->from : e->to, b = e->from < e->to ? e->to : e->from;
+        uint32_t key = e->key;
+        if (!writes_key(h, idx, a, key) || !writes_key(h, idx, b, key))
+            continue;
+        uint32_t ra = external_read(h, idx, a, key), rb = external_read(h, idx, b, key);
+        if (ra == UINT32_MAX || rb == UINT32_MAX || idx->read_src[ra] != idx->read_src[rb] ||
+            idx->read_src[ra] == PSI_SRC_NONE)
+            continue;
+        char x[64], y[64], w[64], r[160];
+        psi_fmt_txn(h, a, x, sizeof x);
+        psi_fmt_txn(h, b, y, sizeof y);
+        unsigned long long k = (unsigned long long)h->keys[key];
+        cex->kind = PSI_CEX_LOST_UPDATE;
+        uint32_t src = idx->read_src[ra];
+        if (h->ops[ra].flags & PSI_OPF_LIST) {
+            psi_fmt_op(h, ra, r, sizeof r);
+            snprintf(cex->summary, sizeof cex->summary,
+                     "lost update on key %llu: %s and %s both read %s and both append to key "
+                     "%llu, so one of the two updates is lost",
+                     k, x, y, r, k);
+        } else if (src == PSI_SRC_INIT) {
+            snprintf(cex->summary, sizeof cex->summary,
+                     "lost update on key %llu: %s and %s both read its initial value and both "
+                     "overwrite key %llu, so one of the two updates is lost",
+                     k, x, y, k);
+        } else {
+            psi_fmt_txn(h, idx->op_txn[src], w, sizeof w);
             snprintf(cex->summary, sizeof cex->summary,
                      "lost update on key %llu: %s writes value %llu; %s and %s both read it and "
                      "both overwrite key %llu, so one of the two updates is lost",
-                     key, t, (unsigned long long)written(h, a->from, a->key), x, y, key);
-            return true;
+                     k, w, (unsigned long long)h->ops[src].value, x, y, k);
         }
+        return true;
     }
-    /* Generalized: an open pair A, B on key x where each read a version of
-     * x the other overwrites (A -RW(x)-> B and B -RW(x)-> A). */
+    return false;
+}
+
+/* Generalized: an open pair a, b on key x where each read a version of x
+ * the other overwrites (a -RW(x)-> b and b -RW(x)-> a). */
+static bool crossed_pair(const psi_history *h, psi_cex *cex)
+{
     for (uint32_t c = 0; c < cex->n_choices; c++) {
         const psi_cex_choice *ch = &cex->choices[c];
         if (ch->decided)
@@ -96,17 +136,23 @@ static bool lost_update(const psi_history *h, const psi_index *idx, psi_cex *cex
     return false;
 }
 
+/* ---- cycles ---- */
+
 typedef struct shape {
     uint32_t n, rw, ww, wr, so;
     bool adjacent_rw;
 } shape;
 
+static const psi_cex_edge *cyc_edge(const psi_cex *cex, const psi_cex_cycle *c, uint32_t i)
+{
+    return &cex->edges[cex->idx[c->first + i % c->len]];
+}
+
 static shape cycle_shape(const psi_cex *cex, const psi_cex_cycle *c)
 {
     shape s = {.n = c->len};
     for (uint32_t i = 0; i < c->len; i++) {
-        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
-        const psi_cex_edge *nx = &cex->edges[cex->idx[c->first + (i + 1) % c->len]];
+        const psi_cex_edge *e = cyc_edge(cex, c, i), *nx = cyc_edge(cex, c, i + 1);
         s.rw += e->type == PSI_EDGE_RW;
         s.ww += e->type == PSI_EDGE_WW;
         s.wr += e->type == PSI_EDGE_WR;
@@ -117,35 +163,83 @@ static shape cycle_shape(const psi_cex *cex, const psi_cex_cycle *c)
     return s;
 }
 
-static psi_cex_kind cycle_kind(const shape *s)
+static psi_cex_kind shape_kind(const shape *s)
 {
     if (s->adjacent_rw)
-        return s->rw == 2 && s->n == 2 ? PSI_CEX_WRITE_SKEW : PSI_CEX_CYCLE;
+        return PSI_CEX_G2_ITEM;
     if (s->rw == 0)
         return s->ww == s->n ? PSI_CEX_G0 : PSI_CEX_G1C;
-    if (s->rw == 1 && s->ww == 0)
-        return PSI_CEX_CAUSALITY;
-    if (s->rw == 2 && s->ww == 0)
-        return PSI_CEX_LONG_FORK;
-    return PSI_CEX_CYCLE;
+    if (s->rw == 1)
+        return PSI_CEX_G_SINGLE;
+    return s->rw == 2 && s->ww == 0 ? PSI_CEX_LONG_FORK : PSI_CEX_G_NONADJACENT;
 }
 
-static int rank(psi_cex_kind k)
+/* How weak an anomaly is: higher is forbidden by fewer levels (G2-item:
+ * SER only). CYCLE: unknown, weaker than anything. */
+static int weakness(psi_cex_kind k)
 {
     switch (k) {
     case PSI_CEX_G0:
         return 0;
-    case PSI_CEX_CAUSALITY:
-        return 1;
-    case PSI_CEX_LONG_FORK:
-        return 2;
     case PSI_CEX_G1C:
+        return 1;
+    case PSI_CEX_G_SINGLE:
+        return 2;
+    case PSI_CEX_LONG_FORK:
         return 3;
-    case PSI_CEX_WRITE_SKEW:
+    case PSI_CEX_G_NONADJACENT:
         return 4;
-    default:
+    case PSI_CEX_G2_ITEM:
         return 5;
+    default:
+        return 6;
     }
+}
+
+/* Is cycle c the reason of a decision (conditioned on a decided choice's
+ * excluded order)? */
+static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
+{
+    for (uint32_t i = 0; i < c->n_cond; i++)
+        if (cex->choices[cex->conds[c->cond_first + i].choice].decided)
+            return true;
+    return false;
+}
+
+typedef struct named {
+    psi_cex_kind kind;
+    const psi_cex_cycle *cycle; /* the cycle of that kind */
+} named;
+
+/* The weakest kind among cycle c and the reasons its decided edges rest
+ * on (recursively). A decided edge with no reason shown (a raw cycle whose
+ * interpretation ran out of budget) rests on the check's own rule: trusted
+ * under SI, unknown (CYCLE) under SER. */
+static named rests_on(const psi_cex *cex, const psi_cex_cycle *c, bool ser, int depth)
+{
+    shape sh = cycle_shape(cex, c);
+    named w = {shape_kind(&sh), c};
+    for (uint32_t i = 0; i < c->len; i++) {
+        const psi_cex_edge *e = cyc_edge(cex, c, i);
+        if (e->origin != PSI_CEX_DECIDED)
+            continue;
+        bool found = false;
+        for (uint32_t r = 0; r < cex->n_cycles && depth < 8; r++) {
+            const psi_cex_cycle *rc = &cex->cycles[r];
+            bool on = false;
+            for (uint32_t k = 0; k < rc->n_cond && !on; k++)
+                on = cex->conds[rc->cond_first + k].choice == e->choice && rc != c;
+            if (!on)
+                continue;
+            found = true;
+            named rw = rests_on(cex, rc, ser, depth + 1);
+            if (weakness(rw.kind) > weakness(w.kind))
+                w = rw;
+        }
+        if (!found && ser && weakness(w.kind) < weakness(PSI_CEX_CYCLE))
+            w = (named){PSI_CEX_CYCLE, c};
+    }
+    return w;
 }
 
 /* "(1,2) -WW(0)-> (1,3) -RW(0)-> (1,2)" into buf. */
@@ -155,7 +249,7 @@ static void fmt_cycle(const psi_history *h, const psi_cex *cex, const psi_cex_cy
     size_t used = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < c->len && used < n; i++) {
-        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
+        const psi_cex_edge *e = cyc_edge(cex, c, i);
         char a[64];
         psi_fmt_txn(h, e->from, a, sizeof a);
         int k;
@@ -169,272 +263,221 @@ static void fmt_cycle(const psi_history *h, const psi_cex *cex, const psi_cex_cy
     }
     if (used < n && c->len) {
         char a[64];
-        psi_fmt_txn(h, cex->edges[cex->idx[c->first]].from, a, sizeof a);
+        psi_fmt_txn(h, cyc_edge(cex, c, 0)->from, a, sizeof a);
         snprintf(buf + used, n - used, "%s", a);
     }
 }
 
-static void name_cycle(const psi_history *h, const psi_index *idx, psi_cex *cex,
-                       const psi_cex_cycle *c, psi_cex_kind k)
+/* "; (1,3) and (2,8) both write key 0, and either order of the two closes
+ * a forbidden cycle" for a cycle that exists under an open pair's order. */
+static void fmt_open_pair(const psi_history *h, const psi_cex *cex, const psi_cex_cycle *c,
+                          char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (uint32_t j = 0; j < c->len; j++) {
+        const psi_cex_edge *ce = cyc_edge(cex, c, j);
+        if (ce->origin != PSI_CEX_EITHER && ce->origin != PSI_CEX_OR)
+            continue;
+        const psi_cex_choice *ch = &cex->choices[ce->choice];
+        char x[64], y[64];
+        psi_fmt_txn(h, ch->t, x, sizeof x);
+        psi_fmt_txn(h, ch->s, y, sizeof y);
+        snprintf(buf, n,
+                 "; %s and %s both write key %llu, and either order of the two closes a "
+                 "forbidden cycle",
+                 x, y, (unsigned long long)h->keys[ch->key]);
+        return;
+    }
+}
+
+static void name_cycle(const psi_history *h, psi_cex *cex, const psi_cex_cycle *c, psi_cex_kind k)
 {
     cex->kind = k;
-    char cyc[512];
+    char cyc[512], pair[320];
     fmt_cycle(h, cex, c, cyc, sizeof cyc);
+    fmt_open_pair(h, cex, c, pair, sizeof pair);
     const psi_cex_edge *rw[2] = {NULL, NULL};
     uint32_t nrw = 0;
     for (uint32_t i = 0; i < c->len; i++) {
-        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
+        const psi_cex_edge *e = cyc_edge(cex, c, i);
         if (e->type == PSI_EDGE_RW && nrw < 2)
             rw[nrw++] = e;
     }
+    shape s = cycle_shape(cex, c);
     char r[64], w[64], r2[64], w2[64];
+    char *sum = cex->summary;
+    size_t n = sizeof cex->summary;
     switch (k) {
-    case PSI_CEX_CAUSALITY: {
+    case PSI_CEX_G_SINGLE:
         psi_fmt_txn(h, rw[0]->from, r, sizeof r);
         psi_fmt_txn(h, rw[0]->to, w, sizeof w);
-        snprintf(cex->summary, sizeof cex->summary,
-                 "causality violation: %s reads key %llu but misses the write of %s, which its "
-                 "session or causal past had already seen: %s",
-                 r, (unsigned long long)h->keys[rw[0]->key], w, cyc);
+        if (s.ww == 0)
+            snprintf(sum, n,
+                     "G-single (a causality violation): %s reads key %llu but misses the write "
+                     "of %s, which its session or causal past had already seen: %s%s",
+                     r, (unsigned long long)h->keys[rw[0]->key], w, cyc, pair);
+        else
+            snprintf(sum, n,
+                     "G-single (read skew): %s reads key %llu but misses the write of %s, which "
+                     "the rest of the cycle puts before it: %s%s",
+                     r, (unsigned long long)h->keys[rw[0]->key], w, cyc, pair);
         break;
-    }
     case PSI_CEX_LONG_FORK:
         psi_fmt_txn(h, rw[0]->from, r, sizeof r);
         psi_fmt_txn(h, rw[0]->to, w, sizeof w);
         psi_fmt_txn(h, rw[1]->from, r2, sizeof r2);
         psi_fmt_txn(h, rw[1]->to, w2, sizeof w2);
-        snprintf(cex->summary, sizeof cex->summary,
+        snprintf(sum, n,
                  "long fork: %s and %s see the writes of %s and %s in opposite orders (%s misses "
-                 "%s, %s misses %s): %s",
-                 r, r2, w, w2, r, w, r2, w2, cyc);
+                 "%s, %s misses %s): %s%s",
+                 r, r2, w, w2, r, w, r2, w2, cyc, pair);
         break;
-    case PSI_CEX_WRITE_SKEW:
-        psi_fmt_txn(h, rw[0]->from, r, sizeof r);
-        psi_fmt_txn(h, rw[0]->to, w, sizeof w);
-        snprintf(cex->summary, sizeof cex->summary,
-                 "write skew: %s and %s each overwrite a key the other read (keys %llu and %llu); "
-                 "snapshot isolation allows it, serializability does not: %s",
-                 r, w, (unsigned long long)h->keys[rw[0]->key],
-                 (unsigned long long)h->keys[rw[1]->key], cyc);
+    case PSI_CEX_G_NONADJACENT:
+        snprintf(sum, n,
+                 "G-nonadjacent: a cycle of %u dependencies with %u anti-dependencies, no two "
+                 "adjacent: %s%s",
+                 s.n, s.rw, cyc, pair);
+        break;
+    case PSI_CEX_G2_ITEM:
+        if (s.n == 2 && s.rw == 2) {
+            psi_fmt_txn(h, rw[0]->from, r, sizeof r);
+            psi_fmt_txn(h, rw[0]->to, w, sizeof w);
+            snprintf(sum, n,
+                     "G2-item (write skew): %s and %s each overwrite a key the other read (keys "
+                     "%llu and %llu); snapshot isolation allows it, serializability does not: "
+                     "%s%s",
+                     r, w, (unsigned long long)h->keys[rw[0]->key],
+                     (unsigned long long)h->keys[rw[1]->key], cyc, pair);
+        } else {
+            snprintf(sum, n,
+                     "G2-item: a cycle of %u dependencies with adjacent anti-dependencies "
+                     "(serializability forbids it, snapshot isolation does not): %s%s",
+                     s.n, cyc, pair);
+        }
         break;
     case PSI_CEX_G0:
-        snprintf(cex->summary, sizeof cex->summary, "G0 write cycle: %s", cyc);
+        snprintf(sum, n, "G0 (write cycle): %s%s", cyc, pair);
         break;
     case PSI_CEX_G1C:
-        snprintf(cex->summary, sizeof cex->summary, "G1c circular information flow: %s", cyc);
+        snprintf(sum, n, "G1c (circular information flow): %s%s", cyc, pair);
         break;
-    default: {
-        shape s = cycle_shape(cex, c);
-        const char *what = s.adjacent_rw ? " (two of them adjacent RW: forbidden by SER only)"
-                           : s.rw == 1   ? " (a single anti-dependency: Elle's G-single)"
-                                         : "";
-        /* Name the open writer pair the cycle depends on. */
-        char pair[320] = "";
-        for (uint32_t j = 0; j < c->len; j++) {
-            const psi_cex_edge *ce = &cex->edges[cex->idx[c->first + j]];
-            if (ce->origin != PSI_CEX_EITHER && ce->origin != PSI_CEX_OR)
-                continue;
-            const psi_cex_choice *ch = &cex->choices[ce->choice];
-            char x[64], y[64];
-            psi_fmt_txn(h, ch->t, x, sizeof x);
-            psi_fmt_txn(h, ch->s, y, sizeof y);
-            snprintf(pair, sizeof pair,
-                     "; %s and %s both write key %llu, and either order of the two closes a "
-                     "forbidden cycle",
-                     x, y, (unsigned long long)h->keys[ch->key]);
-            break;
-        }
-        snprintf(cex->summary, sizeof cex->summary,
-                 "cycle of %u dependencies (%u SO, %u WR, %u WW, %u RW)%s: %s%s", s.n, s.so, s.wr,
-                 s.ww, s.rw, what, cyc, pair);
+    default:
+        snprintf(sum, n,
+                 "cycle of %u dependencies (%u SO, %u WR, %u WW, %u RW) whose version orders "
+                 "could not be established here: %s%s",
+                 s.n, s.so, s.wr, s.ww, s.rw, cyc, pair);
         break;
     }
-    }
-    (void)idx;
 }
 
-static void name_anomaly(const psi_history *h, const psi_index *idx, psi_cex *cex)
+/* ---- graph-free anomalies ---- */
+
+/* Where two list reads first disagree: "[1 2 5]" vs "[1 2 3 4]" at 3. */
+static uint32_t first_difference(const psi_history *h, uint32_t a, uint32_t b, uint64_t *va,
+                                 uint64_t *vb)
 {
-    const psi_anomaly *an = &idx->anomalies[0];
-    static const psi_cex_kind kinds[] = {PSI_CEX_INT, PSI_CEX_G1A, PSI_CEX_G1B, PSI_CEX_UNWRITTEN};
-    cex->kind = an->kind <= PSI_ANOM_UNWRITTEN ? kinds[an->kind] : PSI_CEX_CYCLE;
-    char t[64], o[128], ot[64], oo[128];
+    uint32_t la, lb;
+    const uint64_t *x = psi_history_list(h, a, &la), *y = psi_history_list(h, b, &lb);
+    uint32_t i = 0;
+    while (i < la && i < lb && x[i] == y[i])
+        i++;
+    *va = i < la ? x[i] : 0;
+    *vb = i < lb ? y[i] : 0;
+    return i;
+}
+
+/* The graph-free anomaly the counterexample shows (cex->anomaly). */
+static void name_anomaly(const psi_history *h, psi_cex *cex)
+{
+    const psi_anomaly *an = &cex->anomaly;
+    uint32_t op = an->op;
+    psi_anomaly_kind ak = (psi_anomaly_kind)an->kind;
+    cex->kind = psi_cex_kind_of_anomaly(ak);
+    char t[64], o[160], ot[64], oo[160];
     psi_fmt_txn(h, an->txn, t, sizeof t);
-    psi_fmt_op(h, an->op, o, sizeof o);
+    psi_fmt_op(h, op, o, sizeof o);
+    char *sum = cex->summary;
+    size_t n = sizeof cex->summary;
     if (an->other_op == PSI_SRC_NONE) {
-        snprintf(cex->summary, sizeof cex->summary,
-                 "%s: %s in %s reads a value no transaction wrote", psi_cex_kind_name(cex->kind), o,
-                 t);
+        snprintf(sum, n, "unwritten read: %s in %s reads a value no transaction wrote", o, t);
         return;
     }
     psi_fmt_txn(h, an->other_txn, ot, sizeof ot);
     psi_fmt_op(h, an->other_op, oo, sizeof oo);
-    switch (an->kind) {
+    switch (ak) {
     case PSI_ANOM_INT:
-        if (an->other_op > an->op)
-            snprintf(cex->summary, sizeof cex->summary,
-                     "INT violation: %s in %s reads the value its own transaction writes only "
-                     "later, in %s",
+        if (an->other_op > op)
+            snprintf(sum, n,
+                     "internal: %s in %s reads the value its own transaction writes only later, "
+                     "in %s",
                      o, t, oo);
         else
-            snprintf(cex->summary, sizeof cex->summary,
-                     "INT violation: %s in %s disagrees with its own earlier %s", o, t, oo);
+            snprintf(sum, n, "internal: %s in %s disagrees with its own earlier %s", o, t, oo);
         break;
     case PSI_ANOM_G1A:
-        snprintf(cex->summary, sizeof cex->summary,
-                 "G1a aborted read: %s in %s observes %s of %s, which aborted", o, t, oo, ot);
+        snprintf(sum, n, "G1a (aborted read): %s in %s observes %s of %s, which aborted", o, t, oo,
+                 ot);
         break;
     case PSI_ANOM_G1B:
-        snprintf(cex->summary, sizeof cex->summary,
-                 "G1b intermediate read: %s in %s observes %s of %s, which that transaction later "
-                 "overwrote",
+        snprintf(sum, n,
+                 "G1b (intermediate read): %s in %s observes %s of %s, which that transaction "
+                 "later overwrote",
                  o, t, oo, ot);
         break;
+    case PSI_ANOM_INCOMPATIBLE_ORDER: {
+        uint64_t va, vb;
+        uint32_t at = first_difference(h, op, an->other_op, &va, &vb);
+        snprintf(sum, n,
+                 "incompatible order: %s in %s and %s in %s disagree at element %u (%llu vs "
+                 "%llu): no order of key %llu's appends gives both",
+                 o, t, oo, ot, at + 1, (unsigned long long)va, (unsigned long long)vb,
+                 (unsigned long long)h->keys[h->ops[op].key]);
+        break;
+    }
     default:
-        snprintf(cex->summary, sizeof cex->summary, "%s: %s in %s", psi_cex_kind_name(cex->kind), o,
-                 t);
+        snprintf(sum, n, "%s: %s in %s", psi_cex_kind_name(cex->kind), o, t);
     }
-}
-
-static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
-{
-    for (uint32_t i = 0; i < c->n_cond; i++)
-        if (cex->choices[cex->conds[c->cond_first + i].choice].decided)
-            return true;
-    return false;
-}
-
-/* Does the cycle rely on the decided order of some choice (a DECIDED
- * edge)? */
-static bool uses_decided(const psi_cex *cex, const psi_cex_cycle *c)
-{
-    for (uint32_t i = 0; i < c->len; i++)
-        if (cex->edges[cex->idx[c->first + i]].origin == PSI_CEX_DECIDED)
-            return true;
-    return false;
-}
-
-/* Is some condition of cycle r a choice whose decided order cycle c's
- * DECIDED edges rely on (r is a reason behind c)? */
-static bool explains(const psi_cex *cex, const psi_cex_cycle *r, const psi_cex_cycle *c)
-{
-    for (uint32_t i = 0; i < r->n_cond; i++) {
-        uint32_t ch = cex->conds[r->cond_first + i].choice;
-        for (uint32_t j = 0; j < c->len; j++) {
-            const psi_cex_edge *e = &cex->edges[cex->idx[c->first + j]];
-            if (e->origin == PSI_CEX_DECIDED && e->choice == ch)
-                return true;
-        }
-    }
-    return false;
-}
-
-/* Does the cycle have a WW edge the history does not show by itself? */
-static bool uncertain_ww(const psi_cex *cex, const psi_cex_cycle *c)
-{
-    for (uint32_t i = 0; i < c->len; i++) {
-        const psi_cex_edge *e = &cex->edges[cex->idx[c->first + i]];
-        if (e->type == PSI_EDGE_WW && e->origin != PSI_CEX_CERTAIN)
-            return true;
-    }
-    return false;
-}
-
-/* A cycle without anti-dependencies names G0/G1c only when its WW edges
- * are certain. An open pair's order is no evidence of a write cycle: its
- * other order closes another cycle, which the loop below ranks on its own. If one was decided, the
- * violation really is the reason for that decision (the other order closes a cycle, typically with
- * RW edges: an SI history checked under SER shows a write skew this way), so name the best-ranked
- * reason cycle instead, or fall back to a plain "cycle". */
-static psi_cex_kind reason_kind(const psi_cex *cex, const psi_cex_cycle *named, bool ser,
-                                const psi_cex_cycle **out)
-{
-    psi_cex_kind best = PSI_CEX_CYCLE;
-    int br = 99;
-    *out = NULL;
-    for (uint32_t i = 0; i < cex->n_cycles; i++) {
-        const psi_cex_cycle *c = &cex->cycles[i];
-        if (!explains(cex, c, named) || uses_decided(cex, c))
-            continue;
-        shape sh = cycle_shape(cex, c);
-        psi_cex_kind k = cycle_kind(&sh);
-        if (k == PSI_CEX_WRITE_SKEW && !ser)
-            k = PSI_CEX_CYCLE;
-        if (k == PSI_CEX_CYCLE || k == PSI_CEX_G0 || k == PSI_CEX_G1C)
-            continue;
-        if (rank(k) < br) {
-            br = rank(k);
-            best = k;
-            *out = c;
-        }
-    }
-    return best;
-}
-
-/* Does the cycle use an edge the history does not show by itself? */
-static bool uncertain(const psi_cex *cex, const psi_cex_cycle *c)
-{
-    for (uint32_t i = 0; i < c->len; i++)
-        if (cex->edges[cex->idx[c->first + i]].origin != PSI_CEX_CERTAIN)
-            return true;
-    return false;
 }
 
 void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_cex *cex)
 {
     if (cex->anomaly_op != UINT32_MAX) {
-        name_anomaly(h, idx, cex);
+        name_anomaly(h, cex);
         return;
     }
-    if (lost_update(h, idx, cex))
+    if (same_read_pair(h, idx, cex) || crossed_pair(h, cex))
         return;
-    int best = 99;
-    const psi_cex_cycle *bc = NULL;
-    psi_cex_kind bk = PSI_CEX_CYCLE;
-    /* Reasons for decisions (cycles conditioned on a decided pair's
-     * excluded order) explain; the remaining cycles are the violation. */
-    bool any_final = false;
-    for (uint32_t i = 0; i < cex->n_cycles; i++)
-        any_final |= !is_reason(cex, &cex->cycles[i]);
+    /* The violation: cycles that are not reasons. One without conditions
+     * is a violation by itself (name the strongest); cycles conditioned on
+     * open pairs are the cases of one violation (name the weakest). */
+    named best = {PSI_CEX_CYCLE, NULL}, uncond = {PSI_CEX_CYCLE, NULL};
+    bool any_case = false;
     for (uint32_t i = 0; i < cex->n_cycles; i++) {
-        if (any_final && is_reason(cex, &cex->cycles[i]))
+        const psi_cex_cycle *c = &cex->cycles[i];
+        if (is_reason(cex, c))
             continue;
-        shape s = cycle_shape(cex, &cex->cycles[i]);
-        psi_cex_kind k = cycle_kind(&s);
-        if (k == PSI_CEX_WRITE_SKEW && !ser)
-            k = PSI_CEX_CYCLE;
-        const psi_cex_cycle *named = &cex->cycles[i];
-        bool dec = uses_decided(cex, named);
-        if ((k == PSI_CEX_G0 || k == PSI_CEX_G1C) && uncertain_ww(cex, named)) {
-            const psi_cex_cycle *rc = NULL;
-            k = dec ? reason_kind(cex, named, ser, &rc) : PSI_CEX_CYCLE;
-            if (rc)
-                named = rc;
-        }
-        /* Under SER, an SI-style shape (causality, long fork, G0, G1c) that
-         * needs a version order the history does not fix is no evidence of
-         * an SI anomaly: that order may be forced only by SER's stricter
-         * rule. Name the write skew behind the decision if there is one,
-         * else call it a cycle and show its shape. */
-        if (ser && k != PSI_CEX_WRITE_SKEW && k != PSI_CEX_CYCLE && uncertain(cex, named)) {
-            const psi_cex_cycle *rc = NULL;
-            psi_cex_kind rk = dec ? reason_kind(cex, named, ser, &rc) : PSI_CEX_CYCLE;
-            if (rc && rk == PSI_CEX_WRITE_SKEW) {
-                k = rk;
-                named = rc;
-            } else {
-                k = PSI_CEX_CYCLE;
-            }
-        }
-        int r = 2 * rank(k);
-        if (r < best) {
-            best = r;
-            bc = named;
-            bk = k;
+        named w = rests_on(cex, c, ser, 0);
+        if (c->n_cond == 0) {
+            if (!uncond.cycle || weakness(w.kind) < weakness(uncond.kind))
+                uncond = w;
+        } else if (!any_case || weakness(w.kind) > weakness(best.kind)) {
+            best = w;
+            any_case = true;
         }
     }
-    if (bc)
-        name_cycle(h, idx, cex, bc, bk);
+    if (uncond.cycle)
+        best = uncond;
+    if (!best.cycle) {
+        /* Only reasons (every pair decided, no cycle left open): the
+         * reasons together are the violation. */
+        for (uint32_t i = 0; i < cex->n_cycles; i++) {
+            named w = rests_on(cex, &cex->cycles[i], ser, 0);
+            if (!best.cycle || weakness(w.kind) > weakness(best.kind))
+                best = w;
+        }
+    }
+    if (best.cycle)
+        name_cycle(h, cex, best.cycle, best.kind);
     else
         snprintf(cex->summary, sizeof cex->summary, "violation without a cycle to show");
 }

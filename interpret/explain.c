@@ -241,11 +241,12 @@ static int shrink_edges(ctx *x, psi_sub_polygraph *L)
     return 1;
 }
 
-/* Graph-free anomaly: the reader, and the writer it observed. */
-static psi_status from_anomaly(const psi_history *h, const psi_check_result *res, psi_cex *cex,
+/* Graph-free anomaly: the reader, and the writer it observed (for an
+ * incompatible order, the other reader, with no dependency between
+ * them). */
+static psi_status from_anomaly(const psi_history *h, const psi_anomaly *an, psi_cex *cex,
                                psi_diag *d)
 {
-    const psi_anomaly *an = &res->idx.anomalies[0];
     cex->txns = malloc(2 * sizeof *cex->txns);
     cex->edges = malloc(sizeof *cex->edges);
     if (!cex->txns || !cex->edges)
@@ -259,16 +260,81 @@ static psi_status from_anomaly(const psi_history *h, const psi_check_result *res
             cex->txns[1] = an->other_txn;
         }
         cex->n_txns = 2;
-        cex->edges[cex->n_edges++] = (psi_cex_edge){.from = an->other_txn,
-                                                    .to = an->txn,
-                                                    .key = h->ops[an->op].key,
-                                                    .type = PSI_EDGE_WR,
-                                                    .origin = PSI_CEX_CERTAIN};
+        if (an->kind != PSI_ANOM_INCOMPATIBLE_ORDER)
+            cex->edges[cex->n_edges++] = (psi_cex_edge){.from = an->other_txn,
+                                                        .to = an->txn,
+                                                        .key = h->ops[an->op].key,
+                                                        .type = PSI_EDGE_WR,
+                                                        .origin = PSI_CEX_CERTAIN};
     }
+    cex->anomaly = *an;
     cex->anomaly_op = an->op;
     cex->minimal = true;
     cex->restored_whole = true;
     cex->present = true;
+    return PSI_OK;
+}
+
+/* Does t append a value v to key (any of its writes)? */
+static bool appends(const psi_history *h, uint32_t t, uint32_t key, uint64_t v)
+{
+    const psi_txn *tx = &h->txns[t];
+    for (uint32_t i = 0; i < tx->n_ops; i++) {
+        const psi_op *o = &h->ops[tx->first_op + i];
+        if (o->kind == PSI_OP_WRITE && o->key == key && o->value == v)
+            return true;
+    }
+    return false;
+}
+
+/* A committed list-append read of key in which an element `from` appended
+ * is directly followed by one `to` appended (the read that orders them),
+ * or UINT32_MAX. */
+static uint32_t list_read_showing(const psi_history *h, const psi_index *idx, uint32_t key,
+                                  uint32_t from, uint32_t to)
+{
+    for (uint32_t i = 0; i < h->n_list_reads; i++) {
+        const psi_list_read *lr = &h->list_reads[i];
+        if (h->ops[lr->op].key != key || !(idx->op_info[lr->op] & PSI_OI_LIVE))
+            continue;
+        const uint64_t *v = h->list_vals + lr->first;
+        for (uint32_t k = 0; k + 1 < lr->len; k++)
+            if (appends(h, from, key, v[k]) && appends(h, to, key, v[k + 1]))
+                return lr->op;
+    }
+    return UINT32_MAX;
+}
+
+/* WW edges between two transactions that are certain come from list-append
+ * reads (the history's other WW edges are the initial transaction's): name
+ * the read that shows each, and bring its transaction into the
+ * counterexample, so a G0 of appends shows what orders the appends. */
+static psi_status add_list_evidence(const psi_history *h, const psi_index *idx, psi_cex *cex,
+                                    psi_diag *d)
+{
+    if (!h->n_list_reads)
+        return PSI_OK;
+    for (uint32_t i = 0; i < cex->n_edges; i++) {
+        psi_cex_edge *e = &cex->edges[i];
+        if (e->type != PSI_EDGE_WW || e->origin != PSI_CEX_CERTAIN || e->from == PSI_INIT_TXN)
+            continue;
+        uint32_t op = list_read_showing(h, idx, e->key, e->from, e->to);
+        if (op == UINT32_MAX)
+            continue;
+        e->shown_by = op + 1;
+        uint32_t t = idx->op_txn[op], at = 0;
+        while (at < cex->n_txns && cex->txns[at] < t)
+            at++;
+        if (at < cex->n_txns && cex->txns[at] == t)
+            continue;
+        uint32_t *nt = realloc(cex->txns, ((size_t)cex->n_txns + 1) * sizeof *nt);
+        if (!nt)
+            return psi_diag_nomem(d, "presenting a counterexample");
+        cex->txns = nt;
+        memmove(nt + at + 1, nt + at, (cex->n_txns - at) * sizeof *nt);
+        nt[at] = t;
+        cex->n_txns++;
+    }
     return PSI_OK;
 }
 
@@ -324,7 +390,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     double t0 = psi_now();
     psi_status st = PSI_OK;
     if (res->reason == PSI_BY_ANOMALY) {
-        st = from_anomaly(h, res, cex, d);
+        st = from_anomaly(h, &res->idx.anomalies[0], cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         cex->seconds = psi_now() - t0;
@@ -367,6 +433,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     if (r != 1) {
         st = from_cycle(h, res, cyc, cyc_len, cex, d);
         if (st == PSI_OK)
+            st = add_list_evidence(h, &res->idx, cex, d);
+        if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         goto out;
     }
@@ -391,6 +459,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     complete_e = re == 1;
     st = psi_cex_present(&L, opts->ser, cex, d);
     psi_sub_polygraph_free(&L);
+    if (st == PSI_OK)
+        st = add_list_evidence(h, &res->idx, cex, d);
     if (st != PSI_OK)
         goto out;
     cex->restored_whole = true;
@@ -416,22 +486,6 @@ void psi_cex_free(psi_cex *cex)
     free(cex->idx);
     free(cex->conds);
     memset(cex, 0, sizeof *cex);
-}
-
-const char *psi_cex_kind_name(psi_cex_kind k)
-{
-    static const char *names[] = {"lost update",
-                                  "long fork",
-                                  "causality violation",
-                                  "write skew",
-                                  "G0 write cycle",
-                                  "G1a aborted read",
-                                  "G1b intermediate read",
-                                  "G1c circular information flow",
-                                  "INT violation",
-                                  "read of an unwritten value",
-                                  "cycle"};
-    return (unsigned)k <= PSI_CEX_CYCLE ? names[k] : "?";
 }
 
 const char *psi_cex_origin_name(psi_cex_origin o)

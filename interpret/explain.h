@@ -39,20 +39,26 @@
  * polygraph of a small sub-history). */
 #define PSI_INTERPRET_BUDGET_DEFAULT 3000u
 
+/* What a violation is called: the tool's one vocabulary, with Elle's
+ * name wherever Elle has one (interpret/vocabulary.c holds the table; the
+ * README lists it). New kinds go at the end of the enum and get a row in
+ * that table. */
 typedef enum psi_cex_kind {
-    PSI_CEX_LOST_UPDATE = 0,
-    PSI_CEX_LONG_FORK,
-    PSI_CEX_CAUSALITY,
-    PSI_CEX_WRITE_SKEW,
-    PSI_CEX_G0,
-    PSI_CEX_G1A,
-    PSI_CEX_G1B,
-    PSI_CEX_G1C,
-    PSI_CEX_INT,
-    PSI_CEX_UNWRITTEN,
-    PSI_CEX_CYCLE,
+    PSI_CEX_LOST_UPDATE = 0,    /* two writers of a key read the same version of it */
+    PSI_CEX_LONG_FORK,          /* two readers see two writes in opposite orders */
+    PSI_CEX_G_SINGLE,           /* a cycle with exactly one anti-dependency */
+    PSI_CEX_G2_ITEM,            /* a cycle with adjacent anti-dependencies (SER only) */
+    PSI_CEX_G0,                 /* a cycle of write-write dependencies */
+    PSI_CEX_G1A,                /* aborted read */
+    PSI_CEX_G1B,                /* intermediate read */
+    PSI_CEX_G1C,                /* a cycle without anti-dependencies */
+    PSI_CEX_INT,                /* internal: a read disagrees with its own transaction */
+    PSI_CEX_UNWRITTEN,          /* a read of a value no transaction wrote */
+    PSI_CEX_CYCLE,              /* a forbidden cycle, not named (no cycle to name) */
+    PSI_CEX_G_NONADJACENT,      /* anti-dependencies, none adjacent, not a long fork */
+    PSI_CEX_INCOMPATIBLE_ORDER, /* list reads of a key whose orders disagree */
 } psi_cex_kind;
-#define PSI_CEX_KIND_LAST PSI_CEX_CYCLE
+#define PSI_CEX_KIND_LAST PSI_CEX_INCOMPATIBLE_ORDER
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {
@@ -73,6 +79,8 @@ typedef struct psi_cex_edge {
     uint8_t side;      /* edges of a writer pair: 0 if it holds when choice.t goes
                           first, 1 when choice.s does */
     uint32_t choice;   /* all but CERTAIN: index into choices */
+    uint32_t shown_by; /* a certain WW edge a list-append read shows (the read's
+                          transaction is among txns): that read's op + 1; else 0 */
 } psi_cex_edge;
 
 /* A writer pair on a key whose version order the counterexample needs:
@@ -120,6 +128,7 @@ typedef struct psi_cex {
     psi_cex_cond *conds; /* cycle conditions */
     uint32_t n_conds;
     uint32_t anomaly_op; /* graph-free anomalies: the offending read, else UINT32_MAX */
+    psi_anomaly anomaly; /* graph-free anomalies: the one shown (anomaly.op == anomaly_op) */
     uint64_t solver_calls;
     double seconds;
 } psi_cex;
@@ -134,7 +143,14 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
                          const psi_cex_opts *opts, psi_cex *cex, psi_diag *d);
 void psi_cex_free(psi_cex *cex);
 
-const char *psi_cex_kind_name(psi_cex_kind k); /* "lost update", "G1c", ... */
+/* The vocabulary (interpret/vocabulary.c): the name reports use ("lost
+ * update", "G-single", ...), Elle's name for it (NULL when Elle has none)
+ * and a short description. */
+const char *psi_cex_kind_name(psi_cex_kind k);
+const char *psi_cex_kind_elle(psi_cex_kind k);
+const char *psi_cex_kind_title(psi_cex_kind k);
+/* The kind of a graph-free anomaly (core/index.h). */
+psi_cex_kind psi_cex_kind_of_anomaly(psi_anomaly_kind k);
 const char *psi_cex_origin_name(psi_cex_origin o);
 
 #endif

@@ -82,6 +82,16 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
         else
             psi_json_u64(j, "key", h->keys[e->key]);
         psi_json_str(j, "origin", psi_cex_origin_name((psi_cex_origin)e->origin));
+        if (e->shown_by) {
+            /* the list-append read that orders the two writers */
+            char rd[160], rt[64];
+            psi_fmt_op(h, e->shown_by - 1, rd, sizeof rd);
+            psi_fmt_txn(h, psi_history_op_txn(h, e->shown_by - 1), rt, sizeof rt);
+            psi_json_begin_object(j, "shown_by");
+            psi_json_str(j, "transaction", rt);
+            psi_json_str(j, "operation", rd);
+            psi_json_end_object(j);
+        }
         if (e->origin != PSI_CEX_CERTAIN) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");
@@ -145,6 +155,10 @@ static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
     }
     psi_json_begin_object(j, "counterexample");
     psi_json_str(j, "anomaly", psi_cex_kind_name(cx->kind));
+    if (psi_cex_kind_elle(cx->kind))
+        psi_json_str(j, "elle", psi_cex_kind_elle(cx->kind));
+    else
+        psi_json_null(j, "elle");
     psi_json_str(j, "summary", cx->summary);
     psi_json_bool(j, "minimal", cx->minimal);
     psi_json_bool(j, "restored", cx->restored_whole);
@@ -165,8 +179,13 @@ static void json_anomalies(psi_json *j, const psi_history *h, const psi_check_re
     for (size_t i = 0; i < r->idx.n_anomalies; i++) {
         const psi_anomaly *an = &r->idx.anomalies[i];
         char t[64], o[128];
+        psi_cex_kind k = psi_cex_kind_of_anomaly((psi_anomaly_kind)an->kind);
         psi_json_begin_object(j, NULL);
-        psi_json_str(j, "kind", psi_anomaly_name(an->kind));
+        psi_json_str(j, "kind", psi_cex_kind_name(k));
+        if (psi_cex_kind_elle(k))
+            psi_json_str(j, "elle", psi_cex_kind_elle(k));
+        else
+            psi_json_null(j, "elle");
         psi_json_str(j, "title", psi_anomaly_title(an->kind));
         psi_fmt_txn(h, an->txn, t, sizeof t);
         psi_fmt_op(h, an->op, o, sizeof o);

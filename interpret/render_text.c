@@ -46,7 +46,8 @@ static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a)
     psi_fmt_txn(h, a->txn, t, sizeof t);
     psi_fmt_op(h, a->op, o, sizeof o);
     const psi_txn *tx = &h->txns[a->txn];
-    fprintf(out, "  %s (%s): transaction %s, operation %u %s", psi_anomaly_name(a->kind),
+    psi_cex_kind k = psi_cex_kind_of_anomaly((psi_anomaly_kind)a->kind);
+    fprintf(out, "  %s (%s): transaction %s, operation %u %s", psi_cex_kind_name(k),
             psi_anomaly_title(a->kind), t, a->op - tx->first_op + 1, o);
     if (a->other_op != PSI_SRC_NONE) {
         psi_fmt_txn(h, a->other_txn, ot, sizeof ot);
@@ -70,6 +71,9 @@ static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a)
             break;
         case PSI_ANOM_G1B:
             fprintf(out, " observes %s of %s, which that transaction later overwrote", oo, ot);
+            break;
+        case PSI_ANOM_INCOMPATIBLE_ORDER:
+            fprintf(out, " and %s of %s are not prefixes of one another", oo, ot);
             break;
         default:
             break;
@@ -200,6 +204,11 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
             fprintf(out, "    %-48s only if %s installs key %llu first\n", buf, a,
                     (unsigned long long)h->keys[ch->key]);
+        } else if (e->shown_by) {
+            char rd[160], rt[64];
+            psi_fmt_op(h, e->shown_by - 1, rd, sizeof rd);
+            psi_fmt_txn(h, psi_history_op_txn(h, e->shown_by - 1), rt, sizeof rt);
+            fprintf(out, "    %-48s certain: %s in %s shows the order\n", buf, rd, rt);
         } else {
             fprintf(out, "    %-48s %s\n", buf, psi_cex_origin_name((psi_cex_origin)e->origin));
         }

@@ -281,7 +281,9 @@ static psi_status check(chk *c, const psi_witness *w)
         const psi_anomaly *an = &idx->anomalies[0];
         psi_fmt_txn(h, an->txn, a, sizeof a);
         psi_fmt_op(h, an->op, b, sizeof b);
-        return refuse(c, "the history has a %s (%s) in %s %s: no version order can be valid",
+        return refuse(c,
+                      "the history has a graph-free anomaly, %s (%s), in %s %s: no version order "
+                      "can be valid",
                       psi_anomaly_name(an->kind), psi_anomaly_title(an->kind), a, b);
     }
     if (w->second_order_line)

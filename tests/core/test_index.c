@@ -205,6 +205,53 @@ static void test_long_transaction(void **state)
     psi_history_free(h);
 }
 
+/* List-append reads of a key must be prefixes of one another: [1 2] and
+ * [1 3] are an incompatible order, [1 2] and [1 2 3] are not, and a read
+ * after the transaction's own append (its own snapshot) is left out. */
+static void test_incompatible_list_orders(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 3; variant++) {
+        psi_diag d;
+        psi_builder *b = psi_builder_new("lists", PSI_FMT_EDN);
+        for (uint64_t v = 1; v <= 3; v++) {
+            assert_int_equal(psi_builder_begin(b, v, v, v, &d), PSI_OK);
+            assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 7, v, PSI_OPF_APPEND, &d), PSI_OK);
+            assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+        }
+        uint64_t a[] = {1, 2}, bb[] = {1, 3}, c[] = {1, 2, 3};
+        assert_int_equal(psi_builder_begin(b, 4, 4, 4, &d), PSI_OK);
+        assert_int_equal(psi_builder_list_read(b, 7, a, 2, &d), PSI_OK);
+        assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+        assert_int_equal(psi_builder_begin(b, 5, 5, 5, &d), PSI_OK);
+        if (variant == 2) /* own append first: an internal read */
+            assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 7, 9, PSI_OPF_APPEND, &d), PSI_OK);
+        uint64_t own[] = {1, 3, 9};
+        if (variant == 0)
+            assert_int_equal(psi_builder_list_read(b, 7, bb, 2, &d), PSI_OK);
+        else if (variant == 1)
+            assert_int_equal(psi_builder_list_read(b, 7, c, 3, &d), PSI_OK);
+        else
+            assert_int_equal(psi_builder_list_read(b, 7, own, 3, &d), PSI_OK);
+        assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+        psi_history *h;
+        assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+        psi_index idx;
+        assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+        size_t n = 0;
+        for (size_t i = 0; i < idx.n_anomalies; i++)
+            n += idx.anomalies[i].kind == PSI_ANOM_INCOMPATIBLE_ORDER;
+        assert_int_equal(n, variant == 0 ? 1 : 0);
+        if (variant == 0) {
+            const psi_anomaly *an = &idx.anomalies[0];
+            assert_int_equal(an->kind, PSI_ANOM_INCOMPATIBLE_ORDER);
+            assert_int_not_equal(an->txn, an->other_txn);
+        }
+        psi_index_free(&idx);
+        psi_history_free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_graph_free_anomalies),
         cmocka_unit_test(test_unknown_outcomes_settle_transitively),
         cmocka_unit_test(test_long_transaction),
+        cmocka_unit_test(test_incompatible_list_orders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

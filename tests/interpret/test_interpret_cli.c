@@ -94,11 +94,19 @@ static void test_production_violations(void **state)
     const char *galera_json[] = {"\"anomaly\":\"lost update\"", "\"minimal\":true",
                                  "\"origin\":\"certain\"", "\"origin\":\"decided\""};
     expect_reject(p, "--json", galera_json, 4);
-    const char *causal[] = {"anomaly: causality violation"};
-    snprintf(p, sizeof p, "%s/polysi-artifact/violations/yugabyte/yugabyte.txt", c);
-    expect_reject(p, "", causal, 1);
-    snprintf(p, sizeof p, "%s/polysi-artifact/violations/dgraph/history.bincode", c);
-    expect_reject(p, "", causal, 1);
+    const char *galera_elle[] = {"\"elle\":\"lost-update\""};
+    expect_reject(p, "--json --isolation ser", galera_elle, 1);
+    /* The same name under SI and SER (the PolySI paper calls them causality
+     * violations; Elle, G-single). */
+    const char *causal[] = {"anomaly: G-single (a causality violation): "};
+    const char *causal_json[] = {"\"anomaly\":\"G-single\",\"elle\":\"G-single\""};
+    const char *files[] = {"yugabyte/yugabyte.txt", "dgraph/history.bincode"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/polysi-artifact/violations/%s", c, files[i]);
+        expect_reject(p, "", causal, 1);
+        expect_reject(p, "--isolation ser", causal, 1);
+        expect_reject(p, "--json --isolation SER", causal_json, 1);
+    }
 }
 
 /* A reject stays a reject (exit 1) whatever --interpret-budget allows, and
@@ -263,13 +271,65 @@ static void test_classic_histories(void **state)
     write_file(p, "w(1,1,1,1)\nw(2,1,2,2)\nr(1,1,3,3)\nr(2,0,3,3)\nr(1,0,4,4)\nr(2,1,4,4)\n");
     const char *lf[] = {"anomaly: long fork"};
     expect_reject(p, "", lf, 1);
+    expect_reject(p, "--isolation ser", lf, 1);
     /* Write skew: accepted under SI, rejected and named under SER. */
     snprintf(p, sizeof p, "%s/writeskew.txt", tmpdir);
     write_file(p, "r(1,0,1,1)\nr(2,0,1,1)\nw(1,1,1,1)\nr(1,0,2,2)\nr(2,0,2,2)\nw(2,2,2,2)\n");
     snprintf(cmd, sizeof cmd, "'%s' check '%s'", cli(), p);
     assert_int_equal(run(cmd, NULL), 0);
-    const char *ws[] = {"anomaly: write skew"};
+    const char *ws[] = {"anomaly: G2-item (write skew)"};
     expect_reject(p, "--isolation ser", ws, 1);
+    /* A cycle without anti-dependencies is G1c, under SI and SER alike. */
+    snprintf(p, sizeof p, "%s/g1c.txt", tmpdir);
+    write_file(p, "w(1,1,1,1)\nr(2,1,1,1)\nw(2,1,2,2)\nr(1,1,2,2)\n");
+    const char *g1c[] = {"anomaly: G1c (circular information flow)"};
+    expect_reject(p, "", g1c, 1);
+    expect_reject(p, "--isolation ser", g1c, 1);
+}
+
+/* List-append histories (EDN): two appends after reading the same prefix
+ * are a lost update, as for registers; a G0 of appends shows the reads
+ * that order them; reads whose lists are not prefixes of one another are
+ * an incompatible order (the second history was accepted before). */
+static void test_list_append_names(void **state)
+{
+    (void)state;
+    if (!cli())
+        skip();
+    char p[512];
+    snprintf(p, sizeof p, "%s/lu.edn", tmpdir);
+    write_file(p, "{:type :ok, :f :txn, :value [[:append 1 1]], :process 0}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1]] [:append 1 2]], :process 1}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1]] [:append 1 3]], :process 2}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1 2 3]]], :process 3}\n");
+    const char *lu[] = {"anomaly: lost update on key 1: (1,2) and (2,3) both read r(1,[1]) and "
+                        "both append to key 1"};
+    expect_reject(p, "", lu, 1);
+    expect_reject(p, "--isolation ser", lu, 1);
+    snprintf(p, sizeof p, "%s/g0.edn", tmpdir);
+    write_file(p, "{:type :ok, :f :txn, :value [[:append 1 1] [:append 2 1]], :process 0}\n"
+                  "{:type :ok, :f :txn, :value [[:append 1 2] [:append 2 2]], :process 1}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1 2]]], :process 2}\n"
+                  "{:type :ok, :f :txn, :value [[:r 2 [2 1]]], :process 3}\n");
+    const char *g0[] = {"anomaly: G0 (write cycle)", "4 transactions",
+                        "(2,3)        session 2, position 1: r(1,[1 2])",
+                        "certain: r(1,[1 2]) in (2,3) shows the order",
+                        "certain: r(2,[2 1]) in (3,4) shows the order"};
+    expect_reject(p, "", g0, 5);
+    const char *g0json[] = {
+        "\"shown_by\":{\"transaction\":\"(2,3)\",\"operation\":\"r(1,[1 2])\"}"};
+    expect_reject(p, "--json", g0json, 1);
+    snprintf(p, sizeof p, "%s/io.edn", tmpdir);
+    write_file(p, "{:type :ok, :f :txn, :value [[:append 1 1]], :process 0}\n"
+                  "{:type :ok, :f :txn, :value [[:append 1 2]], :process 1}\n"
+                  "{:type :ok, :f :txn, :value [[:append 1 3]], :process 4}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1 2]]], :process 2}\n"
+                  "{:type :ok, :f :txn, :value [[:r 1 [1 3]]], :process 3}\n");
+    const char *io[] = {"anomaly: incompatible order: r(1,[1 3]) in (3,5) and r(1,[1 2]) in (2,4) "
+                        "disagree at element 2"};
+    expect_reject(p, "", io, 1);
+    const char *iojson[] = {"\"kind\":\"incompatible order\",\"elle\":\"incompatible-order\""};
+    expect_reject(p, "--json", iojson, 1);
 }
 
 static void test_dot_renders(void **state)
@@ -469,6 +529,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_classic_histories),
         cmocka_unit_test(test_witness_refusal_whole),
         cmocka_unit_test(test_report_wording),
+        cmocka_unit_test(test_list_append_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
