@@ -9,6 +9,7 @@
 # BUILD_DIR/fuzz-artifacts/TARGET/. Logs: BUILD_DIR/fuzz-logs/TARGET.log.
 # PSI_FUZZ_WORK puts seeds, corpora, artifacts and logs elsewhere;
 # PSI_FUZZ_RUNS also stops a target after that many executions.
+# Prints a line as each target starts and one per target at the end.
 # Exits 1 if any target found a crash, a leak or a disagreement.
 set -euo pipefail
 build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
@@ -46,6 +47,8 @@ for t in "${targets[@]}"; do
         wait -n || fail=1
         running=$((running - 1))
     fi
+    # One line per target as it starts, so a long fuzz phase shows where it is.
+    echo "fuzz: $t: started ($secs s${PSI_FUZZ_RUNS:+, at most $PSI_FUZZ_RUNS runs}; log $work/fuzz-logs/$t.log)"
     run_one "$t" &
     running=$((running + 1))
 done
