@@ -30,6 +30,7 @@
 #include "core/polygraph.h"
 #include "core/progress.h"
 
+#include "formats/locate.h"
 #include "formats/read.h"
 #include "formats/witness.h"
 #include "formats/write.h"

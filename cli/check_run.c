@@ -7,6 +7,7 @@
 #include "cli/check_run.h"
 
 #include "cli/outfile.h"
+#include "formats/locate.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
 #include "interpret/witness.h"
@@ -14,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+
+/* Graph-free anomalies whose place in the file a report names. */
+#define MAX_PLACES 64
 
 typedef struct run {
     const psi_check_cli *c;
@@ -255,6 +259,21 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
                             .stats = c->stats,
                             .path = path,
                             .load_seconds = s->seconds[PSI_STAGE_LOAD]};
+    /* Graph-free anomalies name their read's place in the file (the
+     * first MAX_PLACES; each costs a look into the file). */
+    psi_place places[MAX_PLACES];
+    uint32_t place_ops[MAX_PLACES];
+    size_t n_places = 0;
+    if (io->report && res.reason == PSI_BY_ANOMALY) {
+        for (size_t i = 0; i < res.idx.n_anomalies && n_places < MAX_PLACES; i++)
+            place_ops[n_places++] = res.idx.anomalies[i].op;
+        if (psi_locate_ops(h, place_ops, n_places, places, &d) == PSI_OK) {
+            rend.places = places;
+            rend.n_places = n_places;
+        } else {
+            n_places = 0;
+        }
+    }
     psi_diag wd;
     psi_diag_clear(&wd);
     bool wrote = !io->outputs || finish_outputs(&r, &out, h, &res, &cx, &rend, &wd);
@@ -272,6 +291,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
             wrote = false;
         }
     }
+    psi_places_free(places, n_places);
     if (!wrote) {
         /* The verdict was printed; the error comes after it, on stderr
          * (and as JSON it would break the report, so only there). */

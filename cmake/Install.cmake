@@ -27,6 +27,7 @@ set(PSI_PUBLIC_HEADERS
   core/index.h
   core/polygraph.h
   core/progress.h
+  formats/locate.h
   formats/read.h
   formats/witness.h
   formats/write.h

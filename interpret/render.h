@@ -14,6 +14,7 @@
 #define PSI_INTERPRET_RENDER_H
 
 #include "check/check.h"
+#include "formats/locate.h"
 #include "interpret/explain.h"
 
 #include <stdbool.h>
@@ -27,6 +28,11 @@ typedef struct psi_render_opts {
     const char *path;    /* the input as the user named it (JSON "path"; NULL: "") */
     double load_seconds; /* reading the history, which psi_check does not time */
     size_t peak_bytes;   /* peak resident memory of the run, 0 if unknown */
+    /* Where the graph-free anomalies' reads are in the input
+     * (formats/locate.h), for the first n_places of res->idx.anomalies;
+     * NULL: not shown. */
+    const psi_place *places;
+    size_t n_places;
 } psi_render_opts;
 
 /* The human report: "ACCEPT: ..." or "REJECT: ...: reason", graph-free

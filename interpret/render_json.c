@@ -173,7 +173,26 @@ static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
 
 /* The graph-free anomalies validation found (empty unless reason is
  * "anomaly"). */
-static void json_anomalies(psi_json *j, const psi_history *h, const psi_check_result *r)
+static void json_place(psi_json *j, const psi_place *p)
+{
+    if (!p || !p->file || p->where == PSI_AT_NONE) {
+        psi_json_null(j, "place");
+        return;
+    }
+    psi_json_begin_object(j, "place");
+    psi_json_str(j, "file", p->file);
+    if (p->where == PSI_AT_LINE) {
+        psi_json_u64(j, "line", p->line);
+        psi_json_u64(j, "column", p->col);
+    } else {
+        psi_json_u64(j, "offset", p->offset);
+    }
+    psi_json_bool(j, "exact", p->exact);
+    psi_json_end_object(j);
+}
+
+static void json_anomalies(psi_json *j, const psi_history *h, const psi_check_result *r,
+                           const psi_render_opts *opts)
 {
     psi_json_begin_array(j, "anomalies");
     for (size_t i = 0; i < r->idx.n_anomalies; i++) {
@@ -197,6 +216,8 @@ static void json_anomalies(psi_json *j, const psi_history *h, const psi_check_re
             psi_json_str(j, "other_transaction", t);
             psi_json_str(j, "other_operation", o);
         }
+        if (opts->places)
+            json_place(j, i < opts->n_places ? &opts->places[i] : NULL);
         psi_json_end_object(j);
     }
     psi_json_end_array(j);
@@ -268,7 +289,7 @@ bool psi_render_json(const psi_history *h, const psi_check_result *r, const psi_
     psi_json_str(&j, "isolation", o->ser ? "SER" : "SI");
     psi_json_str(&j, "verdict", r->verdict == PSI_ACCEPT ? "accept" : "reject");
     psi_json_str(&j, "reason", reason_name(r->reason));
-    json_anomalies(&j, h, r);
+    json_anomalies(&j, h, r, o);
     json_raw_cycles(&j, h, r);
     json_cex(&j, h, cx);
     json_stats(&j, &r->stats, cx, o);

@@ -40,15 +40,21 @@ static void fmt_edge(const psi_history *h, const psi_edge *e, char *buf, size_t 
                  (unsigned long long)h->keys[e->key], b);
 }
 
-static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a)
+static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a,
+                         const psi_place *place)
 {
-    char t[64], o[128], ot[64], oo[128];
+    char t[64], o[128], ot[64], oo[128], at[600] = "";
     psi_fmt_txn(h, a->txn, t, sizeof t);
     psi_fmt_op(h, a->op, o, sizeof o);
     const psi_txn *tx = &h->txns[a->txn];
     psi_cex_kind k = psi_cex_kind_of_anomaly((psi_anomaly_kind)a->kind);
-    fprintf(out, "  %s (%s): transaction %s, operation %u %s", psi_cex_kind_name(k),
-            psi_anomaly_title(a->kind), t, a->op - tx->first_op + 1, o);
+    if (place)
+        psi_place_format(place, at, sizeof at);
+    fprintf(out, "  %s (%s): transaction %s, operation %u %s%s%s", psi_cex_kind_name(k),
+            psi_anomaly_title(a->kind), t, a->op - tx->first_op + 1, o,
+            at[0] ? (place->exact ? " at " : " (its transaction at ") : "", at);
+    if (at[0] && !place->exact)
+        fputc(')', out);
     if (a->other_op != PSI_SRC_NONE) {
         psi_fmt_txn(h, a->other_txn, ot, sizeof ot);
         psi_fmt_op(h, a->other_op, oo, sizeof oo);
@@ -256,14 +262,15 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
 /* A reject: reason, graph-free anomalies, then the counterexample or, when
  * none was restored, the raw cycle(s) the check reported. */
 static void verdict_text(FILE *out, const psi_history *h, const char *level,
-                         const psi_check_result *r, const psi_cex *cx)
+                         const psi_check_result *r, const psi_cex *cx, const psi_render_opts *o)
 {
     assert(r->verdict == PSI_REJECT);
     fprintf(out, "REJECT: the history violates %s: %s\n", level, reason_text(r->reason));
     switch (r->reason) {
     case PSI_BY_ANOMALY:
         for (size_t i = 0; i < r->idx.n_anomalies; i++)
-            anomaly_text(out, h, &r->idx.anomalies[i]);
+            anomaly_text(out, h, &r->idx.anomalies[i],
+                         o->places && i < o->n_places ? &o->places[i] : NULL);
         break;
     default:
         break;
@@ -297,7 +304,7 @@ bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_
     if (r->verdict == PSI_ACCEPT)
         fprintf(out, "ACCEPT: the history satisfies %s\n", level);
     else
-        verdict_text(out, h, level, r, cx);
+        verdict_text(out, h, level, r, cx, o);
     if (o->stats) {
         stats_text(out, &r->stats, o->load_seconds, o->peak_bytes);
         interpret_stats_text(out, cx);

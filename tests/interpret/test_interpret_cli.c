@@ -287,6 +287,64 @@ static void test_classic_histories(void **state)
     expect_reject(p, "--isolation ser", g1c, 1);
 }
 
+/* A graph-free anomaly names its read's place in the input: FILE:LINE:COL
+ * for text formats, FILE: byte OFFSET for binary ones (the session's log
+ * for Cobra), in text and JSON. */
+static void test_anomaly_places(void **state)
+{
+    (void)state;
+    if (!cli())
+        skip();
+    char p[512], q[600], cmd[2048];
+    snprintf(p, sizeof p, "%s/loc.txt", tmpdir);
+    write_file(p, "w(1,1,1,1)\n  w(2,5,1,1)\nr(1,1,2,2)\n\n# c\n  r(1,9,2,2)\n");
+    char want[700];
+    snprintf(want, sizeof want, "operation 2 r(1,9) at %s:6:3 disagrees", p);
+    const char *t1[] = {want};
+    expect_reject(p, "", t1, 1);
+    const char *t1j[] = {"\"line\":6,\"column\":3,\"exact\":true"};
+    expect_reject(p, "--json", t1j, 1);
+    /* dbcop (converted): the event's byte offset. */
+    snprintf(q, sizeof q, "%s/loc.bincode", tmpdir);
+    snprintf(cmd, sizeof cmd, "'%s' convert --to dbcop '%s' '%s'", cli(), p, q);
+    assert_int_equal(run(cmd, NULL), 0);
+    snprintf(want, sizeof want, "operation 2 r(1,9) at %s: byte ", q);
+    const char *t2[] = {want};
+    expect_reject(q, "", t2, 1);
+    /* EDN: the micro-op's line and column. */
+    snprintf(p, sizeof p, "%s/loc.edn", tmpdir);
+    write_file(p, "{:type :ok, :f :txn, :value [[:append 1 1]], :process 0}\n"
+                  "{:type :ok, :f :txn, :value [[:r 2 nil] [:r 1 [7]]], :process 1}\n");
+    snprintf(want, sizeof want, "r(1,[7]) at %s:2:41", p);
+    const char *t3[] = {want};
+    expect_reject(p, "", t3, 1);
+    /* Cobra: T1.log, S 1, W(5, key 7), C 1, S 2, R(1, 99, key 7), C 2: the
+     * read names write 99, which nobody wrote; it is at byte 52. */
+    snprintf(p, sizeof p, "%s/cobra", tmpdir);
+    mkdir(p, 0755);
+    snprintf(q, sizeof q, "%s/T1.log", p);
+    FILE *f = fopen(q, "wb");
+    assert_non_null(f);
+    unsigned char rec[64];
+    const uint64_t s1[] = {1}, w1[] = {5, 7, 1}, r2[] = {1, 99, 7, 0}, s2[] = {2};
+    struct {
+        char tag;
+        const uint64_t *v;
+        int n;
+    } recs[] = {{'S', s1, 1}, {'W', w1, 3}, {'C', s1, 1}, {'S', s2, 1}, {'R', r2, 4}, {'C', s2, 1}};
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+        rec[0] = (unsigned char)recs[i].tag;
+        for (int k = 0; k < recs[i].n; k++)
+            for (int b = 0; b < 8; b++)
+                rec[1 + 8 * k + b] = (unsigned char)(recs[i].v[k] >> (56 - 8 * b));
+        fwrite(rec, 1, 1 + 8 * (size_t)recs[i].n, f);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "at %s: byte 52", q);
+    const char *t4[] = {"unwritten read", want};
+    expect_reject(p, "", t4, 2);
+}
+
 /* List-append histories (EDN): two appends after reading the same prefix
  * are a lost update, as for registers; a G0 of appends shows the reads
  * that order them; reads whose lists are not prefixes of one another are
@@ -526,10 +584,9 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(corpus_tests, setup, teardown);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_classic_histories),
-        cmocka_unit_test(test_witness_refusal_whole),
-        cmocka_unit_test(test_report_wording),
-        cmocka_unit_test(test_list_append_names),
+        cmocka_unit_test(test_classic_histories), cmocka_unit_test(test_witness_refusal_whole),
+        cmocka_unit_test(test_report_wording),    cmocka_unit_test(test_list_append_names),
+        cmocka_unit_test(test_anomaly_places),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
