@@ -243,6 +243,16 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     on_stage(&r, "interpret");
     psi_cex_opts xo = {.ser = c->co.ser, .budget = c->budget};
     psi_status xst = c->budget ? psi_cex_build(h, &res, &xo, &cx, &d) : PSI_OK;
+    /* --all-anomalies: more independent violations, checked and explained
+     * with the same options, still under the limits. */
+    psi_all all;
+    memset(&all, 0, sizeof all);
+    bool have_all = false;
+    if (xst == PSI_OK && c->max_anomalies && res.verdict == PSI_REJECT) {
+        co.keep_model = false;
+        xst = psi_all_find(h, &res, &cx, &co, &xo, c->max_anomalies, &all, &d);
+        have_all = xst == PSI_OK;
+    }
     stop_watchdog(&r);
     if (xst != PSI_OK) {
         rc = fail(&r, &d, path);
@@ -251,6 +261,9 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     psi_progress_line_erase(io->progress);
     if (!psi_summary_set_check(s, h, &res, &cx))
         fprintf(stderr, "polysi-solve: out of memory while summarizing %s\n", path);
+    if (have_all)
+        s->n_anomalies = (uint32_t)all.graph_free + all.n +
+                         (res.reason != PSI_BY_ANOMALY && cx.present ? 1u : 0u);
 
     /* The verdict stands; outputs that fail now turn exit 1 or 0 into 2
      * after the verdict is printed. */
@@ -258,7 +271,8 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     psi_render_opts rend = {.ser = c->co.ser,
                             .stats = c->stats,
                             .path = path,
-                            .load_seconds = s->seconds[PSI_STAGE_LOAD]};
+                            .load_seconds = s->seconds[PSI_STAGE_LOAD],
+                            .all = have_all ? &all : NULL};
     /* Graph-free anomalies name their read's place in the file (the
      * first MAX_PLACES; each costs a look into the file). */
     psi_place places[MAX_PLACES];
@@ -292,6 +306,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         }
     }
     psi_places_free(places, n_places);
+    psi_all_free(&all);
     if (!wrote) {
         /* The verdict was printed; the error comes after it, on stderr
          * (and as JSON it would break the report, so only there). */

@@ -15,6 +15,7 @@
 
 #include "check/check.h"
 #include "formats/locate.h"
+#include "interpret/all.h"
 #include "interpret/explain.h"
 
 #include <stdbool.h>
@@ -33,6 +34,10 @@ typedef struct psi_render_opts {
      * NULL: not shown. */
     const psi_place *places;
     size_t n_places;
+    /* --all-anomalies: every graph-free anomaly is listed (else the first
+     * ten and a count), then the independent violations found after the
+     * first, and whether more remain. NULL: not asked. */
+    const psi_all *all;
 } psi_render_opts;
 
 /* The human report: "ACCEPT: ..." or "REJECT: ...: reason", graph-free

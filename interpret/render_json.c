@@ -147,13 +147,14 @@ static void json_cex_cycles(psi_json *j, const psi_cex *cx)
     psi_json_end_array(j);
 }
 
-static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
+/* The counterexample as an object under key (NULL inside an array). */
+static void json_cex_as(psi_json *j, const char *key, const psi_history *h, const psi_cex *cx)
 {
     if (!cx->present) {
-        psi_json_null(j, "counterexample");
+        psi_json_null(j, key);
         return;
     }
-    psi_json_begin_object(j, "counterexample");
+    psi_json_begin_object(j, key);
     psi_json_str(j, "anomaly", psi_cex_kind_name(cx->kind));
     if (psi_cex_kind_elle(cx->kind))
         psi_json_str(j, "elle", psi_cex_kind_elle(cx->kind));
@@ -168,6 +169,39 @@ static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
     json_cex_edges(j, h, cx);
     json_cex_choices(j, h, cx);
     json_cex_cycles(j, cx);
+    psi_json_end_object(j);
+}
+
+static void json_cex(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    json_cex_as(j, "counterexample", h, cx);
+}
+
+/* --all-anomalies: graph-free counts by name, the independent violations
+ * after the first (each a counterexample object), and what is left. */
+static void json_all(psi_json *j, const psi_check_result *r, const psi_render_opts *o)
+{
+    const psi_all *a = o->all;
+    psi_json_begin_object(j, "all_anomalies");
+    psi_json_begin_object(j, "graph_free");
+    for (int k = 0; k <= PSI_CEX_KIND_LAST; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->idx.n_anomalies; i++)
+            n += psi_cex_kind_of_anomaly((psi_anomaly_kind)r->idx.anomalies[i].kind) ==
+                 (psi_cex_kind)k;
+        if (n)
+            psi_json_u64(j, psi_cex_kind_name((psi_cex_kind)k), n);
+    }
+    psi_json_end_object(j);
+    psi_json_begin_array(j, "violations");
+    for (uint32_t i = 0; i < a->n; i++)
+        json_cex_as(j, NULL, a->items[i].h, &a->items[i].cx);
+    psi_json_end_array(j);
+    if (!a->rest_checked)
+        psi_json_null(j, "rest");
+    else
+        psi_json_str(j, "rest", a->rest == PSI_ACCEPT ? "accept" : "reject");
+    psi_json_bool(j, "more", a->rest_checked && a->rest == PSI_REJECT);
     psi_json_end_object(j);
 }
 
@@ -292,6 +326,8 @@ bool psi_render_json(const psi_history *h, const psi_check_result *r, const psi_
     json_anomalies(&j, h, r, o);
     json_raw_cycles(&j, h, r);
     json_cex(&j, h, cx);
+    if (o->all && r->verdict == PSI_REJECT)
+        json_all(&j, r, o);
     json_stats(&j, &r->stats, cx, o);
     psi_json_end_object(&j);
     return !ferror(out);

@@ -10,6 +10,9 @@
 #include <assert.h>
 #include <stdio.h>
 
+/* Graph-free anomalies listed without --all-anomalies. */
+#define GRAPH_FREE_SHOWN 10u
+
 static const char *reason_text(psi_reject_reason r)
 {
     switch (r) {
@@ -267,11 +270,17 @@ static void verdict_text(FILE *out, const psi_history *h, const char *level,
     assert(r->verdict == PSI_REJECT);
     fprintf(out, "REJECT: the history violates %s: %s\n", level, reason_text(r->reason));
     switch (r->reason) {
-    case PSI_BY_ANOMALY:
-        for (size_t i = 0; i < r->idx.n_anomalies; i++)
+    case PSI_BY_ANOMALY: {
+        size_t shown = o->all ? r->idx.n_anomalies : GRAPH_FREE_SHOWN;
+        for (size_t i = 0; i < r->idx.n_anomalies && i < shown; i++)
             anomaly_text(out, h, &r->idx.anomalies[i],
                          o->places && i < o->n_places ? &o->places[i] : NULL);
+        if (r->idx.n_anomalies > shown)
+            fprintf(out,
+                    "  ... and %zu more graph-free anomalies (--all-anomalies lists every one)\n",
+                    r->idx.n_anomalies - shown);
         break;
+    }
     default:
         break;
     }
@@ -296,6 +305,39 @@ static void verdict_text(FILE *out, const psi_history *h, const char *level,
     }
 }
 
+/* --all-anomalies: counts of the graph-free anomalies by name, the
+ * independent violations after the first, and whether more remain. */
+static void all_text(FILE *out, const psi_check_result *r, const psi_cex *cx,
+                     const psi_render_opts *o)
+{
+    const psi_all *a = o->all;
+    const char *level = o->ser ? "SER" : "SI";
+    uint32_t cycles = a->n + (r->reason != PSI_BY_ANOMALY && cx->present);
+    fprintf(out, "all anomalies: %zu graph-free", a->graph_free);
+    for (int k = 0, first = 1; k <= PSI_CEX_KIND_LAST && a->graph_free; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->idx.n_anomalies; i++)
+            n += psi_cex_kind_of_anomaly((psi_anomaly_kind)r->idx.anomalies[i].kind) ==
+                 (psi_cex_kind)k;
+        if (n)
+            fprintf(out, "%s%s %zu", first ? " (" : ", ", psi_cex_kind_name((psi_cex_kind)k), n);
+        first &= !n;
+    }
+    if (a->graph_free)
+        fputc(')', out);
+    fprintf(out, ", %u independent violation%s with a cycle; ", cycles, cycles == 1 ? "" : "s");
+    if (a->rest_checked && a->rest == PSI_ACCEPT)
+        fprintf(out, "no more: without their transactions the history satisfies %s\n", level);
+    else if (a->rest_checked)
+        fprintf(out, "and more: without their transactions the history still violates %s\n", level);
+    else
+        fprintf(out, "the rest was not checked\n");
+    for (uint32_t i = 0; i < a->n; i++) {
+        fprintf(out, "violation %u of %u:\n", cycles - a->n + i + 1, cycles);
+        cex_text(out, a->items[i].h, &a->items[i].cx);
+    }
+}
+
 bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_cex *cx,
                      const psi_render_opts *o, FILE *out)
 {
@@ -305,6 +347,8 @@ bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_
         fprintf(out, "ACCEPT: the history satisfies %s\n", level);
     else
         verdict_text(out, h, level, r, cx, o);
+    if (o->all && r->verdict == PSI_REJECT)
+        all_text(out, r, cx, o);
     if (o->stats) {
         stats_text(out, &r->stats, o->load_seconds, o->peak_bytes);
         interpret_stats_text(out, cx);

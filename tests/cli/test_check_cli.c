@@ -351,12 +351,53 @@ static void test_progress(void **state)
     run_free(&r);
 }
 
+/* --all-anomalies: every graph-free anomaly (ten and a count without it),
+ * then the independent violations with a cycle, and whether more remain;
+ * in JSON too. */
+static void test_all_anomalies(void **state)
+{
+    (void)state;
+    if (!cli())
+        return;
+    /* Twelve reads of unwritten values, and a lost update. */
+    char text[2048];
+    size_t used = 0;
+    for (int i = 0; i < 12; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "r(%d,7,%d,%d)\n", 100 + i,
+                                 10 + i, 10 + i);
+    snprintf(text + used, sizeof text - used, "%s", LOST_UPDATE);
+    put("many.txt", text);
+    run r;
+    cli_run(&r, "check many.txt");
+    expect(&r, 1, "... and 2 more graph-free anomalies (--all-anomalies lists every one)", NULL);
+    assert_null(strstr(r.out, "all anomalies:"));
+    run_free(&r);
+    cli_run(&r, "check --all-anomalies many.txt");
+    expect(&r, 1,
+           "all anomalies: 12 graph-free (unwritten read 12), 1 independent violation with a "
+           "cycle; no more: without their transactions the history satisfies SI",
+           NULL);
+    assert_null(strstr(r.out, "more graph-free anomalies"));
+    assert_non_null(strstr(r.out, "r(111,7)"));
+    assert_non_null(strstr(r.out, "violation 1 of 1:\nanomaly: lost update on key 0"));
+    run_free(&r);
+    cli_run(&r, "check --json --all-anomalies=1 many.txt");
+    expect(&r, 1, "\"all_anomalies\":{\"graph_free\":{\"unwritten read\":12},\"violations\":[{",
+           NULL);
+    assert_non_null(strstr(r.out, "\"rest\":\"accept\",\"more\":false"));
+    run_free(&r);
+    cli_run(&r, "check --all-anomalies=0 many.txt");
+    expect(&r, 2, NULL, "at least 1");
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outputs_opened_first), cmocka_unit_test(test_stale_outputs_removed),
         cmocka_unit_test(test_json_errors),          cmocka_unit_test(test_batch),
         cmocka_unit_test(test_batch_limits),         cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_all_anomalies),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "interpret/all.h"
+#include "interpret/describe.h"
 #include "interpret/explain.h"
 #include "support/spec.h"
 #include "workload/gen.h"
@@ -206,6 +208,71 @@ static void test_vocabulary(void **state)
     assert_null(psi_cex_kind_elle(PSI_CEX_UNWRITTEN));
 }
 
+/* --all-anomalies: the violations found share no transaction, each is a
+ * reject with a counterexample, and when the search says there are no more,
+ * the history without their transactions is accepted. */
+static void test_all_anomalies(void **state)
+{
+    (void)state;
+    psi_gen_opts o;
+    psi_gen_opts_default(&o);
+    o.sessions = 10;
+    o.txns_per_session = 50;
+    o.ops_per_txn = 8;
+    o.keys = 200;
+    o.zipf_theta = 0.99;
+    o.faults = PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE);
+    o.fault_prob = 0.05;
+    o.keep_aborted = false;
+    o.seed = 1;
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+    for (uint32_t max = 1; max <= 30; max += 29) {
+        psi_check_result r;
+        psi_check_opts co = {0};
+        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_REJECT);
+        psi_cex cx;
+        psi_cex_opts xo = {0};
+        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        psi_all all;
+        assert_int_equal(psi_all_find(h, &r, &cx, &co, &xo, max, &all, &d), PSI_OK);
+        assert_true(all.rest_checked);
+        if (max == 1) {
+            assert_int_equal(all.n, 0);
+            assert_int_equal(all.rest, PSI_REJECT); /* more than one here */
+        } else {
+            assert_true(all.n >= 2);
+            assert_int_equal(all.rest, PSI_ACCEPT);
+        }
+        /* Disjoint, by name: every transaction of every violation once. */
+        char seen[64][64];
+        uint32_t n_seen = 0;
+        for (uint32_t v = 0; v <= all.n; v++) {
+            const psi_history *vh = v ? all.items[v - 1].h : h;
+            const psi_cex *vc = v ? &all.items[v - 1].cx : &cx;
+            assert_true(vc->present);
+            if (v)
+                assert_int_equal(all.items[v - 1].res.verdict, PSI_REJECT);
+            for (uint32_t i = 0; i < vc->n_txns && n_seen < 64; i++) {
+                if (vc->txns[i] == PSI_INIT_TXN)
+                    continue;
+                char name[64];
+                psi_fmt_txn(vh, vc->txns[i], name, sizeof name);
+                for (uint32_t k = 0; k < n_seen; k++)
+                    if (strcmp(seen[k], name) == 0)
+                        fail_msg("transaction %s in two violations", name);
+                snprintf(seen[n_seen++], sizeof seen[0], "%s", name);
+            }
+        }
+        psi_all_free(&all);
+        psi_cex_free(&cx);
+        psi_check_result_free(&r);
+    }
+    psi_history_free(h);
+}
+
 /* ---- Brute force over the presented counterexample ---- */
 
 /* Is there a forbidden cycle among the edges with on[i] set? Floyd-style
@@ -358,7 +425,7 @@ int main(void)
         cmocka_unit_test(test_named_anomalies),   cmocka_unit_test(test_write_skew_is_si),
         cmocka_unit_test(test_lost_update_shape), cmocka_unit_test(test_budget_is_reported),
         cmocka_unit_test(test_random_minimal),    cmocka_unit_test(test_small_budget_keeps_reject),
-        cmocka_unit_test(test_vocabulary),
+        cmocka_unit_test(test_vocabulary),        cmocka_unit_test(test_all_anomalies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
