@@ -3,7 +3,8 @@
 #   ./dev.sh run    install what is missing, build (Release), check the built-in example
 #   ./dev.sh test   install what is missing, build with ASan+UBSan and the solver's debug
 #                   checker (PSI_CHECK), run every test (CTest), check the installed
-#                   library (static and shared), fuzz each target briefly
+#                   library (static and shared), build Release with the tests (warnings
+#                   are errors there too), fuzz each target briefly
 #   ./dev.sh setup  only install what is missing
 #   ./dev.sh build  only build the Release binary (build/release/polysi-solve)
 set -euo pipefail
@@ -66,6 +67,14 @@ install_check() {
     tests/install/run.sh build/shared build/install-shared
 }
 
+# Every configuration the README or CMake offers builds warning-free: the
+# Release build with the tests too (GCC's -Wformat-truncation and the like
+# only speak at -O2), built, not run (about a minute of CPU).
+release_tests_build() {
+    cmake -S . -B build/release-tests -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=ON >/dev/null
+    cmake --build build/release-tests -j"$(jobs)"
+}
+
 # A short libFuzzer run of every fuzz target (clang build in build/fuzz),
 # two at a time, PSI_FUZZ_SECONDS each (60; 0 skips): fails on any crash,
 # leak, sanitizer report or verdict disagreement. Long runs: README.md,
@@ -106,6 +115,8 @@ test)
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build/asan --output-on-failure -j"$(jobs)"
     install_check
+    echo "== Release build with the tests"
+    release_tests_build
     fuzz_short
     ;;
 *)
