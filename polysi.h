@@ -39,9 +39,11 @@
 
 #include "check/check.h"
 
+#include "interpret/all.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
+#include "interpret/summary.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
 

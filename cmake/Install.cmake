@@ -33,9 +33,11 @@ set(PSI_PUBLIC_HEADERS
   formats/write.h
   prune/prune.h
   check/check.h
+  interpret/all.h
   interpret/describe.h
   interpret/explain.h
   interpret/render.h
+  interpret/summary.h
   interpret/witness.h
   interpret/witness_check.h
   solver/acyclic.h
