@@ -73,8 +73,8 @@ static void print_error(const run *r, const psi_summary *s, const psi_diag *d)
 /* The run stops with an error in the current stage. Returns 2. */
 static int fail(run *r, const psi_diag *d, const char *file)
 {
-    if (!psi_summary_set_error(r->s, stage_of(r), d, file) && !r->s->error)
-        r->s->error = NULL; /* out of memory: the outcome still says error */
+    /* Out of memory here still leaves the outcome an error. */
+    (void)psi_summary_set_error(r->s, stage_of(r), d, file);
     print_error(r, r->s, d);
     return 2;
 }

@@ -88,6 +88,18 @@ static int usage_error(bool json, const char *msg)
     return 2;
 }
 
+/* -j N, -jN, --jobs N, --jobs=N: true when arg is one (a.value is N). */
+static bool jobs_option(psi_args *a, const char *arg)
+{
+    if (psi_args_opt(a, arg, "-j") || psi_args_opt(a, arg, "--jobs"))
+        return true;
+    if (strncmp(arg, "-j", 2) != 0 || arg[2] < '0' || arg[2] > '9')
+        return false;
+    a->name = "-j";
+    a->value = arg + 2;
+    return true;
+}
+
 static bool wants_json(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -142,9 +154,7 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             c->dot_path = a.value;
         } else if (psi_args_opt(&a, arg, "--witness")) {
             c->witness_path = a.value;
-        } else if (psi_args_opt(&a, arg, "-j") || psi_args_opt(&a, arg, "--jobs") ||
-                   (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9' &&
-                    (a.value = arg + 2, a.name = "-j"))) {
+        } else if (jobs_option(&a, arg)) {
             if (!a.failed && psi_args_u32(&a, "-j", &c->jobs) && (c->jobs == 0 || c->jobs > 1024))
                 snprintf(msg, sizeof msg, "-j takes 1 to 1024 jobs, not %u", c->jobs);
         } else if (psi_limits_option(&a, arg, &c->lim)) {
