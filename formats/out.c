@@ -117,3 +117,15 @@ psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d)
     free(o);
     return st;
 }
+
+void psi_out_comment(psi_out *o, const char *prefix, const char *text)
+{
+    if (!text || !*text)
+        return;
+    psi_out_write(o, prefix, strlen(prefix));
+    for (const char *p = text; *p; p++) {
+        char c = *p == '\n' || *p == '\r' ? ' ' : *p;
+        psi_out_write(o, &c, 1);
+    }
+    psi_out_write(o, "\n", 1);
+}

@@ -22,6 +22,16 @@ typedef struct psi_out psi_out;
 psi_out *psi_out_open(const char *path, psi_diag *d);
 void psi_out_write(psi_out *o, const void *bytes, size_t n);
 psi_status psi_out_close(psi_out *o, bool commit, psi_diag *d);
+/* Writes text as one comment line: prefix, text with its line breaks made
+ * spaces, a newline. Nothing when text is NULL or empty. */
+void psi_out_comment(psi_out *o, const char *prefix, const char *text);
+
+/* The text and EDN writers with a header comment (write.h's
+ * psi_write_history dispatches to them). */
+psi_status psi_write_text_commented(const psi_history *h, const char *path, const char *comment,
+                                    psi_diag *d);
+psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
+                                   psi_diag *d);
 
 enum { PSI_U64_DIGITS = 20 }; /* the most digits a u64 has */
 

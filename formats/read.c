@@ -56,7 +56,7 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
         i++;
     if (i == n)
         return PSI_FMT_AUTO;
-    if (s[i] == '{' || s[i] == '[')
+    if (s[i] == '{' || s[i] == '[' || s[i] == ';') /* ';' starts an EDN comment */
         return PSI_FMT_EDN;
     if (s[i] == '#') {
         /* A text comment, or an EDN tagged literal such as

@@ -18,4 +18,14 @@ psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d);
 psi_status psi_write_dbcop(const psi_history *h, const char *path, psi_diag *d);
 psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d);
 
+/* Writes h in fmt (text, dbcop or edn) with a one-line description of
+ * where it comes from (a collector's database, version and level) in the
+ * file's header where the format has room: a leading "# " comment line in
+ * text, a leading "; " comment line in EDN (both readers skip comments).
+ * dbcop's header is the history's own (psi_history.dbcop: info string,
+ * start and end times), so comment is not written there. comment may be
+ * NULL. */
+psi_status psi_write_history(const psi_history *h, psi_format fmt, const char *path,
+                             const char *comment, psi_diag *d);
+
 #endif

@@ -108,11 +108,13 @@ static const char *status_keyword(uint8_t st)
     return ":info";
 }
 
-psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
+psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
+                                   psi_diag *d)
 {
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;
+    psi_out_comment(o, "; ", comment);
     enum { FLUSH_AT = 1 << 16 };
     edn_line l = {0};
     for (uint32_t s = 0; s < h->n_sessions; s++) {
@@ -145,4 +147,9 @@ psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
     psi_out_write(o, l.buf, l.n);
     free(l.buf);
     return psi_out_close(o, true, d);
+}
+
+psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)
+{
+    return psi_write_edn_commented(h, path, NULL, d);
 }

@@ -42,7 +42,8 @@ static psi_status check_expressible(const psi_history *h, const char *path, psi_
     return PSI_OK;
 }
 
-psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
+psi_status psi_write_text_commented(const psi_history *h, const char *path, const char *comment,
+                                    psi_diag *d)
 {
     psi_status st = check_expressible(h, path, d);
     if (st != PSI_OK)
@@ -50,6 +51,7 @@ psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;
+    psi_out_comment(o, "# ", comment);
     enum { BUF = 1 << 16, LINE_MAX_BYTES = 4 + 4 * (PSI_U64_DIGITS + 1) + 1 };
     _Static_assert(BUF > LINE_MAX_BYTES, "buffer holds a line");
     char buf[BUF];
@@ -82,4 +84,9 @@ psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
     }
     psi_out_write(o, buf, n);
     return psi_out_close(o, true, d);
+}
+
+psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d)
+{
+    return psi_write_text_commented(h, path, NULL, d);
 }

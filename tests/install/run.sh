@@ -50,11 +50,11 @@ echo "install check: $n installed headers compile on their own"
 # 3. No database client, no workload generator in the library.
 lib=$(find "$libdir" -maxdepth 1 -name 'libpolysi.*' ! -type l -print -quit)
 [ -n "$lib" ] || fail "no libpolysi in $libdir"
-if nm -A "$lib" 2>/dev/null | grep -E ' [TU] (PQ[a-zA-Z]*|psi_generate|psi_pg_[a-z_]*)$'; then
+if nm -A "$lib" 2>/dev/null | grep -E ' [TU] (PQ[a-zA-Z]*|mysql_[a-z_]*|sqlite3_[a-z_0-9]*|psi_generate|psi_collect|psi_db_[a-z_]*)$'; then
     fail "$lib links libpq or workload code"
 fi
 case $lib in
-*.so*) if readelf -d "$lib" | grep -q 'NEEDED.*libpq'; then fail "$lib needs libpq"; fi ;;
+*.so*) if readelf -d "$lib" | grep -Eq 'NEEDED.*(libpq|libmariadb|libsqlite3)'; then fail "$lib needs a database client"; fi ;;
 esac
 
 # 4. The example, built from a copy with pkg-config only.
