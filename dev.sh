@@ -17,6 +17,10 @@ PKGS_TEST=(libcmocka-dev graphviz minisat clang libclang-rt-14-dev)
 # postgresql (server binaries) and libpq-dev: `collect` and its end-to-end test
 # (tests/pg) on a throwaway cluster.
 PKGS_TEST+=(postgresql libpq-dev)
+# The other databases of `collect --db`: MariaDB's client library and its
+# server binaries (tests/mariadb runs a throwaway server in a temporary
+# folder, socket only), SQLite's library (tests/sqlite).
+PKGS_TEST+=(libmariadb-dev mariadb-server libsqlite3-dev)
 # pkg-config: the example is built against the installed library with
 # nothing but `pkg-config polysi` (tests/install/run.sh).
 PKGS_TEST+=(pkg-config)
