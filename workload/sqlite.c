@@ -68,9 +68,11 @@ static psi_status sq_connect(const char *conninfo, psi_db_conn **out, psi_diag *
         const char *t = psi_conninfo_get(&ci, "busy_timeout");
         char *end = NULL;
         if (t && ((timeout = strtol(t, &end, 10)) < 0 || *end || end == t)) {
+            /* the message before the free: t points into ci */
+            psi_status bad = psi_diag_set(d, PSI_ERR_USAGE,
+                                          "SQLite: busy_timeout takes milliseconds, not '%s'", t);
             psi_conninfo_free(&ci);
-            return psi_diag_set(d, PSI_ERR_USAGE,
-                                "SQLite: busy_timeout takes milliseconds, not '%s'", t);
+            return bad;
         }
     }
     if (!path || !*path) {
