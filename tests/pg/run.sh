@@ -4,7 +4,13 @@
 #   REPEATABLE READ  (PostgreSQL's snapshot isolation) accepted under SI;
 #   SERIALIZABLE     accepted under SER (and SI);
 #   READ COMMITTED   under contention (few keys, many sessions) rejected under
-#                    SI with a named anomaly.
+#                    SI with a named anomaly;
+#   --pg CONNINFO as the alias of --db postgres --conn CONNINFO;
+#   the header of each format names PostgreSQL, its version and the level;
+#   bad input (no server, an unknown role or database, a bad connection
+#   string, an unknown level) exits 2 with the server's message, no file;
+#   SIGINT during a collection leaves a complete history marked PARTIAL (or
+#   nothing), never a truncated file.
 # Usage: run.sh [POLYSI_SOLVE] (default $PSI_CLI). Exit 77 = skipped (only
 # when the server binaries cannot run at all; the message says so loudly).
 set -uo pipefail
@@ -13,8 +19,10 @@ cli=${1:-${PSI_CLI:-}}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=pg_cluster.sh
 source "$here/pg_cluster.sh"
+# shellcheck source=../support/collect_checks.sh
+source "$here/../support/collect_checks.sh"
 
-if "$cli" collect --help | grep -q "WITHOUT libpq"; then
+if ! "$cli" collect --help | grep -q "postgres (enabled)"; then
     echo "FAIL: $cli was built without libpq (install libpq-dev and reconfigure)" >&2
     exit 1
 fi
@@ -23,34 +31,8 @@ rc=$?
 [ $rc -eq 0 ] || exit $rc
 work=$pg_cluster_dir/work
 mkdir -p "$work"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-# collect NAME LEVEL [workload options]: writes $work/NAME.hist (check detects the format)
-collect() {
-    local name=$1 level=$2
-    shift 2
-    if ! "$cli" collect --pg "$PG_CONNINFO" --level "$level" "$@" "$work/$name.hist"; then
-        fail "collect $name ($level) failed"
-        return 1
-    fi
-}
-
-# expect NAME ISOLATION accept|reject: runs check --json, prints the verdict
-expect() {
-    local name=$1 iso=$2 want=$3 json code
-    json=$("$cli" check --json --isolation "$iso" "$work/$name.hist")
-    code=$?
-    last_json=$json
-    local got=error
-    [ $code -eq 0 ] && got=accept
-    [ $code -eq 1 ] && got=reject
-    echo "$name under $iso: $got (want $want)"
-    if [ "$got" != "$want" ]; then
-        fail "$name under $iso: $got, expected $want"
-        "$cli" check --isolation "$iso" "$work/$name.hist" | head -40 >&2
-    fi
-}
+# --db postgres --conn, the collector interface (--pg, its alias, below)
+DB=(--db postgres --conn "$PG_CONNINFO")
 
 # Contention: 20 keys zipfian for 6 sessions, so first-updater-wins and SSI
 # aborts happen (recorded as aborted attempts) and anomalies would show.
@@ -102,17 +84,27 @@ for seed in 1 2 3; do
 done
 [ $rejected -eq 1 ] || fail "READ COMMITTED histories were never rejected"
 
-echo "== usage errors"
-"$cli" collect --level repeatable-read "$work/x" 2>/dev/null
-[ $? -eq 2 ] || fail "collect without --pg should exit 2"
-"$cli" collect --pg "$PG_CONNINFO" --level snapshot "$work/x" 2>/dev/null
-[ $? -eq 2 ] || fail "collect with an unknown level should exit 2"
-"$cli" collect --pg "host=127.0.0.1 port=1 connect_timeout=2" --level serializable "$work/x" 2>"$work/err"
-[ $? -eq 2 ] && grep -q "cannot connect" "$work/err" || fail "collect without a server should say it cannot connect"
+echo "== --pg CONNINFO is --db postgres --conn CONNINFO"
+DB=(--pg "$PG_CONNINFO")
+collect alias serializable --sessions 2 --txns 5 --ops 3 --keys 5 && expect alias ser accept
+DB=(--db postgres --conn "$PG_CONNINFO")
 
-if [ $fails -ne 0 ]; then
-    echo "$fails failure(s); server log tail:" >&2
-    tail -20 "$pg_cluster_dir/server.log" >&2
-    exit 1
-fi
-echo "all PostgreSQL checks passed"
+echo "== the header names the database, its version and the level"
+check_headers "PostgreSQL 1" repeatable-read
+
+echo "== bad input: exit 2 with the server's message, no file"
+"$cli" collect --level repeatable-read --sessions 1 "$work/x" 2>/dev/null
+[ $? -eq 2 ] || fail "collect without a database should exit 2"
+bad_conn "unreachable server" "cannot connect" --pg "host=127.0.0.1 port=1 connect_timeout=2" \
+    --level serializable
+bad_conn "unknown role" 'role "nosuch" does not exist' --db postgres \
+    --conn "$PG_CONNINFO user=nosuch" --level serializable
+bad_conn "unknown database" 'database "nosuch" does not exist' --db postgres \
+    --conn "$PG_CONNINFO dbname=nosuch" --level serializable
+bad_conn "bad connection string" "missing" --db postgres --conn "host" --level serializable
+bad_conn "unknown level" "unknown level 'snapshot'" "${DB[@]}" --level snapshot
+
+echo "== SIGINT while collecting: a complete history marked PARTIAL, or nothing"
+interrupt_collect si repeatable-read --sessions 4 --txns 100000 --ops 4 --keys 1000
+
+finish "PostgreSQL" "$pg_cluster_dir/server.log"
