@@ -13,14 +13,16 @@ cd "$(dirname "$0")"
 # Debian packages needed to build and test. graphviz renders --dot output in
 # tests; minisat is the reference solver the solver tests and benchmarks use.
 PKGS_BUILD=(build-essential cmake libjudy-dev)
+# The database client libraries of `collect --db postgres|mariadb|sqlite`
+# (each optional to CMake; installed so the program has them all).
+PKGS_BUILD+=(libpq-dev libmariadb-dev libsqlite3-dev)
 PKGS_TEST=(libcmocka-dev graphviz minisat clang libclang-rt-14-dev)
 # postgresql (server binaries) and libpq-dev: `collect` and its end-to-end test
 # (tests/pg) on a throwaway cluster.
 PKGS_TEST+=(postgresql libpq-dev)
-# The other databases of `collect --db`: MariaDB's client library and its
-# server binaries (tests/mariadb runs a throwaway server in a temporary
-# folder, socket only), SQLite's library (tests/sqlite).
-PKGS_TEST+=(libmariadb-dev mariadb-server libsqlite3-dev)
+# MariaDB's server binaries: tests/mariadb runs a throwaway server in a
+# temporary folder (socket only, no networking), stopped at the end.
+PKGS_TEST+=(mariadb-server)
 # pkg-config: the example is built against the installed library with
 # nothing but `pkg-config polysi` (tests/install/run.sh).
 PKGS_TEST+=(pkg-config)
