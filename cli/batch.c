@@ -164,6 +164,7 @@ void psi_batch_free(psi_batch *b)
         if (b->items) {
             psi_summary_free(&b->items[i].s);
             free(b->items[i].report);
+            free(b->items[i].html);
         }
     }
     free(b->paths);
@@ -182,7 +183,7 @@ typedef struct wire {
     double seconds[PSI_STAGE_COUNT], wall;
     uint64_t operations, constraints_before, constraints_after, conflicts, peak_bytes;
     uint64_t error_line, error_col, error_offset;
-    uint64_t len[4]; /* summary, error, error file, report */
+    uint64_t len[5]; /* summary, error, error file, report, HTML fragment */
 } wire;
 
 enum { WIRE_MAGIC = 0x50534942 };
@@ -202,7 +203,8 @@ static bool write_all(int fd, const void *buf, size_t n)
     return true;
 }
 
-static void send_record(int fd, const psi_summary *s, const char *report, size_t report_len)
+static void send_record(int fd, const psi_summary *s, const char *report, size_t report_len,
+                        const char *html)
 {
     wire w = {.magic = WIRE_MAGIC,
               .format = (uint32_t)s->format,
@@ -228,18 +230,18 @@ static void send_record(int fd, const psi_summary *s, const char *report, size_t
               .error_col = s->error_col,
               .error_offset = s->error_offset};
     memcpy(w.seconds, s->seconds, sizeof w.seconds);
-    const char *str[4] = {s->summary, s->error, s->error_file, report};
-    for (int i = 0; i < 3; i++)
+    const char *str[5] = {s->summary, s->error, s->error_file, report, html};
+    for (int i = 0; i < 5; i++)
         w.len[i] = str[i] ? strlen(str[i]) : 0;
     w.len[3] = report ? report_len : 0;
     bool ok = write_all(fd, &w, sizeof w);
-    for (int i = 0; i < 4 && ok; i++)
+    for (int i = 0; i < 5 && ok; i++)
         ok = write_all(fd, str[i] ? str[i] : "", w.len[i]);
 }
 
 /* The record's report: the JSON report, or the error object. */
 static void send_with_json(int fd, const psi_check_cli *c, const psi_summary *s, const char *report,
-                           size_t len)
+                           size_t len, const char *html)
 {
     char *err = NULL;
     size_t n = 0;
@@ -254,7 +256,7 @@ static void send_with_json(int fd, const psi_check_cli *c, const psi_summary *s,
     }
     while (report && len && report[len - 1] == '\n')
         len--;
-    send_record(fd, s, report, len);
+    send_record(fd, s, report, len, html);
     free(err);
 }
 
@@ -267,22 +269,29 @@ typedef struct child_ctx {
 static void child_limit(void *ctx, const psi_summary *s)
 {
     const child_ctx *cc = ctx;
-    send_with_json(cc->fd, cc->c, s, NULL, 0);
+    send_with_json(cc->fd, cc->c, s, NULL, 0, NULL);
 }
 
-static void child_main(const psi_check_cli *c, const char *path, int fd)
+static void child_main(const psi_check_cli *c, const char *path, size_t item, int fd)
 {
-    char *report = NULL;
+    char *report = NULL, *html = NULL;
     size_t len = 0;
     FILE *m = c->json ? open_memstream(&report, &len) : NULL;
     child_ctx cc = {.fd = fd, .c = c};
-    psi_run_io io = {.report = m, .on_limit = child_limit, .limit_ctx = &cc};
+    char html_id[32];
+    snprintf(html_id, sizeof html_id, "cx%zu", item + 1);
+    psi_run_io io = {.report = m,
+                     .on_limit = child_limit,
+                     .limit_ctx = &cc,
+                     .html = c->html_path ? &html : NULL,
+                     .html_id = html_id};
     psi_summary s;
     int rc = psi_check_run(c, path, &io, &s);
     if (m)
         fclose(m);
-    send_with_json(fd, c, &s, report, len);
+    send_with_json(fd, c, &s, report, len, html);
     free(report);
+    free(html);
     psi_summary_free(&s);
     close(fd);
     /* _exit: the parent's stdio buffers (flushed before the fork) and its
@@ -309,7 +318,7 @@ static bool take_record(psi_batch_item *it, const slot *sl)
         return false;
     memcpy(&w, sl->buf, sizeof w);
     uint64_t need = sizeof w;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         need += w.len[i];
     if (w.magic != WIRE_MAGIC || need != sl->n)
         return false;
@@ -338,8 +347,8 @@ static bool take_record(psi_batch_item *it, const slot *sl)
     s->error_col = w.error_col;
     s->error_offset = w.error_offset;
     const char *p = sl->buf + sizeof w;
-    char **dst[4] = {&s->summary, &s->error, &s->error_file, &it->report};
-    for (int i = 0; i < 4; i++) {
+    char **dst[5] = {&s->summary, &s->error, &s->error_file, &it->report, &it->html};
+    for (int i = 0; i < 5; i++) {
         free(*dst[i]);
         *dst[i] = NULL;
         if (w.len[i] || i == 3)
@@ -392,7 +401,7 @@ static bool spawn(const psi_check_cli *c, psi_batch *b, size_t item, slot *sl)
     }
     if (pid == 0) {
         close(p[0]);
-        child_main(c, b->paths[item], p[1]);
+        child_main(c, b->paths[item], item, p[1]);
     }
     close(p[1]);
     (void)fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);

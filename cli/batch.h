@@ -23,6 +23,7 @@
 typedef struct psi_batch_item {
     psi_summary s; /* filled when done */
     char *report;  /* --json: its JSON report or error object, without newline */
+    char *html;    /* --html, a reject: its fragment (psi_render_html_cex), else NULL */
     bool done;
 } psi_batch_item;
 

@@ -6,6 +6,7 @@
  * the verdict, with exit 2. */
 #include "cli/check_run.h"
 
+#include "cli/html.h"
 #include "cli/outfile.h"
 #include "formats/locate.h"
 #include "interpret/explain.h"
@@ -186,6 +187,8 @@ static psi_status open_outputs(const psi_check_cli *c, outputs *o, psi_diag *d)
 int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io, psi_summary *s)
 {
     double t_start = psi_now();
+    if (io->html)
+        *io->html = NULL;
     if (!psi_summary_init(s, path, c->co.ser)) {
         fprintf(stderr, "polysi-solve: out of memory\n");
         s->outcome = PSI_OUTCOME_ERROR;
@@ -302,6 +305,13 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         if (!ok && wrote) {
             psi_diag_set(&wd, PSI_ERR_IO, "cannot write the report (verdict: %s)",
                          rc == 0 ? "ACCEPT" : "REJECT");
+            wrote = false;
+        }
+    }
+    if (io->html && res.verdict == PSI_REJECT) {
+        *io->html = psi_html_reject_fragment(h, &res, &cx, &rend, io->html_id ? io->html_id : "cx");
+        if (!*io->html && wrote) {
+            psi_diag_set(&wd, PSI_ERR_NOMEM, "out of memory while drawing the HTML report");
             wrote = false;
         }
     }

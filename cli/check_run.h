@@ -25,6 +25,7 @@ typedef struct psi_check_cli {
     psi_check_opts co;
     psi_limits lim;
     const char *dot_path, *witness_path;
+    const char *html_path;  /* --html FILE (written by cmd_check.c from the runs' results) */
     uint64_t budget;        /* --interpret-budget */
     uint32_t max_anomalies; /* --all-anomalies[=N]: 0 when not asked */
     bool json, stats;
@@ -47,6 +48,11 @@ typedef struct psi_run_io {
      * their parent). NULL: only the printing above. */
     void (*on_limit)(void *ctx, const psi_summary *s);
     void *limit_ctx;
+    /* --html: a reject's fragment of the report (cli/html.h) is put here
+     * (malloc'd, the caller frees it; NULL when none). NULL: not asked.
+     * html_id names the drawing's elements, unique in the page. */
+    char **html;
+    const char *html_id;
 } psi_run_io;
 
 /* Runs the whole check of the history at path; fills *s (which the caller

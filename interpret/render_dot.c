@@ -85,6 +85,15 @@ bool psi_render_dot(const psi_history *h, const psi_cex *cx, const psi_render_op
     assert(h && cx && o && f);
     assert(cx->present);
     const char *level = o->ser ? "SER" : "SI";
+    if (o->dot_bare) {
+        fprintf(f, "digraph counterexample {\n  rankdir=LR;\n"
+                   "  node [shape=box, fontname=\"monospace\", fontsize=11];\n"
+                   "  edge [fontname=\"monospace\", fontsize=10];\n");
+        dot_nodes(f, h, cx);
+        dot_edges(f, h, cx);
+        fprintf(f, "}\n");
+        return !ferror(f);
+    }
     fprintf(f, "digraph counterexample {\n  rankdir=LR;\n  labelloc=t;\n  label=");
     char title[2048];
     snprintf(title, sizeof title, "%s violation: %s%s", level, cx->summary,
