@@ -23,6 +23,10 @@ PKGS_TEST+=(postgresql libpq-dev)
 # MariaDB's server binaries: tests/mariadb runs a throwaway server in a
 # temporary folder (socket only, no networking), stopped at the end.
 PKGS_TEST+=(mariadb-server)
+# chromium and python3: tests/html/browser.sh renders the HTML report
+# (check --html) in headless Chromium and checks its screenshot (python3's
+# standard library decodes the PNG).
+PKGS_TEST+=(chromium python3)
 # pkg-config: the example is built against the installed library with
 # nothing but `pkg-config polysi` (tests/install/run.sh).
 PKGS_TEST+=(pkg-config)
