@@ -6,7 +6,12 @@
  * Theory propagation. After a reorder, both search sides are known: forward
  * side F (reached from y) and backward side B (reaching x). Any inactive
  * edge from F to B would now close a cycle, so its last unassigned label is
- * implied false. Its reason is computed only if asked (acyclic_cycle.c). */
+ * implied false. Its reason is computed only if asked (acyclic_cycle.c),
+ * from the one edge recorded per variable: so a notification implies each
+ * variable once (lit_mark, fresh per notification). A later edge implying
+ * the opposite polarity would overwrite the reason of the first, which the
+ * solver may still have to explain; it is left to activation instead,
+ * which finds its cycle once the first implication is assigned. */
 #include "acyclic_internal.h"
 
 #include <assert.h>
@@ -36,6 +41,9 @@ static bool propagate_candidates(psi_acyc *g, psi_theory_out *out)
             if (blocked || nopen != 1)
                 continue;
             size_t var = lit_var0(open);
+            if (g->lit_mark[var] == g->lit_epoch)
+                continue; /* implied once already in this notification */
+            g->lit_mark[var] = g->lit_epoch;
             if (!psi_lits_push(&out->implied, -open))
                 return false;
             g->prop_edge[var] = e;
@@ -141,6 +149,7 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
     assert(!g->asg_n || g->asg[g->asg_n - 1].level <= level);
     g->val[var] = lit > 0 ? 1 : -1;
     g->asg[g->asg_n++] = (asg_entry){lit, level};
+    new_lit_epoch(g); /* marks of the variables this notification implies */
     size_t li = lit_index(lit);
     if (li >= g->occ_lits)
         return PSI_THEORY_OK;
