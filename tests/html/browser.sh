@@ -3,7 +3,8 @@
 # Chromium renders it at 1200 px, takes a screenshot; the screenshot must not
 # be blank (png_stats.py: enough ink and colours) and the page must log no
 # console message (we ship no script, so any is an error). The console
-# check is proven able to fail first on a page that logs errors.
+# check is proven able to fail first on a page that logs errors. The report
+# is printed to PDF too: a page or more per history.
 # Skipped (exit 77, loudly) without Chromium (Debian: chromium; ./dev.sh test
 # installs it) or without the corpus.
 # Usage: browser.sh POLYSI_SOLVE
@@ -69,6 +70,17 @@ for layout in graphviz own; do
         cp "$work/$layout.png" "$html" "$PSI_KEEP_SCREENSHOTS/"
     fi
 done
+
+# In print: one page or more per history (each section starts a page).
+timeout 90 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$work/profile" --no-pdf-header-footer --print-to-pdf="$work/report.pdf" \
+    "file://$work/report-graphviz.html" >"$work/pdf.log" 2>&1
+# the page tree's count (the one /Pages object; Chromium writes one level)
+pages=$(grep -ao '/Count [0-9]*' "$work/report.pdf" 2>/dev/null | head -1 | cut -d' ' -f2)
+pages=${pages:-0}
+echo "printed: $pages pages"
+head -c 5 "$work/report.pdf" 2>/dev/null | grep -q '%PDF' || fail "no PDF printed"
+[ "$pages" -ge 3 ] || fail "printed on $pages pages, expected a page (or more) per history"
 
 if [ $fails -ne 0 ]; then
     echo "$fails failure(s)" >&2
