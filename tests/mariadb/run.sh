@@ -7,6 +7,8 @@
 #                   READ has no first-committer-wins: an UPDATE overwrites a
 #                   row changed since the transaction's snapshot);
 #   SERIALIZABLE    accepted under SER (and SI);
+#   REPEATABLE READ with the server's innodb_snapshot_isolation=ON: error
+#                   1020 recorded as serialization failures, accepted under SI;
 #   the header of each format names the database, its version and the level;
 #   bad input: wrong credentials, an unreachable server, an unknown database,
 #   bad connection strings exit 2 with the server's message and leave no
@@ -76,5 +78,22 @@ bad_conn "unknown level" "unknown level 'snapshot'" "${DB[@]}" --level snapshot
 
 echo "== SIGINT while collecting: a complete history marked PARTIAL, or nothing"
 interrupt_collect ser serializable --sessions 4 --txns 100000 --ops 4 --keys 1000
+
+echo "== REPEATABLE READ with innodb_snapshot_isolation=ON: accepted under SI"
+# The server variable makes an UPDATE of a row changed since the snapshot
+# fail with error 1020 (first-committer-wins), which the driver records as a
+# serialization failure: no lost update is left.
+if mariadb --no-defaults -S "$MY_DIR/sock" -uroot \
+    -e "SET GLOBAL innodb_snapshot_isolation=ON" 2>"$work/var.err"; then
+    collect rrsi repeatable-read "${W[@]}" --seed 1 2>"$work/rrsi.err" && {
+        cat "$work/rrsi.err"
+        grep -Eq '\([1-9][0-9]* serialization failures' "$work/rrsi.err" ||
+            fail "no serialization failure (error 1020) recorded with innodb_snapshot_isolation=ON"
+        expect rrsi si accept
+    }
+    mariadb --no-defaults -S "$MY_DIR/sock" -uroot -e "SET GLOBAL innodb_snapshot_isolation=OFF"
+else
+    echo "(this server has no innodb_snapshot_isolation: $(cat "$work/var.err"))"
+fi
 
 finish "MariaDB" "$MY_DIR/error.log"
