@@ -27,7 +27,9 @@
  *   writes are kept. For :fail, reads with a nil value are dropped for the
  *   same reason (the client usually returns the invoke's value); reads with
  *   a value are kept. If a :fail/:info completion has no :value (or nil), the
- *   invoke's :value is used.
+ *   invoke's :value is used. A completion with `:polysi/reads :observed`
+ *   (our writer's mark, write_edn.c) keeps all its reads, nil being the
+ *   initial value: it records what an aborted or unknown transaction read.
  * - Micro-ops: [:r k v] (v nil: initial value, PSI_OPF_INIT, also in
  *   list-append histories, where it means the same as []; v a vector or
  *   list: a list-append read, [] being the initial empty list), [:w k v],
@@ -91,15 +93,15 @@ enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
 
 /* The fields of an op map that matter; 0 when absent. */
 typedef struct edn_op {
-    uint32_t map, type, f, process, value, index;
+    uint32_t map, type, f, process, value, index, reads;
 } edn_op;
 
 static psi_status op_fields(edn_parser *p, uint32_t map, edn_op *op)
 {
-    static const char *const names[] = {"type", "f", "process", "value", "index"};
+    static const char *const names[] = {"type", "f", "process", "value", "index", "polysi/reads"};
     memset(op, 0, sizeof *op);
     op->map = map;
-    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index};
+    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index, &op->reads};
     for (uint32_t k = p->nodes[map].child; k; k = p->nodes[p->nodes[k].next].next) {
         uint32_t v = p->nodes[k].next;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -160,8 +162,10 @@ static psi_status check_limit(edn_reader *r, size_t pos)
     return PSI_OK;
 }
 
-/* One micro-op [:f k v] of a transaction with status `st`. */
-static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status status)
+/* One micro-op [:f k v] of a transaction with status `status`; `observed`:
+ * its completion says its reads are what was observed (:polysi/reads
+ * :observed), so none of them is "not known". */
+static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status status, bool observed)
 {
     edn_parser *p = &r->p;
     const edn_node *m = &p->nodes[mop];
@@ -199,7 +203,8 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
     }
 
     /* A read: nil, an integer, or a list-append read's vector/list. */
-    bool keep = status == PSI_TXN_COMMITTED || (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
+    bool keep = status == PSI_TXN_COMMITTED || observed ||
+                (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
     if (v->kind == EDN_NIL) {
         if (keep)
             st = psi_builder_op(r->b, PSI_OP_READ, key, 0, PSI_OPF_INIT, p->d);
@@ -226,7 +231,7 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
  * the parser's context currently names; `src` is the line the transaction
  * is attributed to (and its provisional id). */
 static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_txn_status status,
-                          bool has_index, uint64_t index, uint64_t src)
+                          bool observed, bool has_index, uint64_t index, uint64_t src)
 {
     edn_parser *p = &r->p;
     if (value && p->nodes[value].kind != EDN_VECTOR && p->nodes[value].kind != EDN_LIST)
@@ -243,7 +248,7 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
     if (st != PSI_OK)
         return st;
     for (uint32_t e = value ? p->nodes[value].child : 0; e; e = p->nodes[e].next)
-        if ((st = add_micro_op(r, e, status)) != PSI_OK)
+        if ((st = add_micro_op(r, e, status, observed)) != PSI_OK)
             return st;
     return psi_builder_end(r->b, status, p->d);
 }
@@ -335,6 +340,13 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
     psi_txn_status status = type == T_OK     ? PSI_TXN_COMMITTED
                             : type == T_FAIL ? PSI_TXN_ABORTED
                                              : PSI_TXN_UNKNOWN;
+    if (op.reads && !edn_keyword_is(p, op.reads, "observed"))
+        return edn_error(p, PSI_ERR_SYNTAX, p->nodes[op.reads].pos,
+                         ":polysi/reads must be :observed, found '%.*s'",
+                         EDN_NODE_TEXT(p, &p->nodes[op.reads]));
+    /* Only the completion's own :value can be observed; the invoke's reads
+     * are always "not known". */
+    bool observed = op.reads != 0;
     uint32_t value = op.value;
     bool had_invoke = pd->active;
     edn_pending inv = *pd;
@@ -344,6 +356,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
             return edn_error(p, PSI_ERR_SYNTAX, value ? p->nodes[value].pos : m->pos,
                              "an :ok transaction needs a :value of micro-ops");
         value = 0;
+        observed = false;
         if (had_invoke) {
             /* Fall back on the invoke's micro-ops; errors in them name the
              * invoke's line, the transaction is still this line's. */
@@ -354,7 +367,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
                 value = iop.value;
         }
     }
-    return add_txn(r, process, value, status, has_index, index, at->line);
+    return add_txn(r, process, value, status, observed, has_index, index, at->line);
 }
 
 /* Invokes never completed: outcome unknown, like :info. */
@@ -376,7 +389,7 @@ static psi_status finish_pending(edn_reader *r)
             if ((st = get_index(&r->p, &op, &has_index, &index)) != PSI_OK)
                 return st;
             uint32_t value = op.value && r->p.nodes[op.value].kind != EDN_NIL ? op.value : 0;
-            st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, has_index, index,
+            st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, false, has_index, index,
                          pd->at.line);
             if (st != PSI_OK)
                 return st;
