@@ -365,11 +365,14 @@ static void test_not_a_map(void **state)
                      PSI_ERR_SYNTAX, "t.edn:2:3: ", "expected an operation map");
     edn_expect_error(":ok\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "found a keyword");
     /* several maps on a line are read; the second one's error is placed */
-    edn_expect_error("{:type :ok, :value [], :process 0} {:type :ok}\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:36: ", "no :process");
+    edn_expect_error("{:type :ok, :value [], :process 0} {:type :ok, :value []}\n", PSI_ERR_INPUT,
+                     "t.edn:1:36: ", "some transactions have a :process");
     edn_expect_error("{:f :txn, :process 0}\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "no :type");
-    edn_expect_error("{:type :ok, :f :txn, :value []}\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:1: ", "no :process");
+    edn_expect_error("{:type :ok, :f :txn, :value []}\n{:type :ok, :f :txn, :value [], "
+                     ":process 1}\n",
+                     PSI_ERR_INPUT, "t.edn:2:1: ", "this transaction has a :process");
+    edn_expect_error("{:type :fail, :f :txn}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:1: ", "without :process needs a :value");
     edn_expect_error("{:type :done, :f :txn, :process 1}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:8: ", "unknown :type ':done'");
     edn_expect_error("{:type :ok, :type :ok}\n", PSI_ERR_SYNTAX,
@@ -468,6 +471,53 @@ static void test_every_prefix(void **state)
             assert_null(h);
         free(buf);
     }
+}
+
+/* Elle's own test histories: no :process, keyword-free here; each
+ * completion is a transaction of its own session, invokes are skipped and
+ * the history's note says so. Jepsen's long-fork workload: :f :read with a
+ * list of micro-ops is a transaction, and so is its :fail completion
+ * without :value; a register's :f :read stays skipped. */
+static void test_processless_and_f_read(void **state)
+{
+    (void)state;
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read("{:type :invoke, :value [[:append 1 1]]}\n"
+                              "{:type :ok, :value [[:append 1 1]]}\n"
+                              "{:type :ok, :value [[:r 1 [1]] [:append 1 2]]}\n"
+                              "{:type :fail, :value [[:append 2 5]]}\n",
+                              &h, &d),
+                     PSI_OK);
+    assert_int_equal(h->n_sessions, 3);
+    assert_int_equal(h->n_txns, 4);
+    assert_non_null(h->note);
+    assert_non_null(strstr(h->note, "each transaction is its own session"));
+    assert_int_equal(edn_txn(h, 1, 0)->src, 3);
+    assert_int_equal(edn_txn(h, 2, 0)->status, PSI_TXN_ABORTED);
+    psi_history_free(h);
+
+    assert_int_equal(
+        edn_read("{:type :invoke, :f :read, :value [[:r 1 nil] [:r 2 nil]], :process 0}\n"
+                 "{:type :invoke, :f :write, :value [[:w 1 1]], :process 1}\n"
+                 "{:type :ok, :f :read, :value [[:r 1 nil] [:r 2 nil]], :process 0}\n"
+                 "{:type :invoke, :f :read, :value [[:r 2 nil]], :process 0}\n"
+                 "{:type :fail, :f :read, :process 0}\n"
+                 "{:type :ok, :f :write, :value [[:w 1 1]], :process 1}\n"
+                 "{:type :invoke, :f :read, :value nil, :process 2}\n"
+                 "{:type :ok, :f :read, :value 3, :process 2}\n"
+                 "{:type :fail, :f :cas, :value [1 2], :process 2}\n",
+                 &h, &d),
+        PSI_OK);
+    assert_null(h->note);
+    assert_int_equal(h->n_sessions, 2);
+    assert_int_equal(h->n_txns, 4);
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 1, PSI_OP_READ, 2, 0, PSI_OPF_INIT);
+    assert_int_equal(edn_txn(h, 0, 1)->status, PSI_TXN_ABORTED);
+    assert_int_equal(edn_txn(h, 1, 0)->n_ops, 1);
+    psi_history_free(h);
 }
 
 /* Pretty-printed histories: maps spanning lines, several maps on a line,
@@ -606,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_list_append),
         cmocka_unit_test(test_ok_fail_info),
         cmocka_unit_test(test_multi_line_maps),
+        cmocka_unit_test(test_processless_and_f_read),
         cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_completions_only),
         cmocka_unit_test(test_ids),
