@@ -229,6 +229,8 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         rc = fail(&r, &d, path);
         goto done;
     }
+    if (h->note) /* what the reader decided about the input, said once */
+        fprintf(stderr, "polysi-solve: %s: note: %s\n", path, h->note);
     s->format = h->format;
     s->seconds[PSI_STAGE_LOAD] = psi_now() - t0;
     psi_check_opts co = c->co;
