@@ -3,8 +3,19 @@
 
 #include "encode/encode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "...; refused under --isolation rc": the message names the level. */
+static void append_level(psi_diag *d, psi_level l)
+{
+    if (!d)
+        return;
+    size_t n = strlen(d->msg);
+    snprintf(d->msg + n, sizeof d->msg - n, " (refused under isolation level %s)",
+             psi_level_name(l));
+}
 
 static void stage(const psi_check_opts *opts, const char *name)
 {
@@ -88,6 +99,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     if (!opts)
         opts = &defaults;
     memset(res, 0, sizeof *res);
+    res->level_checked = psi_level_of(opts->ser, opts->level);
     psi_check_stats *s = &res->stats;
     s->sessions = h->n_sessions;
     s->transactions = h->n_txns - 1;
@@ -97,12 +109,31 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     double t0 = psi_now();
     psi_status st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_now() - t0;
-    if (st != PSI_OK)
+    if (st != PSI_OK) {
+        /* Say which level refused the input (a value written twice makes a
+         * read's writer ambiguous, which no level here accepts). */
+        if (st == PSI_ERR_INPUT && res->level_checked != PSI_LEVEL_SI)
+            append_level(d, res->level_checked);
         return st;
+    }
     s->committed = res->idx.n_committed;
     if (res->idx.n_anomalies) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_ANOMALY;
+        return PSI_OK;
+    }
+    if (psi_level_is_polynomial(res->level_checked)) {
+        /* No polygraph: the level's own graph (check/level_poly.c), timed
+         * as the construct stage. */
+        stage(opts, "construct");
+        t0 = psi_now();
+        st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
+        s->t_construct = psi_now() - t0;
+        s->known_edges_after = res->level.forced_edges;
+        if (st != PSI_OK)
+            return st;
+        res->verdict = res->level.accept ? PSI_ACCEPT : PSI_REJECT;
+        res->reason = res->level.accept ? PSI_BY_NOTHING : PSI_BY_LEVEL;
         return PSI_OK;
     }
 
@@ -151,5 +182,6 @@ void psi_check_result_free(psi_check_result *res)
     psi_prune_result_free(&res->prune);
     free(res->solver_cycle);
     free(res->model_either);
+    psi_level_result_free(&res->level);
     memset(res, 0, sizeof *res);
 }
