@@ -79,6 +79,10 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         enc->n_constraint_edges += s.n;
     }
     enc->n_vars = (uint32_t)var;
+    /* Start each selector on the side the known graph's order suggests:
+     * the history's real version order mostly agrees with it. */
+    if (!(opts && opts->no_phase_hints) && psi_acyc_suggest_phases(enc->graph) != 0)
+        goto nomem;
     return PSI_OK;
 
 nomem:
