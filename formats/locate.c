@@ -306,13 +306,13 @@ psi_status psi_locate_ops(const psi_history *h, const uint32_t *ops, size_t n, p
         }
         if (!found) {
             /* The transaction's own place, as the reader recorded it. */
-            bool text = h->format == PSI_FMT_TEXT || h->format == PSI_FMT_EDN;
+            bool text =
+                h->format == PSI_FMT_TEXT || h->format == PSI_FMT_EDN || h->format == PSI_FMT_AWDIT;
             *pl = (psi_place){.where = text ? PSI_AT_LINE : PSI_AT_OFFSET,
                               .line = tx->src,
                               .col = 1,
                               .offset = tx->src};
-            if (h->format != PSI_FMT_TEXT && h->format != PSI_FMT_EDN &&
-                h->format != PSI_FMT_DBCOP && h->format != PSI_FMT_COBRA)
+            if (!text && h->format != PSI_FMT_DBCOP && h->format != PSI_FMT_COBRA)
                 pl->where = PSI_AT_NONE;
         }
         pl->file = file;
