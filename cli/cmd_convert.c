@@ -11,7 +11,8 @@
 
 static void help(void)
 {
-    printf("usage: polysi-solve convert --to text|dbcop|edn [--format F] PATH OUT\n\n"
+    printf("usage: polysi-solve convert --to text|dbcop|edn [--format F] [--initial-state S] "
+           "PATH OUT\n\n"
            "Reads PATH (any supported format, or --format F) and writes it to OUT in the\n"
            "target format. Fails (exit 2) when the history cannot be expressed in the\n"
            "target format, e.g. aborted transactions in text.\n");
@@ -43,6 +44,16 @@ int psi_cmd_convert(int argc, char **argv)
                         a.value);
                 return 2;
             }
+        } else if (psi_args_opt(&a, arg, "--initial-state")) {
+            bool ok;
+            ro.initial_state = psi_initial_state_from_name(a.value, &ok);
+            if (!ok) {
+                fprintf(stderr,
+                        "polysi-solve convert: --initial-state takes implicit or recorded, not "
+                        "'%s'\n",
+                        a.value);
+                return 2;
+            }
         } else if (psi_args_opt(&a, arg, "--format")) {
             ro.format = psi_format_from_name(a.value);
             if (ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {
@@ -68,6 +79,20 @@ int psi_cmd_convert(int argc, char **argv)
     }
     if (h->note) /* what the reader decided about the input, said once */
         fprintf(stderr, "polysi-solve: %s: note: %s\n", pos[0], h->note);
+    /* A recorded initial state (AWDIT) with reads or writes of 0 cannot be
+     * said in the targets, whose initial state is implicit (0 or nil). */
+    if (h->initial_state == PSI_INITIAL_RECORDED)
+        for (uint32_t o = 0; o < h->n_ops; o++)
+            if (h->ops[o].value == 0 && !(h->ops[o].flags & (PSI_OPF_INIT | PSI_OPF_LIST))) {
+                fprintf(stderr,
+                        "polysi-solve convert: %s has a recorded initial state and reads or "
+                        "writes value 0 (key %llu); %s has an implicit initial state and cannot "
+                        "express it (read it with --initial-state implicit if 0 is meant as "
+                        "the initial value)\n",
+                        pos[0], (unsigned long long)h->keys[h->ops[o].key], psi_format_name(to));
+                psi_history_free(h);
+                return 2;
+            }
     psi_status st;
     switch (to) {
     case PSI_FMT_TEXT:

@@ -86,7 +86,20 @@ typedef enum psi_format {
     PSI_FMT_DBCOP,
     PSI_FMT_COBRA,
     PSI_FMT_EDN,
+    PSI_FMT_AWDIT, /* AWDIT's test format: r|w KEY VALUE, ----- and ===== */
 } psi_format;
+
+/* What a read of the initial value means (issue 12, README "Formats").
+ * implicit: an initial transaction writes every key's initial value (0 in
+ *   text, dbcop and AWDIT; nil in EDN), and reads of it are PSI_OPF_INIT.
+ * recorded: every write is in the history, the initial ones included; a
+ *   read of 0 reads whichever transaction wrote 0 (AWDIT's semantics).
+ * PSI_INITIAL_DEFAULT is for options only: the format's own choice. */
+typedef enum psi_initial_state {
+    PSI_INITIAL_DEFAULT = 0,
+    PSI_INITIAL_IMPLICIT,
+    PSI_INITIAL_RECORDED,
+} psi_initial_state;
 
 /* dbcop header fields, kept so a dbcop file converts back with its header. */
 typedef struct psi_dbcop_meta {
@@ -112,6 +125,9 @@ typedef struct psi_history {
      * "no :process: each transaction is its own session"), or NULL. A
      * static string: not owned. */
     const char *note;
+    /* How the reader read initial values (psi_initial_state, never
+     * DEFAULT once read; a history built by hand is implicit). */
+    uint8_t initial_state;
     char *source; /* path it was read from (owned) */
     psi_dbcop_meta dbcop;
 } psi_history;

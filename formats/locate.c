@@ -110,9 +110,37 @@ static bool locate_text(const psi_history *h, const src_file *f, uint32_t t, uin
     return false;
 }
 
-/* EDN: the k-th micro-op of the :value vector of the op map that starts on
- * transaction t's line (maps may span lines). The micro-op's key is
- * compared when it is an integer. */
+/* Whether the EDN reader kept the micro-op at p ('[' of [:f KEY VALUE]) of
+ * a transaction with status `st`: it drops every read of an :info
+ * completion and the nil reads of a :fail one, unless the completion is
+ * marked :polysi/reads :observed (read_edn.c). */
+static bool edn_kept(const char *p, const char *end, uint8_t st, bool observed)
+{
+    if (st == PSI_TXN_COMMITTED || observed)
+        return true;
+    const char *q = p + 1;
+    while (q < end && strchr(" \t\r\n,", *q))
+        q++;
+    bool is_read =
+        end - q >= 2 && q[0] == ':' && q[1] == 'r' && (end - q == 2 || strchr(" \t\r\n,]", q[2]));
+    if (!is_read)
+        return true;
+    if (st == PSI_TXN_UNKNOWN)
+        return false;
+    for (int field = 0; field < 2; field++) { /* past :r and the key */
+        while (q < end && !strchr(" \t\r\n,]", *q))
+            q++;
+        while (q < end && strchr(" \t\r\n,", *q))
+            q++;
+    }
+    bool nil =
+        end - q >= 3 && memcmp(q, "nil", 3) == 0 && (end - q == 3 || strchr(" \t\r\n,]", q[3]));
+    return !nil;
+}
+
+/* EDN: the k-th micro-op the reader kept (edn_kept) of the :value vector of
+ * the op map that starts on transaction t's line (maps may span lines).
+ * The micro-op's key is compared when it is an integer. */
 static bool locate_edn(const psi_history *h, const src_file *f, uint32_t t, uint32_t op,
                        psi_place *pl)
 {
@@ -131,6 +159,13 @@ static bool locate_edn(const psi_history *h, const src_file *f, uint32_t t, uint
         }
         if (memcmp(p, ":value", 6) == 0 && (p + 6 == end || strchr(" \t\r\n,[", p[6])))
             v = p + 6;
+    }
+    /* Only our writer marks completions, on the map's first (only) line. */
+    bool observed = false;
+    if (v) {
+        const char *m = b + at, *nl = memchr(m, '\n', (size_t)(end - m)), *stop = nl ? nl : end;
+        for (const char *p = m; p + 13 <= stop && !observed; p++)
+            observed = memcmp(p, ":polysi/reads", 13) == 0;
     }
     while (v && v < end && strchr(" \t\r\n,", *v))
         v++;
@@ -152,6 +187,10 @@ static bool locate_edn(const psi_history *h, const src_file *f, uint32_t t, uint
             continue;
         }
         if (c == '[' || c == '(' || c == '{') {
+            if (depth == 1 && c == '[' && !edn_kept(p, end, tx->status, observed)) {
+                depth++;
+                continue;
+            }
             if (depth == 1 && idx++ == k) {
                 /* [:f KEY ...]: compare an integer key. */
                 const char *q = p + 1;
@@ -185,6 +224,41 @@ static bool locate_edn(const psi_history *h, const src_file *f, uint32_t t, uint
             if (--depth <= 0)
                 return false;
         }
+    }
+    return false;
+}
+
+/* AWDIT's test format: the k-th operation line from the transaction's
+ * first line (blank lines skipped; a separator ends the transaction). */
+static bool locate_awdit(const psi_history *h, const src_file *f, uint32_t t, uint32_t op,
+                         psi_place *pl)
+{
+    const psi_txn *tx = &h->txns[t];
+    uint32_t k = op - tx->first_op, seen = 0;
+    size_t at = line_start(f, tx->src);
+    for (uint64_t line = tx->src; at != SIZE_MAX && at < f->len; line++) {
+        const char *nl = memchr(f->buf + at, '\n', f->len - at);
+        const char *e = nl ? nl : f->buf + f->len, *p = f->buf + at;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p < e && (*p == '-' || *p == '='))
+            return false;
+        if (p < e && (*p == 'r' || *p == 'w') && seen++ == k) {
+            const psi_op *o = &h->ops[op];
+            const char *q = p + 1;
+            uint64_t key, value;
+            if (!read_u64(&q, e, &key) || !read_u64(&q, e, &value) || key != h->keys[o->key] ||
+                value != o->value || (*p == 'w') != (o->kind == PSI_OP_WRITE))
+                return false;
+            *pl = (psi_place){.where = PSI_AT_LINE,
+                              .exact = true,
+                              .line = line,
+                              .col = column(f->buf, at, (size_t)(p - f->buf))};
+            return true;
+        }
+        if (!nl)
+            break;
+        at = (size_t)(nl - f->buf) + 1;
     }
     return false;
 }
@@ -300,19 +374,22 @@ psi_status psi_locate_ops(const psi_history *h, const uint32_t *ops, size_t n, p
             case PSI_FMT_COBRA:
                 found = locate_cobra(h, &f, t, ops[i], pl);
                 break;
+            case PSI_FMT_AWDIT:
+                found = locate_awdit(h, &f, t, ops[i], pl);
+                break;
             default:
                 break;
             }
         }
         if (!found) {
             /* The transaction's own place, as the reader recorded it. */
-            bool text = h->format == PSI_FMT_TEXT || h->format == PSI_FMT_EDN;
+            bool text =
+                h->format == PSI_FMT_TEXT || h->format == PSI_FMT_EDN || h->format == PSI_FMT_AWDIT;
             *pl = (psi_place){.where = text ? PSI_AT_LINE : PSI_AT_OFFSET,
                               .line = tx->src,
                               .col = 1,
                               .offset = tx->src};
-            if (h->format != PSI_FMT_TEXT && h->format != PSI_FMT_EDN &&
-                h->format != PSI_FMT_DBCOP && h->format != PSI_FMT_COBRA)
+            if (!text && h->format != PSI_FMT_DBCOP && h->format != PSI_FMT_COBRA)
                 pl->where = PSI_AT_NONE;
         }
         pl->file = file;

@@ -75,7 +75,12 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
             j++;
         if (j < n && s[j] == '(')
             return PSI_FMT_TEXT;
+        /* AWDIT's test format: r KEY VALUE */
+        if (j > i + 1 && j < n && s[j] >= '0' && s[j] <= '9')
+            return PSI_FMT_AWDIT;
     }
+    if (n - i >= 3 && (memcmp(s + i, "---", 3) == 0 || memcmp(s + i, "===", 3) == 0))
+        return PSI_FMT_AWDIT; /* a separator first: an empty first transaction */
     return PSI_FMT_AUTO;
 }
 
@@ -123,6 +128,32 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
         return st;
     *fmt = format_of(path, sample, n);
     return PSI_OK;
+}
+
+/* ---- Initial state ---- */
+
+psi_initial_state psi_initial_state_from_name(const char *name, bool *ok)
+{
+    *ok = true;
+    if (strcmp(name, "implicit") == 0)
+        return PSI_INITIAL_IMPLICIT;
+    if (strcmp(name, "recorded") == 0)
+        return PSI_INITIAL_RECORDED;
+    *ok = strcmp(name, "default") == 0;
+    return PSI_INITIAL_DEFAULT;
+}
+
+const char *psi_initial_state_name(psi_initial_state s)
+{
+    switch (s) {
+    case PSI_INITIAL_IMPLICIT:
+        return "implicit";
+    case PSI_INITIAL_RECORDED:
+        return "recorded";
+    case PSI_INITIAL_DEFAULT:
+        break;
+    }
+    return "default";
 }
 
 /* ---- Dispatch ---- */
@@ -173,6 +204,10 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     struct stat sb;
     if (!is_stdin && stat(path, &sb) != 0)
         return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
+    if (!is_stdin && S_ISDIR(sb.st_mode) && opts && opts->initial_state == PSI_INITIAL_RECORDED)
+        return psi_diag_file(d, PSI_ERR_USAGE, path,
+                             "--initial-state recorded is supported for AWDIT's test format "
+                             "only, not for a directory");
     if (!is_stdin && S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_DBCOP))
         return read_dir_as_dbcop(path, opts, fmt == PSI_FMT_DBCOP, out, d);
     if (!is_stdin && S_ISDIR(sb.st_mode) && fmt == PSI_FMT_COBRA)
@@ -195,6 +230,14 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     }
     if (fmt == PSI_FMT_AUTO)
         fmt = format_of(is_stdin ? "" : path, (const unsigned char *)buf, len);
+    psi_initial_state init = opts ? opts->initial_state : PSI_INITIAL_DEFAULT;
+    if (init == PSI_INITIAL_RECORDED && fmt != PSI_FMT_AWDIT) {
+        free(buf);
+        return psi_diag_file(d, PSI_ERR_USAGE, path,
+                             "--initial-state recorded is supported for AWDIT's test format "
+                             "only; this file is read as %s, whose initial state is implicit",
+                             psi_format_name(fmt));
+    }
     switch (fmt) {
     case PSI_FMT_TEXT:
         st = psi_read_text_mem(path, buf, len, max_ops, pr, out, d);
@@ -207,6 +250,9 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         break;
     case PSI_FMT_EDN:
         st = psi_read_edn_mem(path, buf, len, max_ops, pr, out, d);
+        break;
+    case PSI_FMT_AWDIT:
+        st = psi_read_awdit_mem(path, buf, len, max_ops, init != PSI_INITIAL_IMPLICIT, pr, out, d);
         break;
     case PSI_FMT_AUTO:
     default:

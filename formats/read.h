@@ -20,7 +20,16 @@ typedef struct psi_read_opts {
     psi_format format;     /* PSI_FMT_AUTO: detect from the path and content */
     uint64_t max_ops;      /* refuse histories with more operations (0: model limit) */
     psi_progress progress; /* stage "load": bytes parsed of the file (logs read, Cobra) */
+    /* DEFAULT: the format's own (AWDIT: recorded; the others: implicit).
+     * RECORDED is supported for AWDIT's test format only: the other
+     * readers refuse writes of 0 (the duplicate-values issue). */
+    psi_initial_state initial_state;
 } psi_read_opts;
+
+/* "implicit" / "recorded" (and "default"); PSI_INITIAL_DEFAULT for an
+ * unknown name, *ok false then. */
+psi_initial_state psi_initial_state_from_name(const char *name, bool *ok);
+const char *psi_initial_state_name(psi_initial_state s);
 
 /* Reads a history from a file (or, for Cobra, a directory). */
 psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_history **out,
@@ -37,6 +46,9 @@ psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t
                               uint64_t max_ops, psi_history **out, psi_diag *d);
 psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                             psi_history **out, psi_diag *d);
+/* AWDIT's test format, with its own initial state (recorded). */
+psi_status psi_read_awdit_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                              psi_history **out, psi_diag *d);
 psi_status psi_read_cobra_dir(const char *dir, uint64_t max_ops, psi_history **out, psi_diag *d);
 /* One Cobra session log held in memory. Its session id comes from `name`
  * when the base name is T<n>.log (session n), else it is session 0. */

@@ -2,7 +2,7 @@
  *
  *     fuzz_seeds OUTDIR
  *
- * creates OUTDIR/{text,dbcop,edn,cobra,dimacs,verdict,witness}/ with small
+ * creates OUTDIR/{text,dbcop,edn,cobra,awdit,dimacs,verdict,witness}/ with small
  * histories from the workload generator (workload/) written by the
  * project's own writers (as `polysi-solve generate` / `convert` do), Cobra
  * logs encoded from generated histories, list-append EDN lines, small CNF
@@ -97,6 +97,34 @@ static void write_cobra(const psi_history *h, const char *name)
     fclose(f);
 }
 
+/* AWDIT's test format (no writer in formats/: the checker only reads it):
+ * committed transactions, ----- between them, ===== between sessions;
+ * initial-value reads as reads of 0. */
+static void write_awdit(const psi_history *h, const char *name)
+{
+    FILE *f = open_seed("awdit", name);
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        if (s)
+            fputs("=====\n", f);
+        const psi_session *se = &h->sessions[s];
+        bool first = true;
+        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+            const psi_txn *tx = &h->txns[t];
+            if (tx->status != PSI_TXN_COMMITTED)
+                continue;
+            if (!first)
+                fputs("-----\n", f);
+            first = false;
+            for (uint32_t i = 0; i < tx->n_ops; i++) {
+                const psi_op *op = &h->ops[tx->first_op + i];
+                fprintf(f, "%c %llu %llu\n", op->kind == PSI_OP_WRITE ? 'w' : 'r',
+                        (unsigned long long)h->keys[op->key], (unsigned long long)op->value);
+            }
+        }
+    }
+    fclose(f);
+}
+
 static void histories(void)
 {
     for (uint64_t seed = 1; seed <= 24; seed++) {
@@ -132,6 +160,8 @@ static void histories(void)
             fprintf(stderr, "fuzz_seeds: edn: %s\n", d.msg);
         snprintf(name, sizeof name, "T%u.log", (unsigned)seed);
         write_cobra(h, name);
+        snprintf(name, sizeof name, "gen-%02u.txt", (unsigned)seed);
+        write_awdit(h, name);
         psi_history_free(h);
     }
 }
@@ -157,6 +187,14 @@ static void handwritten(void)
     static const char vec[] = "[{:type :ok, :process 0, :value [[:w 1 1]]}\n"
                               " {:type :ok, :process 1, :value [[:r 1 1] #_ [:r 9 9]]}]\n";
     write_seed("edn", "vector.edn", vec, sizeof vec - 1);
+    /* pretty-printed, no :process, :f :read micro-ops */
+    static const char pretty[] = "; Elle-style\n[{:type :ok,\n  :value [[:append :x 1]\n"
+                                 "          [:r 2 [1 2]]]}\n {:type :fail, :f :read,\n"
+                                 "  :value [[:r 3 nil]], :polysi/reads :observed}]\n";
+    write_seed("edn", "pretty.edn", pretty, sizeof pretty - 1);
+    static const char awdit[] = "w 0 0\nw 1 0\n=====\nw 0 1\n-----\nr 0 1\nr 1 0\n=====\n"
+                                "w 1 1\n-----\n\nr 1 1\r\nr 0 0\n";
+    write_seed("awdit", "long-fork.txt", awdit, sizeof awdit - 1);
 
     static const char *cnf[] = {
         "c tiny\np cnf 3 4\n1 -2 0\n2 3 0\n-1 -3 0\n-2 0\n",
@@ -243,7 +281,8 @@ int main(int argc, char **argv)
         return 2;
     }
     outdir = argv[1];
-    const char *targets[] = {"text", "dbcop", "edn", "cobra", "dimacs", "verdict", "witness"};
+    const char *targets[] = {"text",  "dbcop",  "edn",     "cobra",
+                             "awdit", "dimacs", "verdict", "witness"};
     if (mkdir(outdir, 0777) && errno != EEXIST) {
         perror(outdir);
         return 2;
