@@ -519,7 +519,7 @@ static psi_status cc_edges(lctx *c)
     const psi_history *h = c->h;
     uint32_t nk = h->n_keys, k = c->k;
     uint64_t *woff = calloc((size_t)nk + 1, sizeof *woff), *goff = NULL;
-    uint32_t *wt = NULL;
+    uint32_t *wt = NULL, *wpos = NULL; /* writer, and its session position (searched) */
     wgroup *grp = NULL;
     psi_status st = PSI_OK;
     if (!woff)
@@ -540,9 +540,10 @@ static psi_status cc_edges(lctx *c)
     for (uint32_t x = 0; x < nk; x++)
         woff[x + 1] += woff[x];
     wt = malloc((n_w ? n_w : 1) * sizeof *wt);
+    wpos = malloc((n_w ? n_w : 1) * sizeof *wpos);
     grp = malloc((n_w ? n_w : 1) * sizeof *grp);
     goff = calloc((size_t)nk + 1, sizeof *goff);
-    if (!wt || !grp || !goff)
+    if (!wt || !wpos || !grp || !goff)
         goto nomem;
     /* sessions in order, transactions in order: runs come out sorted */
     uint64_t *fill = malloc(((size_t)nk + 1) * sizeof *fill);
@@ -557,8 +558,10 @@ static psi_status cc_edges(lctx *c)
             const psi_txn *tx = &h->txns[t];
             for (uint32_t j = 0; j < tx->n_ops; j++) {
                 uint32_t o = tx->first_op + j;
-                if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE))
+                if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
+                    wpos[fill[h->ops[o].key]] = tx->pos;
                     wt[fill[h->ops[o].key]++] = t;
+                }
             }
         }
     free(fill);
@@ -590,11 +593,13 @@ static psi_status cc_edges(lctx *c)
                 const wgroup *gr = &grp[g];
                 /* before t: positions < cv[s], and in t's own session < pos(t) */
                 uint32_t lim = gr->session == tx->session ? tx->pos : cv[gr->session];
+                if (!lim || wpos[gr->first] >= lim)
+                    continue;
                 /* last run entry with pos < lim */
                 uint32_t lo = 0, hi = gr->len;
                 while (lo < hi) {
                     uint32_t mid = lo + (hi - lo) / 2;
-                    if (h->txns[wt[gr->first + mid]].pos < lim)
+                    if (wpos[gr->first + mid] < lim)
                         lo = mid + 1;
                     else
                         hi = mid;
@@ -614,6 +619,7 @@ done:
     free(woff);
     free(goff);
     free(wt);
+    free(wpos);
     free(grp);
     return st;
 }
