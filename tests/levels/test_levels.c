@@ -97,6 +97,8 @@ static const struct {
     const char *anomaly;
 } cases[] = {
     {"g1c.txt", {1, 1, 1, 1, 1, 1}, "G1c"},
+    /* list-append reads show version orders every level must follow */
+    {"g0_lists.edn", {1, 1, 1, 1, 1, 1}, "G0"},
     {"nonmonotonic_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
     {"fractured_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
     {"session_stale.txt", {0, 0, 1, 1, 1, 1}, "fractured read"},
