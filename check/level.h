@@ -65,9 +65,10 @@ bool psi_level_is_polynomial(psi_level l);
 
 /* Why an edge of a level's graph is there. */
 typedef enum psi_level_why {
-    PSI_LW_SO = 0,     /* session order (also the initial transaction before a session) */
-    PSI_LW_WR = 1,     /* t2 wrote what `to` read */
-    PSI_LW_FORCED = 2, /* the level's axiom: `to`'s write of key must follow `from`'s */
+    PSI_LW_SO = 0,      /* session order (also the initial transaction before a session) */
+    PSI_LW_WR = 1,      /* t2 wrote what `to` read */
+    PSI_LW_FORCED = 2,  /* the level's axiom: `to`'s write of key must follow `from`'s */
+    PSI_LW_LIST_WW = 3, /* a list-append read shows `from`'s append to key before `to`'s */
 } psi_level_why;
 
 /* A forced edge's premise: which relation between `from` and the reader

@@ -31,6 +31,8 @@
 #define TAG_SO          0u
 #define TAG_WR          1u
 #define TAG_FORCED_BASE 2u
+/* A list-append read's known version order on key (tag & ~TAG_LIST). */
+#define TAG_LIST 0x80000000u
 /* CC refuses clock tables above this many entries (4 GiB): a history with
  * that many sessions times transactions needs another algorithm. */
 #define MAX_CLOCK_ENTRIES (UINT64_C(1) << 30)
@@ -165,6 +167,47 @@ static bool grow2(uint32_t **a, uint32_t **b, size_t *cap, size_t need)
         return false;
     *cap = ca < cb ? ca : cb;
     return true;
+}
+
+/* List-append reads show version orders: consecutive elements' writers
+ * are WW-ordered, a fact every level's commit order must follow (as in
+ * the polygraph). Lists of a key are prefixes of one another (else the
+ * index reported an anomaly), so the longest one per key says it all. */
+static bool list_edges(lctx *c)
+{
+    const psi_history *h = c->h;
+    if (!h->n_list_reads)
+        return true;
+    uint32_t *longest = malloc((h->n_keys ? h->n_keys : 1) * sizeof *longest);
+    if (!longest)
+        return false;
+    memset(longest, 0xff, (h->n_keys ? h->n_keys : 1) * sizeof *longest);
+    for (uint32_t i = 0; i < h->n_list_reads; i++) {
+        const psi_list_read *lr = &h->list_reads[i];
+        if (!(c->idx->op_info[lr->op] & PSI_OI_LIVE))
+            continue;
+        uint32_t key = h->ops[lr->op].key;
+        if (longest[key] == NONE || h->list_reads[longest[key]].len < lr->len)
+            longest[key] = i;
+    }
+    bool ok = true;
+    for (uint32_t key = 0; key < h->n_keys && ok; key++) {
+        if (longest[key] == NONE)
+            continue;
+        const psi_list_read *lr = &h->list_reads[longest[key]];
+        uint32_t prev = PSI_INIT_TXN;
+        for (uint32_t k = 0; k < lr->len && ok; k++) {
+            uint32_t w = psi_index_writer(c->idx, key, h->list_vals[lr->first + k]);
+            if (w == PSI_SRC_NONE || !committed(h, c->idx->op_txn[w]))
+                break; /* an anomaly the index reported */
+            uint32_t t = c->idx->op_txn[w];
+            if (t != prev && prev != PSI_INIT_TXN)
+                ok = add_edge(c, prev, t, TAG_LIST | key);
+            prev = t;
+        }
+    }
+    free(longest);
+    return ok;
 }
 
 /* t's distinct writers (not the initial transaction), each with its first
@@ -309,7 +352,9 @@ static void csr_free(csr *g)
     memset(g, 0, sizeof *g);
 }
 
-static bool csr_build(const cedge *e, size_t n_e, uint32_t n, csr *g)
+/* skip_list: leave out list-append WW edges (CC's clocks follow SO ∪ WR
+ * only). */
+static bool csr_build(const cedge *e, size_t n_e, uint32_t n, bool skip_list, csr *g)
 {
     g->n = n;
     g->off = calloc((size_t)n + 1, sizeof *g->off);
@@ -318,7 +363,8 @@ static bool csr_build(const cedge *e, size_t n_e, uint32_t n, csr *g)
     if (!g->off || !g->to || !g->tag)
         return false;
     for (size_t i = 0; i < n_e; i++)
-        g->off[e[i].from + 1]++;
+        if (!skip_list || !(e[i].tag & TAG_LIST))
+            g->off[e[i].from + 1]++;
     for (uint32_t v = 0; v < n; v++)
         g->off[v + 1] += g->off[v];
     uint64_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
@@ -326,6 +372,8 @@ static bool csr_build(const cedge *e, size_t n_e, uint32_t n, csr *g)
         return false;
     memcpy(pos, g->off, ((size_t)n + 1) * sizeof *pos);
     for (size_t i = 0; i < n_e; i++) {
+        if (skip_list && (e[i].tag & TAG_LIST))
+            continue;
         uint64_t p = pos[e[i].from]++;
         g->to[p] = e[i].to;
         g->tag[p] = e[i].tag;
@@ -439,7 +487,15 @@ static psi_status shortest_cycle(lctx *c, const csr *g, uint32_t *indeg, psi_lev
     uint32_t at = last, tag = last_tag, to = v;
     for (uint32_t i = len; i-- > 0;) {
         psi_level_edge *e = &res->cycle[i];
-        if (tag >= TAG_FORCED_BASE) {
+        if (tag & TAG_LIST) {
+            *e = (psi_level_edge){.from = at,
+                                  .to = to,
+                                  .key = tag & ~TAG_LIST,
+                                  .why = PSI_LW_LIST_WW,
+                                  .reader = NONE,
+                                  .read_op = NONE,
+                                  .read_op2 = NONE};
+        } else if (tag >= TAG_FORCED_BASE) {
             *e = c->forced[tag - TAG_FORCED_BASE];
         } else {
             *e = (psi_level_edge){.from = at,
@@ -519,7 +575,7 @@ static psi_status cc_edges(lctx *c)
     const psi_history *h = c->h;
     uint32_t nk = h->n_keys, k = c->k;
     uint64_t *woff = calloc((size_t)nk + 1, sizeof *woff), *goff = NULL;
-    uint32_t *wt = NULL;
+    uint32_t *wt = NULL, *wpos = NULL; /* writer, and its session position (searched) */
     wgroup *grp = NULL;
     psi_status st = PSI_OK;
     if (!woff)
@@ -540,9 +596,10 @@ static psi_status cc_edges(lctx *c)
     for (uint32_t x = 0; x < nk; x++)
         woff[x + 1] += woff[x];
     wt = malloc((n_w ? n_w : 1) * sizeof *wt);
+    wpos = malloc((n_w ? n_w : 1) * sizeof *wpos);
     grp = malloc((n_w ? n_w : 1) * sizeof *grp);
     goff = calloc((size_t)nk + 1, sizeof *goff);
-    if (!wt || !grp || !goff)
+    if (!wt || !wpos || !grp || !goff)
         goto nomem;
     /* sessions in order, transactions in order: runs come out sorted */
     uint64_t *fill = malloc(((size_t)nk + 1) * sizeof *fill);
@@ -557,8 +614,10 @@ static psi_status cc_edges(lctx *c)
             const psi_txn *tx = &h->txns[t];
             for (uint32_t j = 0; j < tx->n_ops; j++) {
                 uint32_t o = tx->first_op + j;
-                if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE))
+                if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
+                    wpos[fill[h->ops[o].key]] = tx->pos;
                     wt[fill[h->ops[o].key]++] = t;
+                }
             }
         }
     free(fill);
@@ -590,11 +649,13 @@ static psi_status cc_edges(lctx *c)
                 const wgroup *gr = &grp[g];
                 /* before t: positions < cv[s], and in t's own session < pos(t) */
                 uint32_t lim = gr->session == tx->session ? tx->pos : cv[gr->session];
+                if (!lim || wpos[gr->first] >= lim)
+                    continue;
                 /* last run entry with pos < lim */
                 uint32_t lo = 0, hi = gr->len;
                 while (lo < hi) {
                     uint32_t mid = lo + (hi - lo) / 2;
-                    if (h->txns[wt[gr->first + mid]].pos < lim)
+                    if (wpos[gr->first + mid] < lim)
                         lo = mid + 1;
                     else
                         hi = mid;
@@ -614,6 +675,7 @@ done:
     free(woff);
     free(goff);
     free(wt);
+    free(wpos);
     free(grp);
     return st;
 }
@@ -626,7 +688,7 @@ static psi_status finish(lctx *c, psi_level_result *res)
     csr g = {0};
     uint32_t *indeg = malloc((size_t)h->n_txns * sizeof *indeg);
     res->order = malloc((size_t)h->n_txns * sizeof *res->order);
-    if (!indeg || !res->order || !csr_build(c->e, c->n_e, h->n_txns, &g)) {
+    if (!indeg || !res->order || !csr_build(c->e, c->n_e, h->n_txns, false, &g)) {
         free(indeg);
         csr_free(&g);
         return psi_diag_nomem(c->d, "ordering the transactions");
@@ -668,7 +730,7 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
         goto nomem;
     /* txn_stamp: base_edges stamps with t, the per-level passes with t + 1
      * after a reset */
-    if (!base_edges(&c))
+    if (!base_edges(&c) || !list_edges(&c))
         goto nomem;
     memset(c.txn_stamp, 0, (size_t)h->n_txns * sizeof *c.txn_stamp);
     if (level == PSI_LEVEL_RC) {
@@ -699,7 +761,7 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
         uint32_t *order = malloc((size_t)h->n_txns * sizeof *order);
         uint32_t *indeg = malloc((size_t)h->n_txns * sizeof *indeg);
         c.vc = calloc((size_t)h->n_txns * (c.k ? c.k : 1), sizeof *c.vc);
-        if (!order || !indeg || !c.vc || !csr_build(c.e, c.n_e, h->n_txns, &base)) {
+        if (!order || !indeg || !c.vc || !csr_build(c.e, c.n_e, h->n_txns, true, &base)) {
             free(order);
             free(indeg);
             csr_free(&base);

@@ -34,8 +34,10 @@ static void help(void)
            "  --mix M             polysi | rmw | blindw-rh | blindw-rw | blindw-wh |\n"
            "                      heavy-write (polysi)\n"
            "store:\n"
-           "  --isolation I       si | ser | random (si; random: reads return any value\n"
-           "                      ever written to the key, or the initial one)\n"
+           "  --isolation I       si | ser | random | read-committed (si; random: reads\n"
+           "                      return any value ever written to the key, or the\n"
+           "                      initial one; read-committed: each read returns the\n"
+           "                      latest committed version, no conflict checks)\n"
            "  --faults LIST       comma-separated: lost-update, stale-read, long-fork,\n"
            "                      session-skip (none)\n"
            "  --fault-prob P      probability per transaction and fault (0.1)\n"
@@ -71,7 +73,8 @@ static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format 
         }
     if (psi_args_opt(a, arg, "--isolation")) {
         if (!psi_gen_store_parse(a->value, &o->store)) {
-            fprintf(stderr, "polysi-solve generate: --isolation takes si, ser or random\n");
+            fprintf(stderr,
+                    "polysi-solve generate: --isolation takes si, ser, random or read-committed\n");
             a->failed = true;
         }
     } else if (psi_args_opt(a, arg, "--faults")) {

@@ -185,9 +185,9 @@ static void summarize(lcx *c, const psi_check_result *res, const psi_level_edge 
     if (!f) {
         psi_fmt_txn(h, lr->cycle[0].from, a, sizeof a);
         snprintf(cx->summary, sizeof cx->summary,
-                 "G1c under %s: %u transactions from %s on form a cycle of session order and "
-                 "reads-from (each one observes or follows the one before it)",
-                 level, lr->cycle_len, a);
+                 "%s under %s: %u transactions from %s on form a cycle of session order, "
+                 "reads-from and the version orders list reads show",
+                 psi_cex_kind_name(cx->kind), level, lr->cycle_len, a);
         return;
     }
     psi_fmt_txn(h, f->from, a, sizeof a);
@@ -222,6 +222,8 @@ psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res
             at = add_edge(&c, e->from, e->to, e->key, PSI_EDGE_WW, PSI_CEX_FORCED);
             if (!first_forced)
                 first_forced = e;
+        } else if (e->why == PSI_LW_LIST_WW) {
+            at = add_edge(&c, e->from, e->to, e->key, PSI_EDGE_WW, PSI_CEX_CERTAIN);
         } else {
             at = add_edge(&c, e->from, e->to, e->why == PSI_LW_SO ? UINT32_MAX : e->key,
                           e->why == PSI_LW_SO ? PSI_EDGE_SO : PSI_EDGE_WR, PSI_CEX_CERTAIN);
@@ -241,7 +243,10 @@ psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res
         if (!m || cx->txns[m - 1] != cx->txns[i])
             cx->txns[m++] = cx->txns[i];
     cx->n_txns = m;
-    cx->kind = first_forced ? kind_of(first_forced) : PSI_CEX_G1C;
+    bool all_ww = true;
+    for (uint32_t i = 0; i < lr->cycle_len; i++)
+        all_ww &= lr->cycle[i].why == PSI_LW_LIST_WW;
+    cx->kind = first_forced ? kind_of(first_forced) : all_ww ? PSI_CEX_G0 : PSI_CEX_G1C;
     /* a causality violation whose premise is one read is a fractured read
      * in RA's terms already; keep the level's own name */
     summarize(&c, res, first_forced);

@@ -116,7 +116,7 @@ void psi_gen_opts_default(psi_gen_opts *o)
 static const char *const dist_names[] = {"uniform", "zipf", "hotspot"};
 static const char *const mix_names[] = {"polysi",    "rmw",       "blindw-rh",
                                         "blindw-rw", "blindw-wh", "heavy-write"};
-static const char *const store_names[] = {"si", "ser", "random"};
+static const char *const store_names[] = {"si", "ser", "random", "read-committed"};
 static const char *const fault_names[] = {"lost-update", "stale-read", "long-fork", "session-skip"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

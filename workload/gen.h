@@ -42,6 +42,9 @@ typedef enum psi_gen_store {
     PSI_STORE_SI,     /* snapshot reads, first-committer-wins */
     PSI_STORE_SER,    /* SI plus read-set validation at commit */
     PSI_STORE_RANDOM, /* unconstrained: reads return any value ever written, or 0 */
+    PSI_STORE_RC,     /* read committed: each read returns the latest committed version
+                         at the time of the read; no conflict checks (valid under RC and
+                         PL-2, usually not under RA: reads fracture across commits) */
 } psi_gen_store;
 
 typedef enum psi_fault {

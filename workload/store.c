@@ -320,6 +320,9 @@ static psi_status step_op(store *st, sess *se, uint32_t s)
         op->value = se->ops[sl->op].value; /* own past: last write or read */
         op->flags = se->ops[sl->op].flags & PSI_OPF_INIT;
     } else {
+        /* read committed: the snapshot is taken per read, not per transaction */
+        if (st->o->store == PSI_STORE_RC)
+            se->snap = st->now;
         op->ver = choose_read(st, se, s, k);
         op->value = op->ver >= 0 ? st->kv[k].v[op->ver].value : 0;
         op->flags = op->ver >= 0 ? 0 : PSI_OPF_INIT;
@@ -405,6 +408,8 @@ static psi_status commit_txn(store *st, sess *se, uint32_t s)
                 conflict = true;
         }
     }
+    if (o->store == PSI_STORE_RC)
+        conflict = false; /* read committed checks no conflicts: lost updates are allowed */
     if (conflict && !(se->drawn & PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE)))
         return record(st, se, s, PSI_TXN_ABORTED);
     if (conflict) {

@@ -97,6 +97,8 @@ static const struct {
     const char *anomaly;
 } cases[] = {
     {"g1c.txt", {1, 1, 1, 1, 1, 1}, "G1c"},
+    /* list-append reads show version orders every level must follow */
+    {"g0_lists.edn", {1, 1, 1, 1, 1, 1}, "G0"},
     {"nonmonotonic_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
     {"fractured_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
     {"session_stale.txt", {0, 0, 1, 1, 1, 1}, "fractured read"},
@@ -178,7 +180,10 @@ static void config_for(uint64_t seed, psi_gen_opts *o)
     o->dist = PSI_DIST_UNIFORM;
     o->mix = (r % 4 == 0) ? PSI_MIX_RMW : PSI_MIX_POLYSI;
     r /= 4;
-    switch (r % 4) {
+    switch (r % 5) {
+    case 4:
+        o->store = PSI_STORE_RC;
+        break;
     case 0:
         o->store = PSI_STORE_SI;
         o->faults = (unsigned)(mix64(seed ^ 0x5eed) % 15) + 1;
@@ -189,7 +194,7 @@ static void config_for(uint64_t seed, psi_gen_opts *o)
         break;
     default:
         o->store = PSI_STORE_RANDOM;
-        o->abort_ratio = (r / 4) % 2 ? 0.1 : 0.0;
+        o->abort_ratio = (r / 5) % 2 ? 0.1 : 0.0;
         break;
     }
     r /= 8;
@@ -257,12 +262,42 @@ static void test_random(void **state)
         assert_true(rejects[i] > rejects[i - 1]);
 }
 
+/* The read-committed store: every history is accepted under RC and PL-2,
+ * and its reads fracture across commits, so RA rejects most. */
+static void test_rc_store(void **state)
+{
+    (void)state;
+    uint64_t ra_rejects = 0, n = 100;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.seed = seed;
+        o.store = PSI_STORE_RC;
+        o.sessions = 6;
+        o.txns_per_session = 15;
+        o.ops_per_txn = 6;
+        o.keys = 8;
+        psi_history *h;
+        psi_gen_report rep;
+        psi_diag d;
+        assert_int_equal(psi_generate(&o, &h, &rep, &d), PSI_OK);
+        assert_int_equal(verdict(h, PSI_LEVEL_PL2, NULL), 0);
+        if (verdict(h, PSI_LEVEL_RC, NULL) != 0)
+            fail_msg("the read-committed store's history (seed %llu) is rejected under RC",
+                     (unsigned long long)seed);
+        ra_rejects += (uint64_t)verdict(h, PSI_LEVEL_RA, NULL);
+        psi_history_free(h);
+    }
+    printf("rc store: %llu of %llu histories rejected under RA\n", (unsigned long long)ra_rejects,
+           (unsigned long long)n);
+    assert_true(ra_rejects > n / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_handwritten),
-        cmocka_unit_test(test_ambiguous_read),
+        cmocka_unit_test(test_names),          cmocka_unit_test(test_handwritten),
+        cmocka_unit_test(test_ambiguous_read), cmocka_unit_test(test_rc_store),
         cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
