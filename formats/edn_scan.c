@@ -277,6 +277,24 @@ static psi_status parse_number(edn_parser *p, uint32_t *out)
     return PSI_OK;
 }
 
+/* Length of the valid UTF-8 sequence at s[0..n) that starts with a byte of
+ * 0x80 or more, or 0 if it is not valid (overlong forms, surrogates and
+ * code points past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return len;
+}
+
 static psi_status parse_string(edn_parser *p, uint32_t *out)
 {
     size_t start = p->pos, i = start + 1;
@@ -310,6 +328,12 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
             }
         } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
             return edn_error(p, PSI_ERR_SYNTAX, i, "control character (byte 0x%02x) in string", c);
+        } else if (c >= 0x80) {
+            /* EDN text is UTF-8; a history that is not is damaged. */
+            size_t n = utf8_len((const unsigned char *)p->buf + i, p->end - i);
+            if (n == 0)
+                return edn_error(p, PSI_ERR_SYNTAX, i, "invalid UTF-8 (byte 0x%02x) in string", c);
+            i += n;
         } else {
             i++;
         }

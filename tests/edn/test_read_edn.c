@@ -649,6 +649,66 @@ static void test_mutations(void **state)
     free(buf);
 }
 
+/* Hostile inputs (issue 12): a 10^6-element vector, a keyword key 64 KB
+ * long, integer and keyword keys mixed on one key space, invalid UTF-8 in
+ * a string; each an error at its line:column, never a crash. */
+static void test_hostile(void **state)
+{
+    (void)state;
+    enum { N = 1000000, LONG_KEY = 65536 };
+    const char *head = "{:type :ok, :process 0, :value [";
+    size_t hl = strlen(head);
+    char *text = malloc(hl + 2 * (size_t)N + 8);
+    assert_non_null(text);
+    memcpy(text, head, hl);
+    char *q = text + hl;
+    for (int i = 0; i < N; i++) {
+        *q++ = '1';
+        *q++ = ' ';
+    }
+    strcpy(q, "]}\n");
+    edn_expect_error(text, PSI_ERR_SYNTAX, "t.edn:1:33: ", "expected a micro-op");
+    /* the same vector in an ignored field is legal EDN */
+    const char *head2 = "{:type :ok, :process 0, :value [[:w 1 1]], :x [";
+    size_t h2 = strlen(head2);
+    char *text2 = malloc(h2 + 2 * (size_t)N + 8);
+    assert_non_null(text2);
+    memcpy(text2, head2, h2);
+    memcpy(text2 + h2, text + hl, 2 * (size_t)N + 4);
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text2, &h, &d), PSI_OK);
+    assert_int_equal(h->n_ops, 1);
+    psi_history_free(h);
+    free(text2);
+    free(text);
+
+    const char *pre = "{:type :ok, :process 0,\n :value [[:w 1 1] [:r :";
+    size_t pl = strlen(pre);
+    char *key = malloc(pl + LONG_KEY + 16);
+    assert_non_null(key);
+    memcpy(key, pre, pl);
+    memset(key + pl, 'k', LONG_KEY);
+    strcpy(key + pl + LONG_KEY, " 1]]}\n");
+    edn_expect_error(key, PSI_ERR_SYNTAX,
+                     "t.edn:2:23: ", "expected an integer key, found a keyword");
+    free(key);
+
+    edn_expect_error("{:type :ok, :process 0, :value [[:w 1 1]]}\n"
+                     "{:type :ok, :process 1, :value [[:r :x 1]]}\n",
+                     PSI_ERR_SYNTAX, "t.edn:2:37: ", "only integer keys and values");
+    edn_expect_error("{:type :ok, :process 0, :value [[:w 1 1]],\n :error \"caf\xc3\xa9 \xff\"}\n",
+                     PSI_ERR_SYNTAX, "t.edn:2:15: ", "invalid UTF-8 (byte 0xff) in string");
+    edn_expect_error("{:type :ok, :error \"\xed\xa0\x80\"}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:21: ", "invalid UTF-8"); /* a surrogate */
+    edn_expect_error("{:type :ok, :error \"\xc0\xaf\"}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:21: ", "invalid UTF-8"); /* overlong '/' */
+    assert_int_equal(
+        edn_read("{:type :ok, :process 0, :value [[:w 1 1]], :e \"\xf0\x9f\x99\x82\"}\n", &h, &d),
+        PSI_OK);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -656,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_list_append),
         cmocka_unit_test(test_ok_fail_info),
         cmocka_unit_test(test_multi_line_maps),
+        cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_processless_and_f_read),
         cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_completions_only),
