@@ -30,6 +30,8 @@ PKGS_TEST+=(chromium python3)
 # pkg-config: the example is built against the installed library with
 # nothing but `pkg-config polysi` (tests/install/run.sh).
 PKGS_TEST+=(pkg-config)
+# gnuplot: the benchmarks' plots (bench/scale/run.sh, bench/harness/plot.sh).
+PKGS_TEST+=(gnuplot-nox)
 
 missing_pkgs() {
     local p out=()

@@ -34,7 +34,7 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
 {
     psi_check_stats *s = &res->stats;
     stage(opts, "encode");
-    double t0 = psi_now();
+    double t0 = psi_cpu_now();
     psi_encoding enc;
     psi_encode_opts eo = {.ser = opts->ser, .no_theory_propagation = opts->no_theory_propagation};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
@@ -42,7 +42,7 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
         return st;
     s->vars = enc.n_vars;
     s->theory_edges = enc.n_known_edges + enc.n_constraint_edges;
-    double t1 = psi_now();
+    double t1 = psi_cpu_now();
     s->t_encode = t1 - t0;
     if (opts->time_limit > 0)
         psi_sat_set_time_limit(enc.sat, opts->time_limit);
@@ -50,7 +50,7 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
         psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
     int r = psi_sat_solve(enc.sat);
-    s->t_solve = psi_now() - t1;
+    s->t_solve = psi_cpu_now() - t1;
     psi_sat_stats ss;
     psi_sat_get_stats(enc.sat, &ss);
     s->decisions = ss.decisions;
@@ -61,9 +61,9 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     s->theory_calls = ss.theory_calls;
     s->theory_conflicts = ss.theory_conflicts;
     s->theory_propagations = ss.theory_propagations;
-    /* The solver times each theory call on the coarse clock (a few ms a
-     * tick: cheap on every propagation), so the sum is an estimate that
-     * can exceed the solve stage it is part of; it never really does. */
+    /* The solver's estimate of the theory's CPU time (sat.h), in the same
+     * clock as the stage; an estimate may exceed the stage it is part of,
+     * which it never really does. */
     s->theory_seconds = ss.theory_seconds < s->t_solve ? ss.theory_seconds : s->t_solve;
     if (r == PSI_SAT_SAT) {
         res->verdict = PSI_ACCEPT;
@@ -106,9 +106,9 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     s->operations = h->n_ops;
 
     stage(opts, "validate");
-    double t0 = psi_now();
+    double t0 = psi_cpu_now();
     psi_status st = psi_index_build(h, &res->idx, d);
-    s->t_validate = psi_now() - t0;
+    s->t_validate = psi_cpu_now() - t0;
     if (st != PSI_OK) {
         /* Say which level refused the input (a value written twice makes a
          * read's writer ambiguous, which no level here accepts). */
@@ -126,9 +126,9 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         /* No polygraph: the level's own graph (check/level_poly.c), timed
          * as the construct stage. */
         stage(opts, "construct");
-        t0 = psi_now();
+        t0 = psi_cpu_now();
         st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
-        s->t_construct = psi_now() - t0;
+        s->t_construct = psi_cpu_now() - t0;
         s->known_edges_after = res->level.forced_edges;
         if (st != PSI_OK)
             return st;
@@ -138,7 +138,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     }
 
     stage(opts, "construct");
-    t0 = psi_now();
+    t0 = psi_cpu_now();
     /* Without pruning, every writer pair is a constraint, as in the paper;
      * with it, pruning generates only the pairs the known graph leaves
      * unordered. */
@@ -147,17 +147,17 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return st;
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
-    s->t_construct = psi_now() - t0;
+    s->t_construct = psi_cpu_now() - t0;
     s->known_edges_before = res->g.n_known;
     s->constraints_before = res->g.n_writer_pairs;
     s->unknown_deps_before = res->g.n_pair_deps;
 
     stage(opts, "prune");
-    t0 = psi_now();
+    t0 = psi_cpu_now();
     psi_prune_opts pro = {
         .ser = opts->ser, .disabled = opts->no_pruning, .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
-    s->t_prune = psi_now() - t0;
+    s->t_prune = psi_cpu_now() - t0;
     if (st != PSI_OK)
         return st;
     s->prune_rounds = res->prune.rounds;

@@ -54,7 +54,8 @@ typedef enum psi_reject_reason {
 } psi_reject_reason;
 
 typedef struct psi_check_stats {
-    /* Stage wall times in seconds. */
+    /* Stage times in CPU seconds (psi_cpu_now: user + system of the process,
+     * so a stage running threads may show more than its wall time). */
     double t_validate, t_construct, t_prune, t_encode, t_solve;
     /* Shape. */
     uint32_t sessions, transactions, committed;

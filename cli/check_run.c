@@ -225,7 +225,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     on_stage(&r, "load");
     psi_read_opts ro = c->ro;
     ro.progress = (psi_progress){.fn = psi_progress_line_on_event, .ctx = io->progress};
-    double t0 = psi_now();
+    double t0 = psi_cpu_now(); /* stage times are CPU time (check.h) */
     if (psi_read_history(path, &ro, &h, &d) != PSI_OK) {
         stop_watchdog(&r);
         rc = fail(&r, &d, path);
@@ -234,7 +234,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     if (h->note) /* what the reader decided about the input, said once */
         fprintf(stderr, "polysi-solve: %s: note: %s\n", path, h->note);
     s->format = h->format;
-    s->seconds[PSI_STAGE_LOAD] = psi_now() - t0;
+    s->seconds[PSI_STAGE_LOAD] = psi_cpu_now() - t0;
     psi_check_opts co = c->co;
     co.keep_model = io->outputs && c->witness_path != NULL;
     co.on_stage = on_stage;

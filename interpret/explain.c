@@ -387,7 +387,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     cex->kind = PSI_CEX_CYCLE;
     if (res->verdict != PSI_REJECT)
         return PSI_OK;
-    double t0 = psi_now();
+    double t0 = psi_cpu_now(); /* stage times are CPU time (check.h) */
     psi_status st = PSI_OK;
     if (res->reason == PSI_BY_LEVEL) {
         st = psi_level_cex_build(h, res, cex, d);
@@ -398,7 +398,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = from_anomaly(h, &res->idx.anomalies[0], cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
-        cex->seconds = psi_now() - t0;
+        cex->seconds = psi_cpu_now() - t0;
         return st;
     }
     ctx x = {.h = h,
@@ -473,7 +473,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     psi_cex_classify(h, &res->idx, opts->ser, cex);
 out:
     cex->solver_calls = x.calls;
-    cex->seconds = psi_now() - t0;
+    cex->seconds = psi_cpu_now() - t0;
     free(x.local);
     free(s.v);
     free(s.in);

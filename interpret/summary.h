@@ -58,7 +58,7 @@ typedef struct psi_summary {
     uint32_t n_anomalies; /* independent anomalies found (--all-anomalies), else 1 */
 
     /* Every outcome: what was reached. */
-    double seconds[PSI_STAGE_COUNT]; /* wall time per stage, 0 when not reached */
+    double seconds[PSI_STAGE_COUNT]; /* CPU time per stage (check.h), 0 when not reached */
     double wall;                     /* the whole run */
     uint32_t sessions, transactions, committed;
     uint64_t operations;

@@ -24,7 +24,7 @@ uint32_t psi_reason_of(psi_sat *s, uint32_t v)
     s->st.theory_explanations++;
     double t0 = psi_sat_coarse_now();
     int rc = s->theory.explain(s->theory.ctx, lit_to_int(p), o);
-    s->st.theory_seconds += psi_sat_coarse_now() - t0;
+    s->theory_wall += psi_sat_coarse_now() - t0;
     if (rc != PSI_THEORY_OK || !psi_u32_reserve(&s->tconfl, o->clause.n + 1)) {
         s->nomem = true;
         return REASON_NONE;

@@ -109,6 +109,7 @@ struct psi_sat {
     bool started; /* a solve has begun: options are fixed from then on */
     int64_t conflict_limit;
     double time_limit, start_time;
+    double theory_wall; /* coarse wall seconds in theory callbacks, this solve */
     uint64_t conflicts_at_start;
     void (*progress)(void *ctx, uint64_t conflicts); /* psi_sat_set_progress */
     void *progress_ctx;

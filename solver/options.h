@@ -49,7 +49,7 @@
     X(initial_phase,     INT,  0,     0,   1,                                                      \
       "polarity a variable is first decided with: 0 false (as MiniSat), 1 true")                  \
     X(restart_block,     REAL, 1.4,   0.0, 100.0,                                                  \
-      "focused mode: a conflict with a trail this many times the average postpones restarts (0: off)")\
+      "a conflict with a trail this many times the average postpones the next restart (0: off)")\
     X(restart_block_min, INT,  0,     0,   1e12,                                                   \
       "conflicts before restart blocking starts")                                                  \
     X(ema_trail,         INT,  5000,  1,   1e9,                                                    \

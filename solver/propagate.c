@@ -179,7 +179,7 @@ conflict psi_propagate(psi_sat *s)
         double t0 = psi_sat_coarse_now();
         bool again = false;
         conflict tc = theory_round(s, &again);
-        s->st.theory_seconds += psi_sat_coarse_now() - t0;
+        s->theory_wall += psi_sat_coarse_now() - t0;
         assert(!tc.lits || psi_all_false(s, tc.lits, tc.n)); /* theory contract */
         assert(tc.lits || s->nomem || again || s->theory_head == s->trail_n);
         if (tc.lits || s->nomem || !again)

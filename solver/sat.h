@@ -45,8 +45,8 @@ typedef struct psi_sat_stats {
     uint64_t blocked_restarts;          /* conflicts that postponed a restart */
     uint64_t theory_calls;              /* literals handed to the theory */
     uint64_t theory_conflicts, theory_propagations, theory_explanations;
-    double theory_seconds; /* wall time inside theory callbacks */
-    double solve_seconds;  /* wall time inside psi_sat_solve */
+    double theory_seconds; /* CPU time inside theory callbacks (estimate: see sat.c) */
+    double solve_seconds;  /* CPU time of the calling thread inside psi_sat_solve */
     uint64_t vars, clauses;
 } psi_sat_stats;
 

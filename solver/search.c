@@ -34,17 +34,18 @@ static void update_ema(psi_sat *s, uint32_t glue)
 
 /* Restart blocking (Audemard and Simon, SAT 2012): a conflict reached with
  * a trail much longer than usual suggests the search is close to a model,
- * and in focused mode the glue averages would restart it anyway. Such a
- * conflict postpones the next restart: the fast average starts over from
- * the slow one, as Glucose empties its glue queue. Called per conflict,
- * with the trail as the conflict found it. */
+ * and a restart would throw that trail away (with a theory, every decision
+ * on it costs a theory check to take again). Such a conflict postpones the
+ * next restart, in both modes: the count towards it starts over, and the
+ * fast glue average starts over from the slow one, as Glucose empties its
+ * glue queue. Called per conflict, with the trail as the conflict found it. */
 static void block_restart(psi_sat *s)
 {
     double t = s->trail_n;
     if (s->st.conflicts == 1)
         s->ema_trail = t;
     s->ema_trail += (t - s->ema_trail) / (double)s->opt.ema_trail;
-    if (s->stable || s->opt.restart_block == 0 || s->st.conflicts < s->opt.restart_block_min ||
+    if (s->opt.restart_block == 0 || s->st.conflicts < s->opt.restart_block_min ||
         t <= s->opt.restart_block * s->ema_trail)
         return;
     s->ema_fast = s->ema_slow;

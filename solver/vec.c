@@ -63,6 +63,13 @@ double psi_sat_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double psi_sat_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double psi_sat_coarse_now(void)
 {
 #ifdef CLOCK_MONOTONIC_COARSE

@@ -34,4 +34,7 @@ double psi_sat_now(void);
  * without the exact clock's cost on every theory call. */
 double psi_sat_coarse_now(void);
 
+/* CPU time of the calling thread in seconds (a system call: not per literal). */
+double psi_sat_cpu_now(void);
+
 #endif
