@@ -65,6 +65,31 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
                 res->model_either[c] =
                     v ? psi_sat_value(enc.sat, v) > 0 : res->g.cons[c].state == PSI_C_EITHER;
             }
+            const psi_index *idx = &res->idx;
+            if (st == PSI_OK && idx->n_amb) {
+                res->model_choice = malloc(idx->n_amb * sizeof *res->model_choice);
+                if (!res->model_choice)
+                    st = psi_diag_nomem(d, "keeping the model");
+                for (uint32_t a = 0; a < idx->n_amb && res->model_choice; a++) {
+                    uint32_t j = 0;
+                    while (j + 1 < idx->amb[a].n &&
+                           psi_sat_value(enc.sat,
+                                         enc.choice_var0 + 1 + (int)(idx->amb[a].first + j)) <= 0)
+                        j++;
+                    res->model_choice[a] = j;
+                }
+                uint64_t base = enc.n_known_edges + enc.n_constraint_edges, n = 0;
+                res->model_choice_edges =
+                    res->model_choice ? malloc((enc.n_choice_edges ? enc.n_choice_edges : 1) *
+                                               sizeof *res->model_choice_edges)
+                                      : NULL;
+                if (res->model_choice && !res->model_choice_edges)
+                    st = psi_diag_nomem(d, "keeping the model");
+                for (uint64_t i = 0; res->model_choice_edges && i < enc.n_choice_edges; i++)
+                    if (psi_acyc_edge_active(enc.graph, base + i))
+                        res->model_choice_edges[n++] = enc.choice_edge[i];
+                res->n_model_choice_edges = n;
+            }
         }
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
@@ -95,7 +120,11 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "validate");
     double t0 = psi_now();
-    psi_status st = psi_index_build(h, &res->idx, d);
+    uint32_t init_txn;
+    psi_status st = psi_index_mark_initial(h, &opts->init, &init_txn, d);
+    if (st != PSI_OK)
+        return st;
+    st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_now() - t0;
     if (st != PSI_OK)
         return st;
@@ -151,5 +180,7 @@ void psi_check_result_free(psi_check_result *res)
     psi_prune_result_free(&res->prune);
     free(res->solver_cycle);
     free(res->model_either);
+    free(res->model_choice);
+    free(res->model_choice_edges);
     memset(res, 0, sizeof *res);
 }
