@@ -38,6 +38,7 @@
 #include "prune/prune.h"
 
 #include "check/check.h"
+#include "check/level.h"
 
 #include "interpret/all.h"
 #include "interpret/describe.h"

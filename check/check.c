@@ -3,8 +3,19 @@
 
 #include "encode/encode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "...; refused under --isolation rc": the message names the level. */
+static void append_level(psi_diag *d, psi_level l)
+{
+    if (!d)
+        return;
+    size_t n = strlen(d->msg);
+    snprintf(d->msg + n, sizeof d->msg - n, " (refused under isolation level %s)",
+             psi_level_name(l));
+}
 
 static void stage(const psi_check_opts *opts, const char *name)
 {
@@ -71,10 +82,13 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
                 if (!res->model_choice)
                     st = psi_diag_nomem(d, "keeping the model");
                 for (uint32_t a = 0; a < idx->n_amb && res->model_choice; a++) {
+                    /* The first candidate the model (or pruning) took. */
                     uint32_t j = 0;
-                    while (j + 1 < idx->amb[a].n &&
-                           psi_sat_value(enc.sat,
-                                         enc.choice_var0 + 1 + (int)(idx->amb[a].first + j)) <= 0)
+                    const uint8_t *cs = res->g.choice_state + idx->amb[a].first;
+                    while (j + 1 < idx->amb[a].n && cs[j] != PSI_CH_FORCED &&
+                           (cs[j] == PSI_CH_EXCLUDED ||
+                            psi_sat_value(enc.sat,
+                                          enc.choice_var0 + 1 + (int)(idx->amb[a].first + j)) <= 0))
                         j++;
                     res->model_choice[a] = j;
                 }
@@ -113,6 +127,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     if (!opts)
         opts = &defaults;
     memset(res, 0, sizeof *res);
+    res->level_checked = psi_level_of(opts->ser, opts->level);
     psi_check_stats *s = &res->stats;
     s->sessions = h->n_sessions;
     s->transactions = h->n_txns - 1;
@@ -126,12 +141,40 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return st;
     st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_now() - t0;
-    if (st != PSI_OK)
+    if (st != PSI_OK) {
+        /* Say which level refused the input. */
+        if (st == PSI_ERR_INPUT && res->level_checked != PSI_LEVEL_SI)
+            append_level(d, res->level_checked);
         return st;
+    }
     s->committed = res->idx.n_committed;
     if (res->idx.n_anomalies) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_ANOMALY;
+        return PSI_OK;
+    }
+    if (psi_level_is_polynomial(res->level_checked) && res->idx.n_amb) {
+        /* Those checkers take each read's writer as known; a choice of
+         * writers needs the solver (issue 11), which they do without. */
+        psi_status e = psi_diag_set(d, PSI_ERR_INPUT,
+                                    "%s: %u reads could have read from more than one writer (a "
+                                    "value written more than once); only si and ser check that",
+                                    h->source, res->idx.n_amb);
+        append_level(d, res->level_checked);
+        return e;
+    }
+    if (psi_level_is_polynomial(res->level_checked)) {
+        /* No polygraph: the level's own graph (check/level_poly.c), timed
+         * as the construct stage. */
+        stage(opts, "construct");
+        t0 = psi_now();
+        st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
+        s->t_construct = psi_now() - t0;
+        s->known_edges_after = res->level.forced_edges;
+        if (st != PSI_OK)
+            return st;
+        res->verdict = res->level.accept ? PSI_ACCEPT : PSI_REJECT;
+        res->reason = res->level.accept ? PSI_BY_NOTHING : PSI_BY_LEVEL;
         return PSI_OK;
     }
 
@@ -182,5 +225,6 @@ void psi_check_result_free(psi_check_result *res)
     free(res->model_either);
     free(res->model_choice);
     free(res->model_choice_edges);
+    psi_level_result_free(&res->level);
     memset(res, 0, sizeof *res);
 }

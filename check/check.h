@@ -11,6 +11,7 @@
 #ifndef PSI_CHECK_CHECK_H
 #define PSI_CHECK_CHECK_H
 
+#include "check/level.h"
 #include "core/clock.h"
 #include "core/history.h"
 #include "core/index.h"
@@ -22,7 +23,10 @@
 #include <stdint.h>
 
 typedef struct psi_check_opts {
-    bool ser;                   /* serializability instead of snapshot isolation */
+    bool ser; /* serializability instead of snapshot isolation */
+    /* The level (check/level.h); PSI_LEVEL_SI (0) with ser means SER.
+     * RC, RA, CC and PL-2 skip the polygraph, pruning and the solver. */
+    psi_level level;
     bool no_pruning;            /* --no-pruning */
     bool no_coalescing;         /* --no-coalescing */
     bool no_theory_propagation; /* solver theory propagation off */
@@ -47,6 +51,7 @@ typedef enum psi_reject_reason {
     PSI_BY_KNOWN_CYCLE = 2, /* the known graph has a forbidden cycle (prune.cycle[0]) */
     PSI_BY_PRUNING = 3,     /* a constraint with both sides impossible (prune.cycle[0..1]) */
     PSI_BY_SOLVER = 4,      /* no choice of the remaining constraints is acyclic */
+    PSI_BY_LEVEL = 5,       /* a polynomial level's graph has a cycle (level.cycle) */
 } psi_reject_reason;
 
 typedef struct psi_check_stats {
@@ -94,6 +99,10 @@ typedef struct psi_check_result {
      * RW edges conditional on them) the model switched on. */
     psi_edge *model_choice_edges;
     uint64_t n_model_choice_edges;
+    /* The level checked, and for the polynomial ones their result: on
+     * accept a commit order, on PSI_BY_LEVEL the cycle. */
+    psi_level level_checked;
+    psi_level_result level;
 } psi_check_result;
 
 /* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):

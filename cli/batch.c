@@ -177,7 +177,7 @@ void psi_batch_free(psi_batch *b)
 
 typedef struct wire {
     uint32_t magic;
-    uint32_t format, ser, outcome, reason, named, kind, n_anomalies;
+    uint32_t format, ser, level, outcome, reason, named, kind, n_anomalies;
     uint32_t sessions, transactions, committed;
     uint32_t error_stage, error_status, error_where;
     double seconds[PSI_STAGE_COUNT], wall;
@@ -209,6 +209,7 @@ static void send_record(int fd, const psi_summary *s, const char *report, size_t
     wire w = {.magic = WIRE_MAGIC,
               .format = (uint32_t)s->format,
               .ser = s->ser,
+              .level = (uint32_t)s->level,
               .outcome = (uint32_t)s->outcome,
               .reason = (uint32_t)s->reason,
               .named = s->named,
@@ -325,6 +326,7 @@ static bool take_record(psi_batch_item *it, const slot *sl)
     psi_summary *s = &it->s;
     s->format = (psi_format)w.format;
     s->ser = w.ser;
+    s->level = w.level <= PSI_LEVEL_LAST ? (psi_level)w.level : PSI_LEVEL_SI;
     s->outcome = (psi_outcome)w.outcome;
     s->reason = (psi_reject_reason)w.reason;
     s->named = w.named;
@@ -509,7 +511,8 @@ int psi_batch_run(const psi_check_cli *c, psi_batch *b, psi_progress_line *progr
             while (waitpid(sl->pid, &status, 0) < 0 && errno == EINTR)
                 ;
             psi_batch_item *it = &b->items[sl->item];
-            if (!psi_summary_init(&it->s, b->paths[sl->item], c->co.ser) || !take_record(it, sl))
+            if (!psi_summary_init(&it->s, b->paths[sl->item], c->co.ser) ||
+                !(it->s.level = c->co.level, take_record(it, sl)))
                 lost_child(c, it, status);
             it->done = true;
             close(sl->fd);

@@ -91,6 +91,7 @@ static bool on_limit(void *ctx, const char *stage, const char *message)
     psi_stage st = PSI_STAGE_LOAD;
     (void)psi_stage_parse(stage, &st);
     if (psi_summary_init(&s, r->path, r->c->co.ser)) {
+        s.level = r->c->co.level;
         (void)psi_summary_set_error(&s, st, &d, NULL);
         psi_progress_line_erase(r->io->progress);
         if (r->io->print_errors && r->c->json && r->io->report) {
@@ -194,6 +195,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         s->outcome = PSI_OUTCOME_ERROR;
         return 2;
     }
+    s->level = c->co.level;
     run r = {.c = c, .io = io, .path = path, .s = s, .stage = "write"};
     psi_diag d;
     psi_diag_clear(&d);
@@ -229,6 +231,8 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         rc = fail(&r, &d, path);
         goto done;
     }
+    if (h->note) /* what the reader decided about the input, said once */
+        fprintf(stderr, "polysi-solve: %s: note: %s\n", path, h->note);
     s->format = h->format;
     s->seconds[PSI_STAGE_LOAD] = psi_now() - t0;
     psi_check_opts co = c->co;
@@ -272,6 +276,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
      * after the verdict is printed. */
     on_stage(&r, "write");
     psi_render_opts rend = {.ser = c->co.ser,
+                            .level = c->co.level,
                             .stats = c->stats,
                             .path = path,
                             .load_seconds = s->seconds[PSI_STAGE_LOAD],

@@ -15,26 +15,19 @@
  * collecting abandons it (nothing written). */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/workload.h"
 #include "formats/read.h"
 #include "formats/write.h"
 #include "workload/collect.h"
 #include "workload/gen.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#define EXIT_INTERRUPTED 130
 
 static void help(void)
 {
@@ -177,89 +170,6 @@ static bool resolve(collect_cli *c)
     return true;
 }
 
-/* Fails fast on an output path that cannot be written, before a long
- * collection: a file is created beside it and removed. */
-static bool writable(const char *path)
-{
-    struct stat sb;
-    if (strcmp(path, "-") == 0 ||
-        (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)))
-        return true; /* stdout, a device, a FIFO: written in place */
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "polysi-solve: %s: cannot write: %s\n", path, strerror(EISDIR));
-        return false;
-    }
-    char probe[4096];
-    snprintf(probe, sizeof probe, "%s.probe%ld", path, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        fprintf(stderr, "polysi-solve: %s: cannot create a file there: %s\n", path,
-                strerror(errno));
-        return false;
-    }
-    close(fd);
-    unlink(probe);
-    return true;
-}
-
-/* ---- Signals: a thread waits for SIGINT/SIGTERM (blocked everywhere
- * else, so no database call sees EINTR) and turns the first into a stop
- * between transactions. ---- */
-
-typedef struct watcher {
-    pthread_t th;
-    sigset_t set;
-    atomic_bool interrupt; /* the sessions stop after their transactions */
-    atomic_bool writing;   /* collection over: further signals wait for the write */
-    atomic_bool done;      /* the watcher returns */
-} watcher;
-
-static void *watch(void *arg)
-{
-    watcher *w = arg;
-    struct timespec tick = {0, 100 * 1000 * 1000};
-    while (!atomic_load(&w->done)) {
-        int sig = sigtimedwait(&w->set, NULL, &tick);
-        if (sig < 0)
-            continue;
-        if (!atomic_load(&w->interrupt)) {
-            atomic_store(&w->interrupt, true);
-            fprintf(stderr,
-                    "\npolysi-solve: %s: stopping after the running transactions; the history "
-                    "so far will be written, marked partial (again to abandon it)\n",
-                    strsignal(sig));
-        } else if (!atomic_load(&w->writing)) {
-            fprintf(stderr, "polysi-solve: %s again: abandoned; nothing written\n", strsignal(sig));
-            _exit(EXIT_INTERRUPTED);
-        }
-    }
-    return NULL;
-}
-
-static bool watcher_start(watcher *w, sigset_t *old)
-{
-    sigemptyset(&w->set);
-    sigaddset(&w->set, SIGINT);
-    sigaddset(&w->set, SIGTERM);
-    atomic_init(&w->interrupt, false);
-    atomic_init(&w->writing, false);
-    atomic_init(&w->done, false);
-    if (pthread_sigmask(SIG_BLOCK, &w->set, old) != 0)
-        return false;
-    if (pthread_create(&w->th, NULL, watch, w) != 0) {
-        pthread_sigmask(SIG_SETMASK, old, NULL);
-        return false;
-    }
-    return true;
-}
-
-static void watcher_stop(watcher *w, const sigset_t *old)
-{
-    atomic_store(&w->done, true);
-    pthread_join(w->th, NULL);
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 static void print_summary(const collect_cli *c, const psi_collect_report *rep)
 {
     fprintf(stderr,
@@ -275,11 +185,11 @@ static void print_summary(const collect_cli *c, const psi_collect_report *rep)
 /* Collects and writes; the exit code. */
 static int run(collect_cli *c)
 {
-    if (!writable(c->out))
+    if (!psi_path_writable(c->out))
         return 2;
-    watcher w;
+    psi_watcher w;
     sigset_t old;
-    bool watching = watcher_start(&w, &old);
+    bool watching = psi_watcher_start(&w, &old);
     if (watching)
         c->o.interrupt = &w.interrupt;
     psi_diag d;
@@ -313,7 +223,7 @@ static int run(collect_cli *c)
     }
     psi_history_free(h);
     if (watching)
-        watcher_stop(&w, &old);
+        psi_watcher_stop(&w, &old);
     return rc;
 }
 

@@ -66,6 +66,8 @@ int psi_cmd_convert(int argc, char **argv)
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         return 2;
     }
+    if (h->note) /* what the reader decided about the input, said once */
+        fprintf(stderr, "polysi-solve: %s: note: %s\n", pos[0], h->note);
     psi_status st;
     switch (to) {
     case PSI_FMT_TEXT:

@@ -60,6 +60,8 @@ int psi_cmd_stats(int argc, char **argv)
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         return 2;
     }
+    if (h->note) /* what the reader decided about the input, said once */
+        fprintf(stderr, "polysi-solve: %s: note: %s\n", path, h->note);
     /* As for check, a failed write to stdout does not change the exit code. */
     if (json)
         (void)psi_render_history_json(h, path, stdout);

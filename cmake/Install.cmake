@@ -33,6 +33,7 @@ set(PSI_PUBLIC_HEADERS
   formats/write.h
   prune/prune.h
   check/check.h
+  check/level.h
   interpret/all.h
   interpret/describe.h
   interpret/explain.h

@@ -112,7 +112,11 @@ typedef struct psi_history {
     uint64_t *list_vals;
     uint64_t n_list_vals;
     psi_format format; /* what it was read from */
-    char *source;      /* path it was read from (owned) */
+    /* Something the reader decided that the user should be told once (e.g.
+     * "no :process: each transaction is its own session"), or NULL. A
+     * static string: not owned. */
+    const char *note;
+    char *source; /* path it was read from (owned) */
     psi_dbcop_meta dbcop;
 } psi_history;
 

@@ -50,9 +50,17 @@ static bool add_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_e
     return true;
 }
 
-static int choice_lit(const psi_encoding *enc, uint32_t choice)
+/* The label of choice `choice`'s edges: its variable, 0 when pruning
+ * forced it (the edges are certain: no unit clauses are needed). Callers
+ * leave out the edges of choices pruning excluded (choice_out). */
+static int choice_lit(const psi_polygraph *g, const psi_encoding *enc, uint32_t choice)
 {
-    return enc->choice_var0 + 1 + (int)choice;
+    return g->choice_state[choice] == PSI_CH_FORCED ? 0 : enc->choice_var0 + 1 + (int)choice;
+}
+
+static bool choice_out(const psi_polygraph *g, uint32_t choice)
+{
+    return g->choice_state[choice] == PSI_CH_EXCLUDED;
 }
 
 /* The conditional readers' RW edges of one side of constraint c. */
@@ -68,10 +76,14 @@ static bool constraint_choice_edges(const psi_polygraph *g, psi_encoding *enc, u
     for (uint32_t i = 0; i < con->n_keys; i++) {
         uint32_t n;
         const psi_cread *cr = psi_polygraph_creaders(g, either ? ks[i].op_t : ks[i].op_s, &n);
-        for (uint32_t r = 0; r < n; r++)
-            if (!add_choice_edge(enc, cr[r].txn, to, PSI_EDGE_RW, ks[i].key,
-                                 choice_lit(enc, cr[r].choice), sel))
+        for (uint32_t r = 0; r < n; r++) {
+            if (choice_out(g, cr[r].choice))
+                continue;
+            int lit = choice_lit(g, enc, cr[r].choice);
+            if (!add_choice_edge(enc, cr[r].txn, to, PSI_EDGE_RW, ks[i].key, lit ? lit : sel,
+                                 lit ? sel : 0))
                 return false;
+        }
     }
     return true;
 }
@@ -82,6 +94,13 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u read-from choices exceed the solver's variables",
                             g->n_choices);
     enc->choice_var0 = (int)enc->n_vars;
+    /* Chronological backtracking (solver option chrono) trips the solver's
+     * own assertion qhead == trail_n in psi_new_level on these instances
+     * (clauses over choice variables with two-literal edge labels; a
+     * solver bug, reported, not fixed here: solver/ is another issue's).
+     * Plain backjumping is correct and costs little at these sizes. */
+    if (psi_sat_set_option(enc->sat, "chrono", 0) != 0)
+        return psi_diag_set(d, PSI_ERR_LIMIT, "the solver has no option chrono");
     if (psi_sat_reserve(enc->sat, enc->choice_var0 + (int)g->n_choices) != 0)
         goto nomem;
     for (uint32_t c = 0; c < g->n_cons; c++)
@@ -89,8 +108,9 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
             goto nomem;
     for (uint64_t i = 0; i < g->n_cond; i++) {
         const psi_cond_edge *e = &g->cond[i];
-        if (!add_choice_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key,
-                             choice_lit(enc, e->choice), 0))
+        if (!choice_out(g, e->choice) &&
+            !add_choice_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key,
+                             choice_lit(g, enc, e->choice), 0))
             goto nomem;
     }
     /* The WR edge of every choice of a writer (the initial transaction
@@ -100,10 +120,10 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
     for (uint32_t a = 0; a < g->n_amb; a++) {
         const psi_amb_read *r = &g->amb[a];
         for (uint32_t j = 0; j < r->n; j++) {
-            uint32_t w = g->amb_cand[r->first + j];
-            if (w != PSI_SRC_INIT &&
+            uint32_t w = g->amb_cand[r->first + j], ch = (uint32_t)(r->first + j);
+            if (w != PSI_SRC_INIT && !choice_out(g, ch) &&
                 !add_choice_edge(enc, g->op_txn[w], r->txn, PSI_EDGE_WR, r->key,
-                                 choice_lit(enc, (uint32_t)(r->first + j)), 0))
+                                 choice_lit(g, enc, ch), 0))
                 goto nomem;
         }
     }
@@ -113,22 +133,21 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
             free(clause);
             goto nomem;
         }
-        for (uint32_t j = 0; j < r->n; j++)
-            clause[j] = choice_lit(enc, (uint32_t)(r->first + j));
-        if (psi_sat_add_clause(enc->sat, clause, r->n) != 0) {
+        size_t n = 0;
+        bool forced = false;
+        for (uint32_t j = 0; j < r->n; j++) {
+            uint32_t ch = (uint32_t)(r->first + j);
+            forced |= g->choice_state[ch] == PSI_CH_FORCED;
+            if (!choice_out(g, ch))
+                clause[n++] = choice_lit(g, enc, ch);
+        }
+        /* A forced read needs no clause (its edges are certain). */
+        if (!forced && psi_sat_add_clause(enc->sat, clause, n) != 0) {
             free(clause);
             goto nomem;
         }
     }
     free(clause);
-    /* What pruning settled about the choices. */
-    for (uint32_t c = 0; c < g->n_choices; c++) {
-        if (g->choice_state[c] == PSI_CH_OPEN)
-            continue;
-        int lit = choice_lit(enc, c) * (g->choice_state[c] == PSI_CH_FORCED ? 1 : -1);
-        if (psi_sat_add_clause(enc->sat, &lit, 1) != 0)
-            goto nomem;
-    }
     enc->n_vars += g->n_choices;
     return PSI_OK;
 nomem:
@@ -192,6 +211,10 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
             return st;
         }
     }
+    /* Start each selector on the side the known graph's order suggests:
+     * the history's real version order mostly agrees with it. */
+    if (!(opts && opts->no_phase_hints) && psi_acyc_suggest_phases(enc->graph) != 0)
+        goto nomem;
     return PSI_OK;
 
 nomem:

@@ -41,6 +41,7 @@
 typedef struct psi_encode_opts {
     bool ser;                   /* plain acyclicity instead of SI */
     bool no_theory_propagation; /* switch the theory's propagation off */
+    bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
 } psi_encode_opts;
 
 typedef struct psi_encoding {

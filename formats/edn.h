@@ -1,8 +1,8 @@
 /* Internal to the EDN reader, which is three files of one job each:
  *
  *   edn_scan.c   EDN text -> a tree of nodes (the value parser)
- *   edn_lines.c  the history file's layout: one op map per line, perhaps
- *                all inside one vector
+ *   edn_lines.c  the history file's layout: op maps (each may span lines),
+ *                perhaps all inside one vector
  *   read_edn.c   Jepsen op maps -> transactions (psi_read_edn_buf)
  *
  * Nodes live in one arena owned by the parser and refer to each other by
@@ -51,15 +51,16 @@ typedef struct edn_node {
 } edn_node;
 
 /* The value parser's context: the input, the stretch of it being parsed
- * (the current line) and the node arena. Diagnostics name `name`, the
- * current line and a column. The parser owns `nodes`
- * (edn_parser_free). */
+ * and the node arena. `line` is the number of the line that starts at
+ * `line_start` (that of the op map being parsed); diagnostics name `name`
+ * and the line and column of a byte at or after it. The parser owns
+ * `nodes` (edn_parser_free). */
 typedef struct edn_parser {
     const char *buf;
     const char *name; /* for diagnostics */
     psi_diag *d;
-    size_t pos, end;   /* cursor and end of the current line */
-    size_t line_start; /* offset of the current line's first byte */
+    size_t pos, end;   /* cursor and end of the text being parsed */
+    size_t line_start; /* offset of the first byte of line `line` */
     uint64_t line;     /* 1-based */
     edn_node *nodes;
     size_t n_nodes, cap_nodes;
@@ -69,14 +70,14 @@ typedef struct edn_parser {
 
 void edn_parser_init(edn_parser *p, const char *name, const char *buf, psi_diag *d);
 void edn_parser_free(edn_parser *p);
-/* Drops every node (values of the previous line are no longer needed). */
+/* Drops every node (values of the previous map are no longer needed). */
 void edn_clear_nodes(edn_parser *p);
-/* Points the parser at [start, end), numbered `line`. */
+/* Points the parser at [start, end); `start` begins line `line`. */
 void edn_set_line(edn_parser *p, size_t start, size_t end, uint64_t line);
-/* Skips whitespace, commas and a ; comment. */
+/* Skips whitespace (newlines included), commas and ; comments. */
 void edn_skip_ws(edn_parser *p);
-/* Parses one value at p->pos (not at the line's end) into the arena
- * (appending). *out is 0 when the value was a #_ discard. */
+/* Parses one value at p->pos (not at p->end) into the arena (appending).
+ * *out is 0 when the value was a #_ discard. */
 psi_status edn_parse_value(edn_parser *p, uint32_t *out);
 
 /* "a map", "an integer", ... for messages. */
@@ -91,11 +92,13 @@ static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *n
            memcmp(p->buf + nd->pos + 1, name, len) == 0;
 }
 
-/* The column of byte `pos` of the current line, counting characters (not
- * UTF-8 continuation bytes) from 1. */
-uint64_t edn_column(const edn_parser *p, size_t pos);
-/* Fills p->d with "NAME:LINE:COL: message" for byte `pos` of the current
- * line and returns st. */
+/* The line and column of byte `pos` (at or after p->line_start), the
+ * column counting characters (not UTF-8 continuation bytes) from 1. Counts
+ * newlines from p->line_start: for diagnostics only. */
+void edn_place(const edn_parser *p, size_t pos, uint64_t *line, uint64_t *col);
+/* "line L, column C" of byte `pos` in buf (for messages); returns buf. */
+const char *edn_where(const edn_parser *p, size_t pos, char *buf, size_t cap);
+/* Fills p->d with "NAME:LINE:COL: message" for byte `pos` and returns st. */
 psi_status edn_error(const edn_parser *p, psi_status st, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -104,30 +107,36 @@ psi_status edn_error(const edn_parser *p, psi_status st, size_t pos, const char 
 
 /* ---- edn_lines.c ---- */
 
-/* Where an op map is, to parse it again later. */
+/* Where an op map is, to parse it again later: [at, end), its first byte
+ * on line `line`, which starts at line_start. */
 typedef struct edn_mark {
-    size_t line_start, at, end; /* its line, and where the map starts */
+    size_t line_start, at, end;
     uint64_t line;
 } edn_mark;
 
-/* The history's layout while it is read: the lines and the optional vector
- * around the whole history. */
+/* The history's layout while it is read: how far lines are counted and the
+ * optional vector around the whole history. */
 typedef struct edn_lines {
-    psi_lines it;
+    const char *buf;
+    size_t len;
+    size_t pos;        /* where the next map is looked for */
+    size_t counted;    /* newlines before this byte are counted... */
+    uint64_t line;     /* ...: it is on this line, */
+    size_t line_start; /* which starts here */
     enum { WRAP_UNKNOWN, WRAP_NONE, WRAP_OPEN, WRAP_CLOSED } wrap;
-    uint64_t wrap_line, wrap_col; /* where the '[' is */
-    size_t last_start, last_end;  /* the last non-blank line */
-    uint64_t last_line;
+    size_t wrap_pos, wrap_line_start; /* where the '[' is */
+    uint64_t wrap_line;
 } edn_lines;
 
 /* Starts reading buf[0..len) (a UTF-8 byte order mark is skipped). */
 void edn_lines_init(edn_lines *L, const char *buf, size_t len);
 /* The next op map: *root is its node in p's arena (the previous map's
  * nodes are dropped) and *mark says where it is; *root is 0 at the end of
- * the input. Errors name their line. */
+ * the input. Errors name their line and column. */
 psi_status edn_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);
 /* Parses the op map at `mark` again, appending to the arena, and leaves
- * the parser on its line (so later errors name that line). */
+ * the parser's line context at its start (so later errors are placed from
+ * there). */
 psi_status edn_reparse(edn_parser *p, const edn_mark *mark, uint32_t *root);
 
 #endif

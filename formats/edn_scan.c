@@ -1,21 +1,26 @@
 /* The EDN value parser of the EDN reader (see edn.h): text between
- * p->pos and p->end (one line of the history, as edn_lines.c frames it)
+ * p->pos and p->end (the rest of the input, as edn_lines.c frames it)
  * becomes a tree of nodes in the parser's arena, with no per-value malloc
- * and nothing copied out of the buffer. It is strict and complete for what
+ * and nothing copied out of the buffer. Values may span lines (pretty-
+ * printed histories); newlines are whitespace. It is strict and complete for what
  * histories hold: maps, vectors, lists, sets, keywords, symbols, integers,
  * floats, strings, characters, nil/true/false, tagged literals (#inst
  * "...", #object[...], #jepsen.history.Op{...}), #_ discards, commas as
  * whitespace and ; comments. Nesting deeper than EDN_MAX_DEPTH is refused.
- * A value that is not closed by the end of the line is an error on that
- * line. Integers too large for 64 bits are kept (marked big) rather than
+ * A value that is not closed by the end of the input is an error naming
+ * where it was opened. Integers too large for 64 bits are kept (marked big) rather than
  * refused: only the reader knows whether the number is used.
  *
- * Places are the current line and a column counted in characters (UTF-8
- * aware) from 1. */
+ * Places are a line and a column counted in characters (UTF-8 aware) from
+ * 1. The parser knows the line of one place (p->line_start, the start of
+ * the line the current op map starts on); the line of a later byte is
+ * found by counting newlines, which only diagnostics do, so parsing never
+ * tracks lines. */
 #include "formats/edn.h"
 
 #include "core/vec.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,14 +84,30 @@ const char *edn_kind_name(uint8_t k)
     return "a value";
 }
 
-/* Characters, not bytes: UTF-8 continuation bytes do not start a column. */
-uint64_t edn_column(const edn_parser *p, size_t pos)
+void edn_place(const edn_parser *p, size_t pos, uint64_t *line, uint64_t *col)
 {
-    uint64_t col = 1;
+    assert(pos >= p->line_start);
+    uint64_t ln = p->line;
+    size_t start = p->line_start;
     for (size_t i = p->line_start; i < pos; i++)
+        if (p->buf[i] == '\n') {
+            ln++;
+            start = i + 1;
+        }
+    uint64_t c = 1; /* characters, not bytes: continuation bytes do not count */
+    for (size_t i = start; i < pos; i++)
         if (((unsigned char)p->buf[i] & 0xC0) != 0x80)
-            col++;
-    return col;
+            c++;
+    *line = ln;
+    *col = c;
+}
+
+const char *edn_where(const edn_parser *p, size_t pos, char *buf, size_t cap)
+{
+    uint64_t line, col;
+    edn_place(p, pos, &line, &col);
+    snprintf(buf, cap, "line %llu, column %llu", (unsigned long long)line, (unsigned long long)col);
+    return buf;
 }
 
 psi_status edn_error(const edn_parser *p, psi_status st, size_t pos, const char *fmt, ...)
@@ -96,7 +117,9 @@ psi_status edn_error(const edn_parser *p, psi_status st, size_t pos, const char 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return psi_diag_line(p->d, st, p->name, p->line, edn_column(p, pos), "%s", msg);
+    uint64_t line, col;
+    edn_place(p, pos, &line, &col);
+    return psi_diag_line(p->d, st, p->name, line, col, "%s", msg);
 }
 
 /* Character classes, by table: the tokenizer's inner loops test one byte
@@ -114,7 +137,7 @@ static const unsigned char char_class[256] = {
     [0x17] = C_DELIM,        [0x18] = C_DELIM,        [0x19] = C_DELIM,
     [0x1A] = C_DELIM,        [0x1B] = C_DELIM,        [0x1C] = C_DELIM,
     [0x1D] = C_DELIM,        [0x1E] = C_DELIM,        [0x1F] = C_DELIM,
-    [0x0A] = C_DELIM,        [' '] = C_WS | C_DELIM,  [','] = C_WS | C_DELIM,
+    [0x0A] = C_WS | C_DELIM, [' '] = C_WS | C_DELIM,  [','] = C_WS | C_DELIM,
     ['\t'] = C_WS | C_DELIM, ['\r'] = C_WS | C_DELIM, ['\f'] = C_WS | C_DELIM,
     ['\v'] = C_WS | C_DELIM, ['('] = C_DELIM,         [')'] = C_DELIM,
     ['['] = C_DELIM,         [']'] = C_DELIM,         ['{'] = C_DELIM,
@@ -155,9 +178,10 @@ void edn_skip_ws(edn_parser *p)
         char c = p->buf[p->pos];
         if (is_ws(c))
             p->pos++;
-        else if (c == ';')
-            p->pos = p->end; /* comment to the end of the line */
-        else
+        else if (c == ';') { /* comment to the end of the line */
+            const char *nl = memchr(p->buf + p->pos, '\n', p->end - p->pos);
+            p->pos = nl ? (size_t)(nl - p->buf) + 1 : p->end;
+        } else
             break;
     }
 }
@@ -284,29 +308,27 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
                 return edn_error(p, PSI_ERR_SYNTAX, i, "invalid escape '\\%c' in string",
                                  (unsigned char)e >= 0x20 ? e : '?');
             }
-        } else if (c < 0x20 && c != '\t') {
+        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
             return edn_error(p, PSI_ERR_SYNTAX, i, "control character (byte 0x%02x) in string", c);
         } else {
             i++;
         }
     }
-    return edn_error(p, PSI_ERR_SYNTAX, p->end,
-                     "line ends inside the string opened at column %llu (missing '\"')",
-                     (unsigned long long)edn_column(p, start));
+    return edn_error(p, PSI_ERR_SYNTAX, start,
+                     "string never closed: the input ends inside it (missing '\"')");
 }
 
 static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out);
 
-/* Parses values until one is not discarded by #_; errors at the line's end. */
+/* Parses values until one is not discarded by #_; errors at the input's end. */
 static psi_status parse_next_value(edn_parser *p, unsigned depth, const char *after,
                                    size_t after_pos, uint32_t *out)
 {
     for (;;) {
         edn_skip_ws(p);
         if (p->pos >= p->end)
-            return edn_error(p, PSI_ERR_SYNTAX, p->end,
-                             "line ends where a value was expected after %s at column %llu", after,
-                             (unsigned long long)edn_column(p, after_pos));
+            return edn_error(p, PSI_ERR_SYNTAX, after_pos,
+                             "the input ends where a value was expected after %s", after);
         psi_status st = parse_value(p, depth, out);
         if (st != PSI_OK || *out != 0)
             return st;
@@ -323,24 +345,26 @@ static psi_status parse_coll(edn_parser *p, unsigned depth, edn_kind kind, size_
     for (;;) {
         edn_skip_ws(p);
         if (p->pos >= p->end)
-            return edn_error(p, PSI_ERR_SYNTAX, p->end,
-                             "line ends inside %s opened at column %llu (missing '%c')",
-                             edn_kind_name((uint8_t)kind),
-                             (unsigned long long)edn_column(p, open_pos), closer);
+            return edn_error(p, PSI_ERR_SYNTAX, open_pos,
+                             "%s opened here is never closed: the input ends inside it "
+                             "(missing '%c')",
+                             edn_kind_name((uint8_t)kind), closer);
         char c = p->buf[p->pos];
         if (c == closer) {
+            char where[64];
             if (kind == EDN_MAP && count % 2)
                 return edn_error(p, PSI_ERR_SYNTAX, p->pos,
-                                 "map opened at column %llu has a key without a value",
-                                 (unsigned long long)edn_column(p, open_pos));
+                                 "map opened at %s has a key without a value",
+                                 edn_where(p, open_pos, where, sizeof where));
             p->pos++;
             break;
         }
-        if (c == ')' || c == ']' || c == '}')
-            return edn_error(p, PSI_ERR_SYNTAX, p->pos,
-                             "'%c' cannot close %s opened at column %llu (expected '%c')", c,
-                             edn_kind_name((uint8_t)kind),
-                             (unsigned long long)edn_column(p, open_pos), closer);
+        if (c == ')' || c == ']' || c == '}') {
+            char where[64];
+            return edn_error(
+                p, PSI_ERR_SYNTAX, p->pos, "'%c' cannot close %s opened at %s (expected '%c')", c,
+                edn_kind_name((uint8_t)kind), edn_where(p, open_pos, where, sizeof where), closer);
+        }
         uint32_t child;
         st = parse_value(p, depth + 1, &child);
         if (st != PSI_OK)
@@ -365,7 +389,7 @@ static psi_status parse_dispatch(edn_parser *p, unsigned depth, uint32_t *out)
 {
     size_t start = p->pos;
     if (start + 1 >= p->end)
-        return edn_error(p, PSI_ERR_SYNTAX, start, "line ends after '#'");
+        return edn_error(p, PSI_ERR_SYNTAX, start, "the input ends after '#'");
     char c = p->buf[start + 1];
     psi_status st;
     if (c == '{') {
@@ -454,7 +478,7 @@ static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out)
         return edn_error(p, PSI_ERR_SYNTAX, start, "unexpected '%c'", c);
     case '\\': {
         if (start + 1 >= p->end)
-            return edn_error(p, PSI_ERR_SYNTAX, start, "line ends after '\\'");
+            return edn_error(p, PSI_ERR_SYNTAX, start, "the input ends after '\\'");
         size_t stop = token_end(p, start + 2);
         p->pos = stop;
         return new_node(p, EDN_CHAR, start, stop - start, out);

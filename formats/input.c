@@ -29,7 +29,11 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
 {
     *buf = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Standard input is read like a pipe and left open (not ours). */
+    bool is_stdin = strcmp(path, "-") == 0;
+    if (is_stdin)
+        path = PSI_STDIN_NAME;
+    int fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
     struct stat sb;

@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Reads a whole regular file (or a pipe, a device) into memory, in one
- * read when its size is known. The buffer is NUL-terminated for
+/* Reads a whole regular file (or a pipe, a device; "-" is standard input,
+ * named PSI_STDIN_NAME in messages) into memory, in one read when its size
+ * is known. The buffer is NUL-terminated for
  * convenience (*len excludes the NUL); the caller frees *buf. Failures name
  * the path ("cannot open", "cannot read", "file too large to load"). */
 psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d);
@@ -37,6 +38,13 @@ psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint6
                             const psi_progress *progress, psi_history **out, psi_diag *d);
 psi_status psi_read_cobra_mem(const char *dir, uint64_t max_ops, const psi_progress *progress,
                               psi_history **out, psi_diag *d);
+
+/* Whether dir holds a Cobra session log (a file named T<n>.log), as
+ * psi_read_cobra_mem would find it; false if it cannot be listed. */
+bool psi_cobra_dir_has_logs(const char *dir);
+
+/* The name of standard input in diagnostics (PATH "-"). */
+#define PSI_STDIN_NAME "<stdin>"
 
 /* Readers report progress once per PSI_INPUT_PROGRESS_EVERY transactions
  * (a mask test in their loops). */

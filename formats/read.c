@@ -90,8 +90,20 @@ static psi_format format_of(const char *path, const unsigned char *s, size_t n)
     if (binary)
         return by_ext == PSI_FMT_COBRA ? PSI_FMT_COBRA : PSI_FMT_DBCOP; /* .log: one log */
     if (by_ext != PSI_FMT_AUTO)
-        return by_ext;    /* empty, or text of no known shape: trust the name */
-    return PSI_FMT_DBCOP; /* the one format without a recognizable start */
+        return by_ext; /* empty, or text of no known shape: trust the name */
+    /* Text of no known shape (a typo on the first line): dbcop always has
+     * NUL bytes in its header, so this is text, and the text reader says
+     * where it goes wrong. */
+    return n ? PSI_FMT_TEXT : PSI_FMT_DBCOP;
+}
+
+/* Whether the buffer holds nothing but a byte order mark and whitespace. */
+static bool is_empty_input(const char *buf, size_t len)
+{
+    for (size_t i = psi_input_bom(buf, len); i < len; i++)
+        if (!is_blank((unsigned char)buf[i]))
+            return false;
+    return true;
 }
 
 psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
@@ -115,6 +127,41 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
 
 /* ---- Dispatch ---- */
 
+/* A directory: Cobra's session logs, or (a dbcop run's output folder) a
+ * history.bincode and no T<n>.log, read as dbcop with a note saying so.
+ * `dbcop` when --format dbcop was given. */
+static psi_status read_dir_as_dbcop(const char *dir, const psi_read_opts *opts, bool dbcop,
+                                    psi_history **out, psi_diag *d)
+{
+    uint64_t max_ops = opts ? opts->max_ops : 0;
+    const psi_progress *pr = opts ? &opts->progress : NULL;
+    size_t n = strlen(dir);
+    char *file = malloc(n + sizeof "/history.bincode");
+    if (!file)
+        return psi_diag_nomem(d, "reading a directory");
+    memcpy(file, dir, n);
+    strcpy(file + n, n && dir[n - 1] == '/' ? "history.bincode" : "/history.bincode");
+    struct stat sb;
+    bool has_bincode = stat(file, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (!dbcop && (!has_bincode || psi_cobra_dir_has_logs(dir))) {
+        free(file);
+        return psi_read_cobra_mem(dir, max_ops, pr, out, d);
+    }
+    if (!has_bincode) {
+        free(file);
+        return psi_diag_file(d, PSI_ERR_INPUT, dir,
+                             "a directory read as dbcop needs a history.bincode in it");
+    }
+    psi_read_opts o = opts ? *opts : (psi_read_opts){0};
+    o.format = PSI_FMT_DBCOP;
+    psi_status st = psi_read_history(file, &o, out, d);
+    free(file);
+    if (st == PSI_OK && !dbcop)
+        (*out)->note = "the directory holds no Cobra session log (T<n>.log): read its "
+                       "history.bincode as dbcop";
+    return st;
+}
+
 psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_history **out,
                             psi_diag *d)
 {
@@ -122,10 +169,13 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     psi_format fmt = opts ? opts->format : PSI_FMT_AUTO;
     uint64_t max_ops = opts ? opts->max_ops : 0;
     const psi_progress *pr = opts ? &opts->progress : NULL;
+    bool is_stdin = strcmp(path, "-") == 0;
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    if (!is_stdin && stat(path, &sb) != 0)
         return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
-    if (S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_COBRA))
+    if (!is_stdin && S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_DBCOP))
+        return read_dir_as_dbcop(path, opts, fmt == PSI_FMT_DBCOP, out, d);
+    if (!is_stdin && S_ISDIR(sb.st_mode) && fmt == PSI_FMT_COBRA)
         return psi_read_cobra_mem(path, max_ops, pr, out, d);
 
     /* One read of the whole file; the format is guessed from the bytes read
@@ -135,8 +185,16 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     psi_status st = psi_read_file(path, &buf, &len, d);
     if (st != PSI_OK)
         return st;
+    if (is_stdin)
+        path = PSI_STDIN_NAME;
+    if (is_empty_input(buf, len)) {
+        free(buf);
+        return psi_diag_line(d, PSI_ERR_INPUT, path, 1, 1, "%s",
+                             len ? "empty history: the file holds only whitespace"
+                                 : "empty history: the file is empty");
+    }
     if (fmt == PSI_FMT_AUTO)
-        fmt = format_of(path, (const unsigned char *)buf, len);
+        fmt = format_of(is_stdin ? "" : path, (const unsigned char *)buf, len);
     switch (fmt) {
     case PSI_FMT_TEXT:
         st = psi_read_text_mem(path, buf, len, max_ops, pr, out, d);

@@ -171,6 +171,20 @@ static bool log_session(const char *base, uint64_t *session)
     return psi_input_u64(&p, p + strlen(p), session) == PSI_DIGITS_OK && strcmp(p, ".log") == 0;
 }
 
+bool psi_cobra_dir_has_logs(const char *dir)
+{
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    uint64_t session;
+    while (!found && (e = readdir(dh)) != NULL)
+        found = log_session(e->d_name, &session);
+    closedir(dh);
+    return found;
+}
+
 psi_status psi_read_cobra_buf(const char *name, const unsigned char *buf, size_t len,
                               uint64_t max_ops, psi_history **out, psi_diag *d)
 {

@@ -9,12 +9,20 @@
  *
  * Interpretation (each choice is deliberate; tests/edn/ pins them down):
  * - Keys used: :type, :f, :process, :value, :index; any other key is ignored.
- *   A map without :type or :process is an error.
- * - :f other than :txn (nemesis ops, :read/:write single-register ops...) and
- *   a :process that is a name (keyword, symbol or string: :nemesis, named
- *   processes) make the line skipped. A missing :f counts as :txn. Any
- *   other non-integer :process (1.5, nil, a collection) is an error: such a
- *   transaction is neither a session's nor something to skip.
+ *   A map without :type is an error.
+ * - An op is a transaction when its :f is :txn or absent, or when its
+ *   :value is a list of micro-ops whatever its :f (Jepsen's long-fork
+ *   workload uses :f :read with [[:r k nil] ...]), or when it completes an
+ *   invoke that was one. Other ops (nemesis ops, :read/:write single-register
+ *   ops, :cas ...) and a :process that is a name (keyword, symbol or string:
+ *   :nemesis, named processes) make the map skipped. Any other non-integer
+ *   :process (1.5, nil, a collection) is an error: such a transaction is
+ *   neither a session's nor something to skip.
+ * - Ops without :process (Elle's own test histories): an :invoke cannot be
+ *   paired with its completion, so it is skipped, and each completion is a
+ *   transaction in a session of its own (sessions numbered 0, 1, ... in file
+ *   order); the history's note says so. A file that mixes ops with and
+ *   without :process is refused: their sessions could not be told apart.
  * - :process is the session. :invoke announces an operation; the next
  *   completion of the same process completes it, and the completion's :value
  *   is used (values filled in). :ok -> committed, :fail -> aborted, :info ->
@@ -27,7 +35,9 @@
  *   writes are kept. For :fail, reads with a nil value are dropped for the
  *   same reason (the client usually returns the invoke's value); reads with
  *   a value are kept. If a :fail/:info completion has no :value (or nil), the
- *   invoke's :value is used.
+ *   invoke's :value is used. A completion with `:polysi/reads :observed`
+ *   (our writer's mark, write_edn.c) keeps all its reads, nil being the
+ *   initial value: it records what an aborted or unknown transaction read.
  * - Micro-ops: [:r k v] (v nil: initial value, PSI_OPF_INIT, also in
  *   list-append histories, where it means the same as []; v a vector or
  *   list: a list-append read, [] being the initial empty list), [:w k v],
@@ -83,6 +93,8 @@ typedef struct edn_reader {
     uint64_t *vals;   /* scratch for a list read */
     size_t cap_vals;
     uint64_t n_maps;              /* maps seen (any kind) */
+    uint64_t n_processless;       /* transactions without :process */
+    bool seen_process;            /* a transaction with an integer :process */
     const psi_progress *progress; /* may be NULL */
     size_t len;                   /* of the input, for progress */
 } edn_reader;
@@ -91,15 +103,15 @@ enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
 
 /* The fields of an op map that matter; 0 when absent. */
 typedef struct edn_op {
-    uint32_t map, type, f, process, value, index;
+    uint32_t map, type, f, process, value, index, reads;
 } edn_op;
 
 static psi_status op_fields(edn_parser *p, uint32_t map, edn_op *op)
 {
-    static const char *const names[] = {"type", "f", "process", "value", "index"};
+    static const char *const names[] = {"type", "f", "process", "value", "index", "polysi/reads"};
     memset(op, 0, sizeof *op);
     op->map = map;
-    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index};
+    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index, &op->reads};
     for (uint32_t k = p->nodes[map].child; k; k = p->nodes[p->nodes[k].next].next) {
         uint32_t v = p->nodes[k].next;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -160,8 +172,10 @@ static psi_status check_limit(edn_reader *r, size_t pos)
     return PSI_OK;
 }
 
-/* One micro-op [:f k v] of a transaction with status `st`. */
-static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status status)
+/* One micro-op [:f k v] of a transaction with status `status`; `observed`:
+ * its completion says its reads are what was observed (:polysi/reads
+ * :observed), so none of them is "not known". */
+static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status status, bool observed)
 {
     edn_parser *p = &r->p;
     const edn_node *m = &p->nodes[mop];
@@ -199,7 +213,8 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
     }
 
     /* A read: nil, an integer, or a list-append read's vector/list. */
-    bool keep = status == PSI_TXN_COMMITTED || (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
+    bool keep = status == PSI_TXN_COMMITTED || observed ||
+                (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
     if (v->kind == EDN_NIL) {
         if (keep)
             st = psi_builder_op(r->b, PSI_OP_READ, key, 0, PSI_OPF_INIT, p->d);
@@ -226,7 +241,7 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
  * the parser's context currently names; `src` is the line the transaction
  * is attributed to (and its provisional id). */
 static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_txn_status status,
-                          bool has_index, uint64_t index, uint64_t src)
+                          bool observed, bool has_index, uint64_t index, uint64_t src)
 {
     edn_parser *p = &r->p;
     if (value && p->nodes[value].kind != EDN_VECTOR && p->nodes[value].kind != EDN_LIST)
@@ -243,7 +258,7 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
     if (st != PSI_OK)
         return st;
     for (uint32_t e = value ? p->nodes[value].child : 0; e; e = p->nodes[e].next)
-        if ((st = add_micro_op(r, e, status)) != PSI_OK)
+        if ((st = add_micro_op(r, e, status, observed)) != PSI_OK)
             return st;
     return psi_builder_end(r->b, status, p->d);
 }
@@ -264,6 +279,72 @@ static psi_status reparse_invoke(edn_reader *r, const edn_pending *pd, edn_op *o
     if (st != PSI_OK)
         return st;
     return op_fields(&r->p, root, op);
+}
+
+/* Whether op is a transaction by itself: :f :txn or absent, or a :value
+ * that is a list of micro-ops (its first element a vector starting with
+ * :r, :w or :append; the others are checked when the ops are read). */
+static bool is_txn_op(const edn_parser *p, const edn_op *op)
+{
+    if (!op->f || edn_keyword_is(p, op->f, "txn"))
+        return true;
+    if (!op->value)
+        return false;
+    const edn_node *v = &p->nodes[op->value];
+    if ((v->kind != EDN_VECTOR && v->kind != EDN_LIST) || !v->child)
+        return false;
+    const edn_node *m = &p->nodes[v->child];
+    if (m->kind != EDN_VECTOR || !m->child)
+        return false;
+    return edn_keyword_is(p, m->child, "r") || edn_keyword_is(p, m->child, "w") ||
+           edn_keyword_is(p, m->child, "append");
+}
+
+/* Whether the completion carries our writer's :polysi/reads :observed. */
+static psi_status get_observed(const edn_parser *p, const edn_op *op, bool *observed)
+{
+    *observed = op->reads != 0;
+    if (op->reads && !edn_keyword_is(p, op->reads, "observed"))
+        return edn_error(p, PSI_ERR_SYNTAX, p->nodes[op->reads].pos,
+                         ":polysi/reads must be :observed, found '%.*s'",
+                         EDN_NODE_TEXT(p, &p->nodes[op->reads]));
+    return PSI_OK;
+}
+
+static psi_status mixed_processes(edn_reader *r, const edn_op *op)
+{
+    return edn_error(&r->p, PSI_ERR_INPUT, r->p.nodes[op->map].pos,
+                     "%s: some transactions have a :process and some have none; their sessions "
+                     "cannot be told apart",
+                     op->process ? "this transaction has a :process" : "this transaction has none");
+}
+
+/* An op without :process: a completion is a transaction of its own session
+ * (see the file comment); an invoke cannot be paired, so it is skipped. */
+static psi_status handle_processless(edn_reader *r, const edn_op *op, enum edn_type type,
+                                     uint64_t line)
+{
+    edn_parser *p = &r->p;
+    if (!is_txn_op(p, op) || type == T_INVOKE)
+        return PSI_OK;
+    if (r->seen_process)
+        return mixed_processes(r, op);
+    if (!op->value || p->nodes[op->value].kind == EDN_NIL)
+        return edn_error(p, PSI_ERR_SYNTAX, p->nodes[op->map].pos,
+                         "a transaction without :process needs a :value of micro-ops (there is "
+                         "no :invoke to take them from)");
+    bool has_index;
+    uint64_t index;
+    psi_status st = get_index(p, op, &has_index, &index);
+    if (st != PSI_OK)
+        return st;
+    bool observed;
+    if ((st = get_observed(p, op, &observed)) != PSI_OK)
+        return st;
+    psi_txn_status status = type == T_OK     ? PSI_TXN_COMMITTED
+                            : type == T_FAIL ? PSI_TXN_ABORTED
+                                             : PSI_TXN_UNKNOWN;
+    return add_txn(r, r->n_processless++, op->value, status, observed, has_index, index, line);
 }
 
 /* One op map of the input, found at `at`. */
@@ -291,10 +372,8 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
         return edn_error(p, PSI_ERR_SYNTAX, p->nodes[op.type].pos,
                          "unknown :type '%.*s' (expected :invoke, :ok, :fail or :info)",
                          EDN_NODE_TEXT(p, &p->nodes[op.type]));
-    if (op.f && !edn_keyword_is(p, op.f, "txn"))
-        return PSI_OK; /* not a transaction: nemesis and other ops */
     if (!op.process)
-        return edn_error(p, PSI_ERR_SYNTAX, m->pos, "the map has no :process");
+        return handle_processless(r, &op, type, at->line);
     uint8_t pk = p->nodes[op.process].kind;
     if (pk == EDN_KEYWORD || pk == EDN_SYMBOL || pk == EDN_STRING)
         return PSI_OK; /* :nemesis or another named process */
@@ -305,6 +384,14 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
     uint64_t process;
     if ((st = get_u64(p, op.process, ":process", &process)) != PSI_OK)
         return st;
+    bool is_txn = is_txn_op(p, &op);
+    if (!is_txn && !(type != T_INVOKE && (!op.value || p->nodes[op.value].kind == EDN_NIL)))
+        return PSI_OK; /* not a transaction: nemesis and other ops */
+    /* A completion without :value of a non-:txn :f is a transaction only if
+     * it completes one (checked below, once its invoke is found). */
+    if (r->n_processless)
+        return mixed_processes(r, &op);
+    r->seen_process = true;
     bool has_index;
     uint64_t index;
     if ((st = get_index(p, &op, &has_index, &index)) != PSI_OK)
@@ -335,8 +422,15 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
     psi_txn_status status = type == T_OK     ? PSI_TXN_COMMITTED
                             : type == T_FAIL ? PSI_TXN_ABORTED
                                              : PSI_TXN_UNKNOWN;
+    /* Only the completion's own :value can be observed; the invoke's reads
+     * are always "not known". */
+    bool observed;
+    if ((st = get_observed(p, &op, &observed)) != PSI_OK)
+        return st;
     uint32_t value = op.value;
     bool had_invoke = pd->active;
+    if (!is_txn && !had_invoke)
+        return PSI_OK; /* e.g. {:type :fail, :f :read, :process 3} of a register */
     edn_pending inv = *pd;
     pd->active = false;
     if (!value || p->nodes[value].kind == EDN_NIL) {
@@ -344,6 +438,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
             return edn_error(p, PSI_ERR_SYNTAX, value ? p->nodes[value].pos : m->pos,
                              "an :ok transaction needs a :value of micro-ops");
         value = 0;
+        observed = false;
         if (had_invoke) {
             /* Fall back on the invoke's micro-ops; errors in them name the
              * invoke's line, the transaction is still this line's. */
@@ -354,7 +449,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
                 value = iop.value;
         }
     }
-    return add_txn(r, process, value, status, has_index, index, at->line);
+    return add_txn(r, process, value, status, observed, has_index, index, at->line);
 }
 
 /* Invokes never completed: outcome unknown, like :info. */
@@ -376,7 +471,7 @@ static psi_status finish_pending(edn_reader *r)
             if ((st = get_index(&r->p, &op, &has_index, &index)) != PSI_OK)
                 return st;
             uint32_t value = op.value && r->p.nodes[op.value].kind != EDN_NIL ? op.value : 0;
-            st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, has_index, index,
+            st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, false, has_index, index,
                          pd->at.line);
             if (st != PSI_OK)
                 return st;
@@ -462,8 +557,8 @@ psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint6
                            "expected)");
     if (st == PSI_OK && psi_builder_n_txns(r.b) == 0)
         st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
-                           "empty history: no transaction (no :f :txn operation of an integer "
-                           ":process) in the file");
+                           "empty history: no transaction (no :f :txn operation, or list of "
+                           "micro-ops, of an integer :process) in the file");
     if (st != PSI_OK) {
         reader_free(&r);
         return st;
@@ -473,6 +568,8 @@ psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint6
     r.b = NULL; /* finish freed it */
     if (st == PSI_OK) {
         choose_ids(&r, h);
+        if (r.n_processless)
+            h->note = "no :process in the input: each transaction is its own session";
         *out = h;
     }
     reader_free(&r);

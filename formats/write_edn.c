@@ -12,8 +12,12 @@
  * so reading back gives the same sessions and the same order.
  * Micro-ops: [:r k v] ([:r k nil] for an initial-value read), [:w k v],
  * [:append k v] for PSI_OPF_APPEND writes, [:r k [v1 ... vn]] for list reads.
- * What does not survive a round trip, by the reader's rules: reads of :info
- * transactions, and initial-value (nil) reads of :fail transactions.
+ * By the reader's rules a nil read of a :fail completion and every read of
+ * an :info completion mean "not known" (Jepsen clients return the invoke's
+ * value when they fail). So that such reads of an aborted or unknown
+ * transaction survive a round trip, its completion then carries
+ * `:polysi/reads :observed`: its reads are what was observed, nil being the
+ * initial value. Other tools ignore the unknown key.
  * Output goes through psi_out (output.h): a failed write leaves no partial
  * file, and "-" is standard output. */
 #include "formats/write.h"
@@ -95,6 +99,25 @@ static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
     puts_(l, "]");
 }
 
+/* Whether t's completion needs `:polysi/reads :observed` to keep its reads
+ * (see the file comment). */
+static bool needs_observed_mark(const psi_history *h, uint32_t t)
+{
+    const psi_txn *tx = &h->txns[t];
+    if (tx->status == PSI_TXN_COMMITTED)
+        return false;
+    for (uint32_t i = 0; i < tx->n_ops; i++) {
+        const psi_op *op = &h->ops[tx->first_op + i];
+        if (op->kind != PSI_OP_READ)
+            continue;
+        if (tx->status == PSI_TXN_UNKNOWN)
+            return true;
+        if ((op->flags & PSI_OPF_INIT) && !(op->flags & PSI_OPF_LIST))
+            return true; /* written as nil */
+    }
+    return false;
+}
+
 static const char *status_keyword(uint8_t st)
 {
     switch ((psi_txn_status)st) {
@@ -133,6 +156,8 @@ psi_status psi_write_edn_commented(const psi_history *h, const char *path, const
             put_u64(&l, se->id);
             puts_(&l, ", :index ");
             put_u64(&l, h->txns[t].id);
+            if (needs_observed_mark(h, t))
+                puts_(&l, ", :polysi/reads :observed");
             puts_(&l, "}\n");
             if (l.nomem) {
                 free(l.buf);

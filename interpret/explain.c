@@ -389,6 +389,11 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         return PSI_OK;
     double t0 = psi_now();
     psi_status st = PSI_OK;
+    if (res->reason == PSI_BY_LEVEL) {
+        st = psi_level_cex_build(h, res, cex, d);
+        cex->seconds = psi_now() - t0;
+        return st;
+    }
     if (res->reason == PSI_BY_ANOMALY) {
         st = from_anomaly(h, &res->idx.anomalies[0], cex, d);
         if (st == PSI_OK)
@@ -490,6 +495,6 @@ void psi_cex_free(psi_cex *cex)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain", "decided", "either", "or", "excluded"};
-    return (unsigned)o <= PSI_CEX_EXCLUDED ? names[o] : "?";
+    static const char *names[] = {"certain", "decided", "either", "or", "excluded", "forced"};
+    return (unsigned)o <= PSI_CEX_FORCED ? names[o] : "?";
 }

@@ -57,8 +57,12 @@ typedef enum psi_cex_kind {
     PSI_CEX_CYCLE,              /* a forbidden cycle, not named (no cycle to name) */
     PSI_CEX_G_NONADJACENT,      /* anti-dependencies, none adjacent, not a long fork */
     PSI_CEX_INCOMPATIBLE_ORDER, /* list reads of a key whose orders disagree */
+    /* The weak levels' violations (check/level.h, interpret/level_cex.c). */
+    PSI_CEX_NONMONOTONIC_READ,   /* RC: a read older than what an earlier read showed */
+    PSI_CEX_FRACTURED_READ,      /* RA: part of a transaction's writes seen, part not */
+    PSI_CEX_CAUSALITY_VIOLATION, /* CC: a read misses a write in its causal past */
 } psi_cex_kind;
-#define PSI_CEX_KIND_LAST PSI_CEX_INCOMPATIBLE_ORDER
+#define PSI_CEX_KIND_LAST PSI_CEX_CAUSALITY_VIOLATION
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {
@@ -69,6 +73,8 @@ typedef enum psi_cex_origin {
     PSI_CEX_OR = 3,       /* an open writer pair: holds if choice.s is installed first */
     PSI_CEX_EXCLUDED = 4, /* the order the interpretation ruled out (shown with the
                              cycle it would close) */
+    PSI_CEX_FORCED = 5,   /* a version order a weak level's axiom forces (RC, RA, CC:
+                             check/level.h), from the certain edges shown with it */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
@@ -131,6 +137,7 @@ typedef struct psi_cex {
     psi_anomaly anomaly; /* graph-free anomalies: the one shown (anomaly.op == anomaly_op) */
     uint64_t solver_calls;
     double seconds;
+    bool by_level; /* a polynomial level's cycle with its forcing facts (no search) */
 } psi_cex;
 
 typedef struct psi_cex_opts {

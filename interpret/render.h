@@ -27,7 +27,8 @@
 
 /* What the reports need beyond the check itself. */
 typedef struct psi_render_opts {
-    bool ser;            /* the level checked: named "SER", else "SI" */
+    bool ser;            /* the level checked: named "SER", else "SI" ... */
+    psi_level level;     /* ... unless this is another level (check/level.h) */
     bool stats;          /* text: append stage times, counts and peak memory */
     const char *path;    /* the input as the user named it (JSON "path"; NULL: "") */
     double load_seconds; /* reading the history, which psi_check does not time */

@@ -84,7 +84,7 @@ bool psi_render_dot(const psi_history *h, const psi_cex *cx, const psi_render_op
 {
     assert(h && cx && o && f);
     assert(cx->present);
-    const char *level = o->ser ? "SER" : "SI";
+    const char *level = psi_level_name(psi_level_of(o->ser, o->level));
     if (o->dot_bare) {
         fprintf(f, "digraph counterexample {\n  rankdir=LR;\n"
                    "  node [shape=box, fontname=\"monospace\", fontsize=11];\n"

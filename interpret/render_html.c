@@ -213,7 +213,7 @@ static void error_place(FILE *f, const psi_summary *s)
 static void section(FILE *f, const psi_html_entry *e, size_t i)
 {
     const psi_summary *s = e->s;
-    const char *level = s->ser ? "SER" : "SI";
+    const char *level = psi_level_name(psi_level_of(s->ser, s->level));
     fprintf(f, "<section id=\"h%zu\">\n<h2>%zu. ", i + 1, i + 1);
     esc(f, s->path);
     fprintf(f, "</h2>\n<p class=\"verdict %s\"><span class=\"badge\">%s</span> ",
@@ -348,8 +348,9 @@ bool psi_render_html_page(const psi_html_entry *e, size_t n, const char *note, F
                 i + 1);
         esc(f, s->path);
         fprintf(f, "</a></td><td>%s</td><td>%s</td><td><span class=\"badge %s\">%s</span></td><td>",
-                s->format == PSI_FMT_AUTO ? "" : psi_format_name(s->format), s->ser ? "SER" : "SI",
-                verdict_class(s->outcome), verdict_word(s->outcome));
+                s->format == PSI_FMT_AUTO ? "" : psi_format_name(s->format),
+                psi_level_name(psi_level_of(s->ser, s->level)), verdict_class(s->outcome),
+                verdict_word(s->outcome));
         anomaly_cell(f, s);
         fprintf(f, "</td><td class=\"num\">%.3f</td>", s->wall);
         if (s->transactions)

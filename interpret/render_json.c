@@ -12,8 +12,8 @@
 
 static const char *reason_name(psi_reject_reason r)
 {
-    static const char *names[] = {"none", "anomaly", "known-cycle", "pruning", "solver"};
-    return r <= PSI_BY_SOLVER ? names[r] : "?";
+    static const char *names[] = {"none", "anomaly", "known-cycle", "pruning", "solver", "level"};
+    return r <= PSI_BY_LEVEL ? names[r] : "?";
 }
 
 /* A raw cycle pruning or the solver reported, as an array of edges. */
@@ -92,7 +92,7 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
             psi_json_str(j, "operation", rd);
             psi_json_end_object(j);
         }
-        if (e->origin != PSI_CEX_CERTAIN) {
+        if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");
         }
@@ -320,7 +320,7 @@ bool psi_render_json(const psi_history *h, const psi_check_result *r, const psi_
     psi_json_begin_object(&j, NULL);
     psi_json_str(&j, "path", o->path);
     psi_json_str(&j, "format", psi_format_name(h->format));
-    psi_json_str(&j, "isolation", o->ser ? "SER" : "SI");
+    psi_json_str(&j, "isolation", psi_level_name(r->level_checked));
     psi_json_str(&j, "verdict", r->verdict == PSI_ACCEPT ? "accept" : "reject");
     psi_json_str(&j, "reason", reason_name(r->reason));
     if (r->idx.init_txn) {

@@ -27,6 +27,8 @@ static const char *reason_text(psi_reject_reason r)
         return "two writers of a key can be ordered neither way (found while pruning)";
     case PSI_BY_SOLVER:
         return "no version order of the remaining writers avoids a forbidden cycle";
+    case PSI_BY_LEVEL:
+        return "the level's axioms force a cycle (no commit order satisfies them)";
     }
     return "?";
 }
@@ -171,7 +173,14 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
     if (!cx->present)
         return;
     fprintf(out, "anomaly: %s\n", cx->summary);
-    if (cx->anomaly_op != UINT32_MAX)
+    if (cx->by_level)
+        fprintf(out,
+                "counterexample: %u transaction%s, %u dependenc%s (the shortest forbidden cycle "
+                "through one of its transactions, with the facts that force its version "
+                "orders)\n",
+                cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges,
+                cx->n_edges == 1 ? "y" : "ies");
+    else if (cx->anomaly_op != UINT32_MAX)
         fprintf(out,
                 "counterexample: %u transaction%s, %u dependenc%s (no cycle needed: the read "
                 "itself is the violation)\n",
@@ -200,7 +209,10 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                     (unsigned long long)h->sessions[h->txns[t].session].id, h->txns[t].pos + 1, ops,
                     h->txns[t].status == PSI_TXN_ABORTED ? " (aborted)" : "");
     }
-    if (cx->n_edges)
+    if (cx->n_edges && cx->by_level)
+        fprintf(out, "  dependencies (certain: from the history; forced: the level's axiom orders "
+                     "the two writers, from the certain ones):\n");
+    else if (cx->n_edges)
         fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
                      "closes a forbidden cycle; excluded: that other order):\n");
     for (uint32_t i = 0; i < cx->n_edges; i++) {
@@ -311,7 +323,7 @@ static void all_text(FILE *out, const psi_check_result *r, const psi_cex *cx,
                      const psi_render_opts *o)
 {
     const psi_all *a = o->all;
-    const char *level = o->ser ? "SER" : "SI";
+    const char *level = psi_level_name(r->level_checked);
     uint32_t cycles = a->n + (r->reason != PSI_BY_ANOMALY && cx->present);
     fprintf(out, "all anomalies: %zu graph-free", a->graph_free);
     for (int k = 0, first = 1; k <= PSI_CEX_KIND_LAST && a->graph_free; k++) {
@@ -342,7 +354,7 @@ bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_
                      const psi_render_opts *o, FILE *out)
 {
     assert(h && r && cx && o && out);
-    const char *level = o->ser ? "SER" : "SI";
+    const char *level = psi_level_name(r->level_checked);
     if (r->verdict == PSI_ACCEPT)
         fprintf(out, "ACCEPT: the history satisfies %s\n", level);
     else

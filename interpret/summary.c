@@ -50,6 +50,7 @@ bool psi_summary_set_check(psi_summary *s, const psi_history *h, const psi_check
     s->format = h->format;
     s->outcome = r->verdict == PSI_ACCEPT ? PSI_OUTCOME_ACCEPT : PSI_OUTCOME_REJECT;
     s->reason = r->reason;
+    s->level = r->level_checked;
     s->seconds[PSI_STAGE_VALIDATE] = st->t_validate;
     s->seconds[PSI_STAGE_CONSTRUCT] = st->t_construct;
     s->seconds[PSI_STAGE_PRUNE] = st->t_prune;
@@ -151,7 +152,7 @@ bool psi_render_error_json(const psi_summary *s, bool with_path, FILE *out)
     psi_json_begin_object(&j, NULL);
     if (with_path) {
         psi_json_str(&j, "path", s->path);
-        psi_json_str(&j, "isolation", s->ser ? "SER" : "SI");
+        psi_json_str(&j, "isolation", psi_level_name(psi_level_of(s->ser, s->level)));
         psi_json_str(&j, "verdict", "error");
     }
     psi_json_begin_object(&j, "error");

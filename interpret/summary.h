@@ -46,7 +46,8 @@ typedef enum psi_outcome {
 typedef struct psi_summary {
     char *path;        /* the history as the user named it */
     psi_format format; /* as read; PSI_FMT_AUTO when it was never read */
-    bool ser;          /* the level checked: SER, else SI */
+    bool ser;          /* the level checked: SER, else SI ... */
+    psi_level level;   /* ... unless this is another one (psi_level_of(ser, level) names it) */
     psi_outcome outcome;
 
     /* PSI_OUTCOME_REJECT */

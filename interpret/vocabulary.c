@@ -46,6 +46,16 @@ static const vocab table[] = {
                                "a cycle whose anti-dependencies are never adjacent"},
     [PSI_CEX_INCOMPATIBLE_ORDER] = {"incompatible order", "incompatible-order",
                                     "two reads of a list that are not prefixes of one another"},
+    [PSI_CEX_NONMONOTONIC_READ] = {"non-monotonic read", NULL,
+                                   "a transaction reads a key from a writer older than one an "
+                                   "earlier read of it observed (violates read committed)"},
+    [PSI_CEX_FRACTURED_READ] = {"fractured read", NULL,
+                                "a transaction sees some writes of a transaction (or of its own "
+                                "session) but an older version of another key it wrote "
+                                "(violates read atomic)"},
+    [PSI_CEX_CAUSALITY_VIOLATION] = {"causality violation", NULL,
+                                     "a read misses a write in its causal past, session order "
+                                     "and reads-from (violates causal consistency)"},
 };
 
 _Static_assert(sizeof table / sizeof table[0] == PSI_CEX_KIND_LAST + 1,

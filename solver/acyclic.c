@@ -35,6 +35,7 @@ bool psi_acyc_ensure_vars(psi_acyc *g, size_t nvars)
     g->field = p;                                                                                  \
     memset(g->field + g->var_cap, 0, (cap - g->var_cap) * sizeof *g->field);
     GROW(val)
+    GROW(lvl)
     GROW(prop_edge)
     GROW(prop_stamp)
     GROW(lit_mark)
@@ -79,12 +80,13 @@ void psi_acyc_free(psi_acyc *g)
         free(g->out[v].a);
     for (uint32_t v = 0; g->in && v < g->N; v++)
         free(g->in[v].a);
-    void *ptrs[] = {g->ue,         g->ie_from, g->ie_to,   g->ie_user,   g->ie_act,
-                    g->out,        g->in,      g->ord,     g->occ_start, g->occ,
-                    g->cand_start, g->cand,    g->val,     g->prop_edge, g->prop_stamp,
-                    g->lit_mark,   g->act,     g->asg,     g->fmark,     g->bmark,
-                    g->dist,       g->parent,  g->fwd.a,   g->bwd.a,     g->cur.a,
-                    g->next.a,     g->pool.a,  g->sortbuf, g->cycle.a,   g->known_cycle.a};
+    void *ptrs[] = {g->ue,           g->ie_from,  g->ie_to,  g->ie_user,   g->ie_act,
+                    g->out,          g->in,       g->ord,    g->occ_start, g->occ,
+                    g->cand_start,   g->cand,     g->val,    g->lvl,       g->prop_edge,
+                    g->prop_stamp,   g->lit_mark, g->act,    g->asg,       g->fmark,
+                    g->bmark,        g->dist,     g->parent, g->fwd.a,     g->bwd.a,
+                    g->cur.a,        g->next.a,   g->pool.a, g->sortbuf,   g->cycle.a,
+                    g->known_cycle.a};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
     free(g);
@@ -261,4 +263,34 @@ bool psi_acyc_build_tables(psi_acyc *g)
     g->occ_lits = nl;
     g->tables_dirty = false;
     return true;
+}
+
+int psi_acyc_suggest_phases(psi_acyc *g)
+{
+    if (!psi_acyc_static_setup(g))
+        return PSI_SAT_ENOMEM;
+    if (g->static_cycle)
+        return 0; /* the first solve says UNSAT at once */
+    /* vote[var] > 0: the positive literal's edges agree with the order more
+     * often than the negative literal's. Two-literal labels have no say. */
+    int64_t *vote = calloc(g->var_cap ? g->var_cap : 1, sizeof *vote);
+    if (!vote)
+        return PSI_SAT_ENOMEM;
+    for (size_t i = 0; i < g->ue_n; i++) {
+        const uedge *u = &g->ue[i];
+        if (u->need != 1 || u->dead)
+            continue;
+        int l = u->lit[0] ? u->lit[0] : u->lit[1];
+        for (uint32_t j = 0; j < u->nie; j++) {
+            uint32_t e = u->ie + j;
+            bool agree = g->ord[g->ie_from[e]] < g->ord[g->ie_to[e]];
+            vote[lit_var0(l)] += (l > 0) == agree ? 1 : -1;
+        }
+    }
+    int rc = 0;
+    for (size_t v = 0; v < g->var_cap && !rc; v++)
+        if (vote[v])
+            rc = psi_sat_set_phase(g->s, vote[v] > 0 ? (int)v + 1 : -(int)v - 1);
+    free(vote);
+    return rc == PSI_SAT_ENOMEM ? PSI_SAT_ENOMEM : 0;
 }

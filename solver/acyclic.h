@@ -71,6 +71,15 @@ void psi_acyc_free(psi_acyc *g);
 int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind kind, int lit_a,
                           int lit_b);
 
+/* Phase hints from the known edges: orders them now (the sort the first
+ * solve would do anyway) and, for every variable that labels edges on its
+ * own, suggests to the solver (psi_sat_set_phase) the polarity whose edges
+ * agree with that order more often than they disagree. The search then
+ * starts from the choice that needs the fewest reorders and has the best
+ * chance to be acyclic. Call after adding the known and labelled edges,
+ * before solving. Returns 0 or PSI_SAT_ENOMEM. */
+int psi_acyc_suggest_phases(psi_acyc *g);
+
 /* Theory propagation (label := false when the edge would close a forbidden
  * cycle); on by default. Only between solves. */
 void psi_acyc_set_propagation(psi_acyc *g, bool on);

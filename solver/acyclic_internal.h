@@ -14,10 +14,13 @@
  * - out[x] and in[y] hold the same active edges; in each list the known
  *   edges come first, then the edges activated during search in activation
  *   order, so backtracking pops from the ends (LIFO, like the trail);
- * - act[] lists the edges activated during search with non-decreasing
- *   levels, ie_act[act[i].ie] == i + 1, and ie_act is 0 for every other edge;
- * - asg[] lists the notified literals with non-decreasing levels, val[]
- *   agrees with it, and each user edge's cnt counts its labels true in val.
+ * - act[] lists the edges activated during search in activation order, each
+ *   at the highest level of its labels, ie_act[act[i].ie] == i + 1, and
+ *   ie_act is 0 for every other edge;
+ * - asg[] lists the notified literals in notification order with their
+ *   solver levels (also in lvl[]), val[] agrees with it, and each user
+ *   edge's cnt counts its labels true in val;
+ * - in both, pmax is the running maximum of the levels.
  *
  * Files: acyclic.c (construction, edge store, queries, occurrence tables),
  * acyclic_order.c (static sort of the known edges, Pearce-Kelly order
@@ -56,13 +59,17 @@ typedef struct uedge {
     uint8_t dead;   /* contradictory labels: never active */
 } uedge;
 
+/* Stack entries carry their level and the highest level of the entries up
+ * to them (pmax): with the solver's chronological backtracking levels need
+ * not increase along the stacks, and a backtrack to level L touches exactly
+ * the suffix whose pmax exceeds L. */
 typedef struct act_entry {
-    uint32_t ie, level;
+    uint32_t ie, level, pmax;
 } act_entry;
 
 typedef struct asg_entry {
     int lit;
-    uint32_t level;
+    uint32_t level, pmax;
 } asg_entry;
 
 struct psi_acyc {
@@ -93,6 +100,7 @@ struct psi_acyc {
 
     /* Per variable (index var-1). */
     int8_t *val;
+    uint32_t *lvl; /* level of the notification, while val is set */
     uint32_t *prop_edge, *prop_stamp, *lit_mark;
     size_t var_cap;
     uint32_t lit_epoch;

@@ -66,17 +66,31 @@ static bool check_list(const psi_acyc *g, uint32_t v, bool out, uint8_t *emark, 
     return true;
 }
 
-/* The activation stack: levels never decrease, indices match ie_act, every
- * entry is in both lists, and nothing else carries an activation index. */
+/* The activation stack: running maxima right, each edge at its labels'
+ * highest level, indices match ie_act, every entry is in both lists, and
+ * nothing else carries an activation index. */
 static bool check_activations(const psi_acyc *g, const uint8_t *emark, char *why, size_t n)
 {
     for (size_t i = 0; i < g->act_n; i++) {
         uint32_t e = g->act[i].ie;
         if (e >= g->ie_n || g->ie_act[e] != i + 1 || emark[e] != (M_OUT | M_IN))
             return fail(why, n, "activation %zu (edge %u) is not in the graph", i, e);
-        if (i && g->act[i].level < g->act[i - 1].level)
-            return fail(why, n, "activation %zu at level %u after level %u", i, g->act[i].level,
-                        g->act[i - 1].level);
+        uint32_t pmax =
+            i && g->act[i - 1].pmax > g->act[i].level ? g->act[i - 1].pmax : g->act[i].level;
+        if (g->act[i].pmax != pmax)
+            return fail(why, n, "activation %zu: running maximum %u, expected %u", i,
+                        g->act[i].pmax, pmax);
+        /* The edge's level is that of its highest label. */
+        const uedge *u = &g->ue[g->ie_user[e]];
+        uint32_t lv = 0;
+        for (int k = 0; k < u->need; k++) {
+            size_t var = lit_var0(u->lit[k]);
+            if (var < g->var_cap && g->val[var] && g->lvl[var] > lv)
+                lv = g->lvl[var];
+        }
+        if (lv != g->act[i].level)
+            return fail(why, n, "activation %zu at level %u, its labels' highest is %u", i,
+                        g->act[i].level, lv);
     }
     for (size_t e = 0; e < g->ie_n; e++) {
         if (g->ie_act[e] > g->act_n)
@@ -88,18 +102,21 @@ static bool check_activations(const psi_acyc *g, const uint8_t *emark, char *why
     return true;
 }
 
-/* Notified literals: levels never decrease, val agrees, each is still true
- * in the solver (at the root exactly when notified at level 0). */
+/* Notified literals: running maxima right, val and lvl agree, each is still
+ * true in the solver (at the root exactly when notified at level 0). */
 static bool check_assignments(const psi_acyc *g, char *why, size_t n)
 {
     size_t set = 0;
     for (size_t i = 0; i < g->asg_n; i++) {
         int lit = g->asg[i].lit;
         size_t var = lit_var0(lit);
-        if (i && g->asg[i].level < g->asg[i - 1].level)
-            return fail(why, n, "notification %zu at level %u after level %u", i, g->asg[i].level,
-                        g->asg[i - 1].level);
-        if (var >= g->var_cap || g->val[var] != (lit > 0 ? 1 : -1))
+        uint32_t pmax =
+            i && g->asg[i - 1].pmax > g->asg[i].level ? g->asg[i - 1].pmax : g->asg[i].level;
+        if (g->asg[i].pmax != pmax)
+            return fail(why, n, "notification %zu: running maximum %u, expected %u", i,
+                        g->asg[i].pmax, pmax);
+        if (var >= g->var_cap || g->val[var] != (lit > 0 ? 1 : -1) ||
+            g->lvl[var] != g->asg[i].level)
             return fail(why, n, "notified literal %d has value %d", lit,
                         var < g->var_cap ? g->val[var] : 0);
         if (psi_sat_current_value(g->s, lit) <= 0 ||

@@ -20,8 +20,9 @@
 
 /* --- static order of the known edges ------------------------------------ */
 
-/* Kahn's ready set: a binary min-heap of node indices in h[0..*n). */
-static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
+/* Kahn's ready set: a binary min-heap of keys in h[0..*n), each a node's
+ * depth (longest path of known edges reaching it) above its index. */
+static void heap_push(uint64_t *h, uint32_t *n, uint64_t v)
 {
     uint32_t i = (*n)++;
     while (i > 0 && h[(i - 1) / 2] > v) {
@@ -31,9 +32,10 @@ static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
     h[i] = v;
 }
 
-static uint32_t heap_pop(uint32_t *h, uint32_t *n)
+static uint64_t heap_pop(uint64_t *h, uint32_t *n)
 {
-    uint32_t top = h[0], v = h[--*n], i = 0;
+    uint64_t top = h[0], v = h[--*n];
+    uint32_t i = 0;
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= *n)
@@ -62,9 +64,10 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
             m += g->ue[i].nie;
     uint32_t *ostart = calloc(N + 1, sizeof *ostart), *istart = calloc(N + 1, sizeof *istart);
     uint32_t *oe = malloc((m ? m : 1) * sizeof *oe), *ie = malloc((m ? m : 1) * sizeof *ie);
-    uint32_t *indeg = calloc(N, sizeof *indeg), *queue = malloc(N * sizeof *queue);
+    uint32_t *indeg = calloc(N, sizeof *indeg), *depth = calloc(N, sizeof *depth);
+    uint64_t *queue = malloc(N * sizeof *queue);
     int res = -1;
-    if (!ostart || !istart || !oe || !ie || !indeg || !queue)
+    if (!ostart || !istart || !oe || !ie || !indeg || !depth || !queue)
         goto out;
     for (size_t i = 0; i < g->ue_n; i++)
         if (!g->ue[i].need && !g->ue[i].dead)
@@ -89,9 +92,12 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
         istart[v] = istart[v - 1];
     }
     ostart[0] = istart[0] = 0;
-    /* Ready nodes leave in order of their index (a min-heap), which keeps
-     * v0 and v1 of a user node together and follows the caller's numbering
-     * (usually close to time order), so later insertions rarely psi_acyc_reorder. */
+    /* Ready nodes leave by depth, then index (a min-heap). Depth, the
+     * longest known path to a node, is the best guess of its time that the
+     * known edges give: histories' real orders mostly agree with it, so the
+     * search's activations rarely need a reorder (and phase hints taken
+     * from this order point the right way). Ties follow the caller's
+     * numbering, which keeps v0 and v1 of a user node together. */
     uint32_t tail = 0, hn = 0;
     for (uint32_t v = 0; v < g->N; v++) {
         indeg[v] = istart[v + 1] - istart[v];
@@ -99,13 +105,17 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
             heap_push(queue, &hn, v);
     }
     while (hn) {
-        uint32_t v = heap_pop(queue, &hn);
+        uint32_t v = (uint32_t)heap_pop(queue, &hn);
         if (ord)
             ord[v] = tail;
         tail++;
-        for (uint32_t k = ostart[v]; k < ostart[v + 1]; k++)
-            if (--indeg[g->ie_to[oe[k]]] == 0)
-                heap_push(queue, &hn, g->ie_to[oe[k]]);
+        for (uint32_t k = ostart[v]; k < ostart[v + 1]; k++) {
+            uint32_t w = g->ie_to[oe[k]];
+            if (depth[w] < depth[v] + 1)
+                depth[w] = depth[v] + 1;
+            if (--indeg[w] == 0)
+                heap_push(queue, &hn, (uint64_t)depth[w] << 32 | w);
+        }
     }
     g->known_cycle.n = 0;
     res = tail < g->N;
@@ -149,6 +159,7 @@ out:
     free(oe);
     free(ie);
     free(indeg);
+    free(depth);
     free(queue);
     return res;
 }

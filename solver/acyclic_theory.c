@@ -75,8 +75,6 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
         searched = true;
     }
     assert(g->ord[x] < g->ord[y]); /* the order stays topological */
-    /* Levels never decrease along act[], so backtracking pops a suffix. */
-    assert(!g->act_n || g->act[g->act_n - 1].level <= level);
     if ((g->act_n == g->act_cap &&
          !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
         !adj_push(&g->out[x], y, e))
@@ -85,16 +83,28 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
         g->out[x].n--;
         return PSI_THEORY_ENOMEM;
     }
-    g->act[g->act_n++] = (act_entry){e, level};
+    uint32_t pmax =
+        g->act_n && g->act[g->act_n - 1].pmax > level ? g->act[g->act_n - 1].pmax : level;
+    g->act[g->act_n++] = (act_entry){e, level, pmax};
     g->ie_act[e] = (uint32_t)g->act_n;
     if (searched && g->propagate && level > 0 && !propagate_candidates(g, out))
         return PSI_THEORY_ENOMEM;
     return PSI_THEORY_OK;
 }
 
-static int activate_user(psi_acyc *g, uint32_t id, uint32_t level, psi_theory_out *out)
+/* Activates user edge id, whose labels are all true, at the highest level of
+ * its labels (which, out of order, may be below the level of the literal
+ * just notified): a backtrack removes it exactly when a label goes. */
+static int activate_user(psi_acyc *g, uint32_t id, psi_theory_out *out)
 {
     uedge *u = &g->ue[id];
+    uint32_t level = 0;
+    for (int j = 0; j < u->need; j++) {
+        size_t var = lit_var0(u->lit[j]);
+        assert(g->val[var] == (u->lit[j] > 0 ? 1 : -1));
+        if (g->lvl[var] > level)
+            level = g->lvl[var];
+    }
     for (uint32_t j = 0; j < u->nie; j++) {
         int rc = activate(g, u->ie + j, level, out);
         if (rc != PSI_THEORY_OK)
@@ -126,13 +136,42 @@ static int cb_prepare(void *ctx, psi_theory_out *out)
         if (u->dead || u->active)
             continue;
         if (u->cnt == u->need) {
-            int rc = activate_user(g, (uint32_t)i, 0, out);
+            int rc = activate_user(g, (uint32_t)i, out);
             if (rc != PSI_THEORY_OK)
                 return rc; /* a conflict here holds at the root: UNSAT */
         }
     }
     g->ue_done = g->ue_n;
     return PSI_THEORY_OK;
+}
+
+/* Removes act[from..act_n) from the graph, newest first (the adjacency
+ * lists are LIFO), and marks their user edges inactive. */
+static void pop_activations(psi_acyc *g, size_t from)
+{
+    while (g->act_n > from) {
+        uint32_t e = g->act[--g->act_n].ie;
+        uint32_t x = g->ie_from[e], y = g->ie_to[e];
+        assert(g->out[x].n && g->out[x].a[g->out[x].n - 1].edge == e);
+        assert(g->in[y].n && g->in[y].a[g->in[y].n - 1].edge == e);
+        g->out[x].n--;
+        g->in[y].n--;
+        g->ie_act[e] = 0;
+        g->ue[g->ie_user[e]].active = 0;
+    }
+}
+
+/* Forgets the notification of lit: its value and the counts it raised. */
+static void unassign(psi_acyc *g, int lit)
+{
+    g->val[lit_var0(lit)] = 0;
+    size_t li = lit_index(lit);
+    if (li >= g->occ_lits)
+        return;
+    for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
+        assert(g->ue[g->occ[k]].cnt > 0);
+        g->ue[g->occ[k]].cnt--;
+    }
 }
 
 static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
@@ -144,51 +183,89 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
     if (g->asg_n == g->asg_cap &&
         !psi_grow_array((void **)&g->asg, &g->asg_cap, g->asg_n + 1, sizeof *g->asg))
         return PSI_THEORY_ENOMEM;
-    /* Each literal is notified once, in trail order (levels never drop). */
+    /* Each literal is notified once, in trail order (levels may drop: the
+     * solver backtracks chronologically). */
     assert(g->val[var] == 0 && psi_sat_current_value(g->s, lit) > 0);
-    assert(!g->asg_n || g->asg[g->asg_n - 1].level <= level);
     g->val[var] = lit > 0 ? 1 : -1;
-    g->asg[g->asg_n++] = (asg_entry){lit, level};
+    g->lvl[var] = level;
+    uint32_t pmax =
+        g->asg_n && g->asg[g->asg_n - 1].pmax > level ? g->asg[g->asg_n - 1].pmax : level;
+    g->asg[g->asg_n++] = (asg_entry){lit, level, pmax};
     new_lit_epoch(g); /* marks of the variables this notification implies */
     size_t li = lit_index(lit);
     if (li >= g->occ_lits)
         return PSI_THEORY_OK;
-    int rc = PSI_THEORY_OK;
+    size_t act0 = g->act_n;
+    for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
+        assert(g->ue[g->occ[k]].cnt < g->ue[g->occ[k]].need);
+        g->ue[g->occ[k]].cnt++;
+    }
     for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
         uedge *u = &g->ue[g->occ[k]];
-        u->cnt++;
-        assert(u->cnt <= u->need);
-        /* After a conflict keep counting, so backtracking stays exact. */
-        if (rc == PSI_THEORY_OK && u->cnt == u->need && !u->active)
-            rc = activate_user(g, g->occ[k], level, out);
+        if (u->cnt < u->need || u->active)
+            continue;
+        int rc = activate_user(g, g->occ[k], out);
+        if (rc == PSI_THEORY_OK)
+            continue;
+        if (rc == PSI_THEORY_CONFLICT) {
+            /* Undo the whole notification (theory.h): a chronological
+             * backtrack may keep lit while removing the cycle, and then the
+             * solver notifies lit again and its edges get their chance. */
+            pop_activations(g, act0);
+            unassign(g, lit);
+            g->asg_n--;
+        }
+        return rc;
     }
-    return rc;
+    return PSI_THEORY_OK;
 }
 
+/* Drops what was notified above level. Entries at or below level that come
+ * after one above it (out of order) stay: their suffix is taken off the
+ * adjacency lists and the kept ones go back in their old order, so lists
+ * stay LIFO and the order stays valid (removing edges never breaks it). An
+ * implication's activation stamp stays valid: the entries before it all lie
+ * at or below its level, so if it survives they are untouched. */
 static void cb_backtrack(void *ctx, unsigned level)
 {
     psi_acyc *g = ctx;
-    while (g->act_n && g->act[g->act_n - 1].level > level) {
-        uint32_t e = g->act[--g->act_n].ie;
-        uint32_t x = g->ie_from[e], y = g->ie_to[e];
-        assert(g->out[x].n && g->out[x].a[g->out[x].n - 1].edge == e);
-        assert(g->in[y].n && g->in[y].a[g->in[y].n - 1].edge == e);
-        g->out[x].n--;
-        g->in[y].n--;
-        g->ie_act[e] = 0;
-        g->ue[g->ie_user[e]].active = 0;
-    }
-    while (g->asg_n && g->asg[g->asg_n - 1].level > level) {
-        int lit = g->asg[--g->asg_n].lit;
-        g->val[lit_var0(lit)] = 0;
-        size_t li = lit_index(lit);
-        if (li >= g->occ_lits)
-            continue;
-        for (uint32_t k = g->occ_start[li]; k < g->occ_start[li + 1]; k++) {
-            assert(g->ue[g->occ[k]].cnt > 0);
-            g->ue[g->occ[k]].cnt--;
+    size_t from = g->act_n;
+    while (from && g->act[from - 1].pmax > level)
+        from--;
+    if (from < g->act_n) {
+        size_t n = g->act_n;
+        pop_activations(g, from); /* leaves act[from..n) in place */
+        size_t w = from;
+        for (size_t i = from; i < n; i++) {
+            act_entry a = g->act[i];
+            if (a.level > level)
+                continue;
+            uint32_t e = a.ie;
+            /* Cannot fail: the lists held these edges a moment ago. */
+            (void)adj_push(&g->out[g->ie_from[e]], g->ie_to[e], e);
+            (void)adj_push(&g->in[g->ie_to[e]], g->ie_from[e], e);
+            a.pmax = w && g->act[w - 1].pmax > a.level ? g->act[w - 1].pmax : a.level;
+            g->act[w++] = a;
+            g->ie_act[e] = (uint32_t)w;
+            /* A user edge's internal edges share one level: all stay. */
+            g->ue[g->ie_user[e]].active = 1;
         }
+        g->act_n = w;
     }
+    from = g->asg_n;
+    while (from && g->asg[from - 1].pmax > level)
+        from--;
+    size_t w = from;
+    for (size_t i = from; i < g->asg_n; i++) {
+        asg_entry a = g->asg[i];
+        if (a.level > level) {
+            unassign(g, a.lit);
+            continue;
+        }
+        a.pmax = w && g->asg[w - 1].pmax > a.level ? g->asg[w - 1].pmax : a.level;
+        g->asg[w++] = a;
+    }
+    g->asg_n = w;
     /* Every conflict ends in a backtrack, so this also checks after each. */
     if (PSI_CHECKING && psi_check_due(&g->check, g->N + 2 * g->ie_n + g->ue_n + g->var_cap))
         psi_acyc_check_or_die(g);

@@ -164,9 +164,10 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
                 return PSI_SAT_ENOMEM;
         }
         assert(path > 0); /* the conflict has a literal at the current level */
+        /* Seen literals of lower levels may follow on an out-of-order trail. */
         do
             p = s->trail[--idx];
-        while (!s->seen[lit_var(p)]);
+        while (!s->seen[lit_var(p)] || s->level[lit_var(p)] != dl);
         assert(idx >= s->trail_lim.a[dl - 1] && s->level[lit_var(p)] == dl);
         s->seen[lit_var(p)] = 0;
         if (--path == 0)

@@ -113,6 +113,7 @@ struct psi_sat {
     void (*progress)(void *ctx, uint64_t conflicts); /* psi_sat_set_progress */
     void *progress_ctx;
     double ema_fast, ema_slow;
+    double ema_trail; /* trail size at conflicts (restart blocking) */
     uint64_t ema_count;
     uint64_t restart_at_conflicts, conflicts_since_restart;
     bool stable;
@@ -197,19 +198,31 @@ static inline bool psi_all_false(const psi_sat *s, const lit_t *lits, uint32_t n
     return true;
 }
 
-/* assign.c: trail and backtracking. The level of an assignment is the
- * current decision level, so levels never decrease along the trail. */
-static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
+/* assign.c: trail and backtracking. Chronological backtracking (Nadel and
+ * Ryvchin, SAT 2018) makes the trail "out of order": an implied literal
+ * takes the highest level of its reason's other literals, which may be
+ * below the current decision level, so levels need not increase along the
+ * trail. What holds: a literal's level is at most the decision level at the
+ * time it was assigned, every reason literal precedes the literal it implies
+ * on the trail and has a level no higher than it, and everything before
+ * trail_lim[k] has a level of at most k. */
+static inline void psi_assign_at(psi_sat *s, lit_t l, uint32_t reason, uint32_t level)
 {
     uint32_t v = lit_var(l);
     assert(v < s->nvars && s->vals[l] == 0 && s->vals[lit_neg(l)] == 0);
-    assert(s->trail_n < s->nvars);
+    assert(s->trail_n < s->nvars && level <= (uint32_t)s->trail_lim.n);
     s->vals[l] = 1;
     s->vals[lit_neg(l)] = -1;
-    s->level[v] = (uint32_t)s->trail_lim.n;
+    s->level[v] = level;
     s->reason[v] = reason;
     s->trail_pos[v] = s->trail_n;
     s->trail[s->trail_n++] = l;
+}
+
+/* Assigns at the current decision level (decisions, theory implications). */
+static inline void psi_assign(psi_sat *s, lit_t l, uint32_t reason)
+{
+    psi_assign_at(s, l, reason, (uint32_t)s->trail_lim.n);
 }
 void psi_backtrack(psi_sat *s, uint32_t level);
 void psi_new_level(psi_sat *s);

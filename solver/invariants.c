@@ -59,15 +59,18 @@ static bool check_trail(const psi_sat *s, char *why, size_t n)
         uint32_t v = lit_var(l);
         if (v >= s->nvars || s->vals[l] != 1 || s->vals[lit_neg(l)] != -1)
             return fail(why, n, "trail[%u] = %d is not assigned true", i, lit_to_int(l));
-        if (s->trail_pos[v] != i || s->level[v] != lvl)
-            return fail(why, n, "trail[%u] = %d: trail_pos %u, level %u, expected level %u", i,
-                        lit_to_int(l), s->trail_pos[v], s->level[v], lvl);
+        /* Out of order (chronological backtracking) a literal may lie below
+         * the level of its trail position, never above it. */
+        uint32_t lv = s->level[v];
+        if (s->trail_pos[v] != i || lv > lvl)
+            return fail(why, n, "trail[%u] = %d: trail_pos %u, level %u, position's level %u", i,
+                        lit_to_int(l), s->trail_pos[v], lv, lvl);
         uint32_t r = s->reason[v];
         if (r == REASON_NONE) {
             /* A decision (or assumption) opens its level; the root has units. */
-            if (lvl && s->trail_lim.a[lvl - 1] != i)
+            if (lv && (lv != lvl || s->trail_lim.a[lvl - 1] != i))
                 return fail(why, n, "%d at level %u has no reason but is not its decision",
-                            lit_to_int(l), lvl);
+                            lit_to_int(l), lv);
         } else if (r == REASON_THEORY || r == REASON_UNIT) {
             if (!s->has_theory)
                 return fail(why, n, "%d has a theory reason without a theory", lit_to_int(l));
@@ -82,7 +85,7 @@ static bool check_trail(const psi_sat *s, char *why, size_t n)
                 uint32_t u = lit_var(c[k]);
                 if (c[k] == l)
                     continue;
-                if (s->vals[c[k]] >= 0 || s->trail_pos[u] >= i || s->level[u] > lvl)
+                if (s->vals[c[k]] >= 0 || s->trail_pos[u] >= i || s->level[u] > lv)
                     return fail(why, n, "reason %u of %d: %d is not false before it", r,
                                 lit_to_int(l), lit_to_int(c[k]));
             }

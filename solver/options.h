@@ -47,7 +47,15 @@
     X(simplify_interval, INT,  1000,  1,   1e12,                                                   \
       "conflicts between removals of clauses satisfied at the root (when new root units exist)")   \
     X(initial_phase,     INT,  0,     0,   1,                                                      \
-      "polarity a variable is first decided with: 0 false (as MiniSat), 1 true")
+      "polarity a variable is first decided with: 0 false (as MiniSat), 1 true")                  \
+    X(restart_block,     REAL, 1.4,   0.0, 100.0,                                                  \
+      "focused mode: a conflict with a trail this many times the average postpones restarts (0: off)")\
+    X(restart_block_min, INT,  0,     0,   1e12,                                                   \
+      "conflicts before restart blocking starts")                                                  \
+    X(ema_trail,         INT,  5000,  1,   1e9,                                                    \
+      "window, in conflicts, of the moving average of the trail size (restart blocking)")          \
+    X(chrono,            INT,  100,   0,   1e9,                                                    \
+      "a backjump over more levels than this only undoes the conflict level (0: never)")
 /* clang-format on */
 
 #define PSI_SAT_OPT_TYPE_INT  uint64_t

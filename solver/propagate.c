@@ -4,6 +4,19 @@
  * resumes with unit propagation, which is much cheaper than the theory. */
 #include "internal.h"
 
+/* The level a unit clause c (c[0] implied, the rest false, c[1] == fl)
+ * implies at: the highest level of the false literals. When fl lies at the
+ * current level, which is the rule unless an out-of-order literal (after a
+ * chronological backtrack) is being propagated, that is the current level. */
+static inline uint32_t implied_level(const psi_sat *s, const lit_t *c, uint32_t size, lit_t fl)
+{
+    uint32_t lv = s->level[lit_var(fl)], dl = decision_level(s);
+    for (uint32_t k = 2; k < size && lv < dl; k++)
+        if (s->level[lit_var(c[k])] > lv)
+            lv = s->level[lit_var(c[k])];
+    return lv;
+}
+
 static uint32_t bcp(psi_sat *s)
 {
     int8_t *vals = s->vals;
@@ -30,7 +43,8 @@ static uint32_t bcp(psi_sat *s)
                     confl = w.ref & ~WATCH_BIN;
                     break;
                 }
-                psi_assign(s, w.blocker, w.ref & ~WATCH_BIN);
+                /* Its level is the other literal's (chronological backtracking). */
+                psi_assign_at(s, w.blocker, w.ref & ~WATCH_BIN, s->level[lit_var(fl)]);
                 continue;
             }
             uint32_t cref = w.ref;
@@ -66,7 +80,7 @@ static uint32_t bcp(psi_sat *s)
                 confl = cref;
                 break;
             }
-            psi_assign(s, first, cref);
+            psi_assign_at(s, first, cref, implied_level(s, c, size, fl));
         }
         while (i != end)
             *j++ = *i++;
@@ -106,6 +120,10 @@ static conflict theory_round(psi_sat *s, bool *again)
         }
         bool ok = true;
         if (r == PSI_THEORY_CONFLICT) {
+            /* A notification that ends in a conflict is undone by the theory
+             * (theory.h): if a chronological backtrack keeps l, the theory
+             * hears of it again. */
+            s->theory_head--;
             s->st.theory_conflicts++;
             to_internal(&o->clause, &s->tconfl, &ok);
             if (!ok) {

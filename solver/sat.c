@@ -126,6 +126,18 @@ int psi_sat_nvars(const psi_sat *s)
     return (int)s->nvars;
 }
 
+int psi_sat_set_phase(psi_sat *s, int lit)
+{
+    if (lit == 0 || lit == INT32_MIN || lit >= INT32_MAX / 2 || lit <= -(INT32_MAX / 2))
+        return PSI_SAT_EINVAL;
+    int rc = psi_sat_reserve(s, lit < 0 ? -lit : lit);
+    if (rc)
+        return rc;
+    uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
+    s->phase[v] = s->target[v] = lit < 0; /* phase 1 = negative */
+    return 0;
+}
+
 static int check_lit(psi_sat *s, int lit)
 {
     if (lit == 0 || lit == INT32_MIN || lit >= INT32_MAX / 2 || lit <= -(INT32_MAX / 2))

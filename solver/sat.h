@@ -41,6 +41,8 @@ typedef struct psi_sat_stats {
     uint64_t learned, learned_literals; /* clauses learned, their total length */
     uint64_t minimized_literals;        /* removed by clause minimization */
     uint64_t reductions, deleted;       /* reduceDB runs, clauses removed by them */
+    uint64_t chrono_backtracks;         /* conflicts that undid only their own level */
+    uint64_t blocked_restarts;          /* conflicts that postponed a restart */
     uint64_t theory_calls;              /* literals handed to the theory */
     uint64_t theory_conflicts, theory_propagations, theory_explanations;
     double theory_seconds; /* wall time inside theory callbacks */
@@ -54,6 +56,14 @@ void psi_sat_free(psi_sat *s);
 /* Makes sure variables 1..n exist. Returns 0 or PSI_SAT_ENOMEM. */
 int psi_sat_reserve(psi_sat *s, int n);
 int psi_sat_nvars(const psi_sat *s);
+
+/* Suggests deciding the variable of lit as lit: its saved phase (and stable
+ * mode's target phase) start there, and phase saving takes over once the
+ * search has assigned it. A hint from the caller's knowledge of the problem
+ * (encode/ derives one from the known graph's order); any call between
+ * solves (psi_sat_set_option resets every phase to initial_phase, so set
+ * options first). Returns 0, PSI_SAT_ENOMEM or PSI_SAT_EINVAL. */
+int psi_sat_set_phase(psi_sat *s, int lit);
 
 /* Adds the clause lits[0..n-1] (n = 0 makes the formula unsatisfiable).
  * Allowed between solves, never inside theory callbacks. Returns 0,

@@ -32,6 +32,26 @@ static void update_ema(psi_sat *s, uint32_t glue)
     s->ema_slow += (g - s->ema_slow) / (double)s->opt.ema_slow;
 }
 
+/* Restart blocking (Audemard and Simon, SAT 2012): a conflict reached with
+ * a trail much longer than usual suggests the search is close to a model,
+ * and in focused mode the glue averages would restart it anyway. Such a
+ * conflict postpones the next restart: the fast average starts over from
+ * the slow one, as Glucose empties its glue queue. Called per conflict,
+ * with the trail as the conflict found it. */
+static void block_restart(psi_sat *s)
+{
+    double t = s->trail_n;
+    if (s->st.conflicts == 1)
+        s->ema_trail = t;
+    s->ema_trail += (t - s->ema_trail) / (double)s->opt.ema_trail;
+    if (s->stable || s->opt.restart_block == 0 || s->st.conflicts < s->opt.restart_block_min ||
+        t <= s->opt.restart_block * s->ema_trail)
+        return;
+    s->ema_fast = s->ema_slow;
+    s->conflicts_since_restart = 0;
+    s->st.blocked_restarts++;
+}
+
 static bool restart_due(psi_sat *s)
 {
     if (s->stable)
@@ -144,9 +164,19 @@ static int learn(psi_sat *s, conflict c)
     uint32_t bt, glue;
     if (psi_analyze(s, c, &bt, &glue))
         return PSI_SAT_ENOMEM;
-    psi_backtrack(s, bt);
-    assert(decision_level(s) == bt);
-    uint32_t n = (uint32_t)s->learnt.n;
+    uint32_t n = (uint32_t)s->learnt.n, dl = decision_level(s), to = bt;
+    /* Chronological backtracking (Nadel and Ryvchin, SAT 2018): a long jump
+     * would undo thousands of decisions that the search takes again right
+     * away (and with a theory, re-run its checks for each), so beyond
+     * opt.chrono levels only the conflict level is undone and the asserting
+     * literal joins the trail out of order, at its real level bt. Units
+     * still go to the root, where simplification can use them. */
+    if (n > 1 && s->opt.chrono && dl - bt > s->opt.chrono) {
+        to = dl - 1;
+        s->st.chrono_backtracks++;
+    }
+    psi_backtrack(s, to);
+    assert(decision_level(s) == to);
     psi_proof_add(s, s->learnt.a, n);
     s->st.learned++;
     s->st.learned_literals += n;
@@ -157,7 +187,7 @@ static int learn(psi_sat *s, conflict c)
         if (cref == REASON_NONE)
             return PSI_SAT_ENOMEM;
         psi_clause_attach(s, cref);
-        psi_assign(s, s->learnt.a[0], cref);
+        psi_assign_at(s, s->learnt.a[0], cref, bt);
     }
     psi_var_decay(s);
     update_ema(s, glue);
@@ -174,6 +204,7 @@ int psi_search(psi_sat *s)
         if (c.lits) {
             s->st.conflicts++;
             s->conflicts_since_restart++;
+            block_restart(s);
             if (!align_conflict(s, c)) {
                 s->inconsistent = true;
                 return PSI_SAT_UNSAT;
@@ -181,6 +212,11 @@ int psi_search(psi_sat *s)
             update_target(s);
             if (learn(s, c))
                 return PSI_SAT_ENOMEM;
+            /* Conflicts can follow one another without a fixpoint between
+             * them (a chronological backtrack keeps most of the trail). */
+            if (s->conflict_limit >= 0 &&
+                s->st.conflicts - s->conflicts_at_start >= (uint64_t)s->conflict_limit)
+                return PSI_SAT_UNKNOWN;
             /* Right after learning, and at the fixpoint that follows. */
             if (PSI_CHECKING && psi_check_due(&s->check, s->nvars + s->arena_n)) {
                 psi_sat_check_or_die(s, PSI_SAT_CHECK_STRUCTURE);

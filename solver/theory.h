@@ -9,16 +9,22 @@
  *
  * Contract:
  * - notify(ctx, lit, level): lit just became true at decision level level.
- *   Return PSI_THEORY_OK, or PSI_THEORY_CONFLICT after putting into out a
- *   clause all of whose literals are currently false (may be empty: the
- *   formula is then unsatisfiable), or PSI_THEORY_ENOMEM. Besides, out->implied
+ *   The solver backtracks chronologically, so levels need not increase from
+ *   one notification to the next: a literal may join the trail at a level
+ *   below the current one, and survive a backtrack that removes literals
+ *   notified before it. Return PSI_THEORY_OK, or PSI_THEORY_CONFLICT after
+ *   putting into out a clause all of whose literals are currently false (may
+ *   be empty: the formula is then unsatisfiable); the notification then
+ *   counts as not made (the theory undoes what it did for lit) and, if a
+ *   backtrack keeps lit, lit is notified again. Or PSI_THEORY_ENOMEM. Besides, out->implied
  *   may receive literals the theory infers from the current assignment; the
  *   solver assigns each one still unassigned and later calls explain for it
  *   if it needs a reason.
  * - explain(ctx, lit, out): out->clause := a clause containing lit whose
  *   other literals are false and were assigned before lit was implied.
- * - backtrack(ctx, level): forget every notification made at a level above
- *   level. Notifications at or below level remain in force.
+ * - backtrack(ctx, level): forget every notification of a literal whose level
+ *   is above level, wherever it lies in the sequence of notifications; those
+ *   at or below level remain in force.
  * - prepare(ctx, out) (may be NULL): called at decision level 0 at the start
  *   of every solve; same return values as notify. Lets the theory finish
  *   set-up that is cheaper in bulk (e.g. a static sort of a known graph).

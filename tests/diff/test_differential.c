@@ -90,14 +90,14 @@ static void config_for(uint64_t seed, psi_gen_opts *o)
      * commits all its transactions), half keep the store's aborts as they
      * fell: both shapes occur in real test harnesses. */
     o->retry_aborted = (r / 6) % 2 == 0;
-    /* A third of the histories write values from 1..1-3, so they repeat
+    /* A quarter of the histories write values from 1..1-3, so they repeat
      * (hyper-polygraph: reads with a choice of writers); half of those,
      * and a sixth of the rest, start with a recorded initial state.
      * Unknown outcomes stay with unique values: with a choice, which
      * unknown writer took part is approximated (core/index.h). */
     uint64_t q = mix64(seed ^ 0xd0b1eull);
-    if (q % 3 == 0) {
-        o->value_range = 1 + (q / 3) % 3;
+    if (q % 4 == 0) {
+        o->value_range = 1 + (q / 4) % 3;
         o->unknown_ratio = 0.0;
         o->explicit_init = (q / 9) % 2 == 0;
     } else {
@@ -265,7 +265,7 @@ static void test_pruning_matches_full_polygraph(void **state)
             o.faults = (unsigned)((r >> 40) % 15) + 1;
             o.fault_prob = 0.05;
         }
-        if ((r >> 44) % 3 == 0) { /* repeated values, sometimes a recorded init */
+        if ((r >> 44) % 5 == 0) { /* repeated values, sometimes a recorded init */
             o.value_range = 4 + (r >> 46) % 5;
             o.explicit_init = (r >> 48) % 2;
         }

@@ -301,24 +301,31 @@ static void test_empty(void **state)
 static void test_truncated(void **state)
 {
     (void)state;
-    /* the vector [:w 1 opened at column 41 is cut at the line's end, column 46 */
+    /* the vector [:w 1 opened at column 41 is cut by the end of the input:
+     * the error names the innermost value never closed */
     edn_expect_error("{:type :ok, :f :txn, :value [[:r 1 nil] [:w 1\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:46: ", "line ends inside a vector opened at column 41 (missing ']')");
+                     "t.edn:1:41: ", "a vector opened here is never closed");
     edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
                      "{:type :ok, :f :txn",
-                     PSI_ERR_SYNTAX,
-                     "t.edn:2:20: ", "line ends inside a map opened at column 1 (missing '}')");
+                     PSI_ERR_SYNTAX, "t.edn:2:1: ",
+                     "a map opened here is never closed: the input ends inside it (missing '}')");
+    /* a multi-line map cut short: named where it opens, lines later */
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
+                     "  {:type :ok,\n   :f :txn,\n   :value [[:w 1 2]]\n\n",
+                     PSI_ERR_SYNTAX, "t.edn:2:3: ", "a map opened here is never closed");
     edn_expect_error("{:type :ok, :error \"abc\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:24: ", "line ends inside the string opened at column 20");
-    /* a map cannot close a vector */
+                     "t.edn:1:20: ", "string never closed");
+    /* a map cannot close a vector, even lines later */
     edn_expect_error("{:type :ok, :value [[:w 1 1], :process 0}\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:41: ", "'}' cannot close a vector opened at column 20");
+                     "t.edn:1:41: ", "'}' cannot close a vector opened at line 1, column 20");
+    edn_expect_error("{:type :ok,\n :value [[:w 1 1]\n ,\n :process 0}\n", PSI_ERR_SYNTAX,
+                     "t.edn:4:12: ", "'}' cannot close a vector opened at line 2, column 9");
     edn_expect_error("{:type :ok, :value [[:w 1 1]]]}\n", PSI_ERR_SYNTAX, "t.edn:1:30: ", "'}");
     edn_expect_error("{:type :ok, :process}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:21: ", "key without a value");
     edn_expect_error("{:type :ok, :f #}\n", PSI_ERR_SYNTAX, "t.edn:1:16: ", "unsupported dispatch");
     edn_expect_error("{:type :ok, :f #tag\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:20: ", "value was expected after the tag at column 16");
+                     "t.edn:1:16: ", "value was expected after the tag");
     edn_expect_error("{:type :ok, :s \"bad \\q escape\"}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:21: ", "invalid escape");
 }
@@ -355,13 +362,17 @@ static void test_not_a_map(void **state)
     (void)state;
     edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
                      "  [:type :ok]\n",
-                     PSI_ERR_SYNTAX, "t.edn:2:3: ", "expected a map");
+                     PSI_ERR_SYNTAX, "t.edn:2:3: ", "expected an operation map");
     edn_expect_error(":ok\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "found a keyword");
-    edn_expect_error("{:type :ok} {:type :ok}\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:13: ", "one map per line");
+    /* several maps on a line are read; the second one's error is placed */
+    edn_expect_error("{:type :ok, :value [], :process 0} {:type :ok, :value []}\n", PSI_ERR_INPUT,
+                     "t.edn:1:36: ", "some transactions have a :process");
     edn_expect_error("{:f :txn, :process 0}\n", PSI_ERR_SYNTAX, "t.edn:1:1: ", "no :type");
-    edn_expect_error("{:type :ok, :f :txn, :value []}\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:1: ", "no :process");
+    edn_expect_error("{:type :ok, :f :txn, :value []}\n{:type :ok, :f :txn, :value [], "
+                     ":process 1}\n",
+                     PSI_ERR_INPUT, "t.edn:2:1: ", "this transaction has a :process");
+    edn_expect_error("{:type :fail, :f :txn}\n", PSI_ERR_SYNTAX,
+                     "t.edn:1:1: ", "without :process needs a :value");
     edn_expect_error("{:type :done, :f :txn, :process 1}\n", PSI_ERR_SYNTAX,
                      "t.edn:1:8: ", "unknown :type ':done'");
     edn_expect_error("{:type :ok, :type :ok}\n", PSI_ERR_SYNTAX,
@@ -462,6 +473,94 @@ static void test_every_prefix(void **state)
     }
 }
 
+/* Elle's own test histories: no :process, keyword-free here; each
+ * completion is a transaction of its own session, invokes are skipped and
+ * the history's note says so. Jepsen's long-fork workload: :f :read with a
+ * list of micro-ops is a transaction, and so is its :fail completion
+ * without :value; a register's :f :read stays skipped. */
+static void test_processless_and_f_read(void **state)
+{
+    (void)state;
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read("{:type :invoke, :value [[:append 1 1]]}\n"
+                              "{:type :ok, :value [[:append 1 1]]}\n"
+                              "{:type :ok, :value [[:r 1 [1]] [:append 1 2]]}\n"
+                              "{:type :fail, :value [[:append 2 5]]}\n",
+                              &h, &d),
+                     PSI_OK);
+    assert_int_equal(h->n_sessions, 3);
+    assert_int_equal(h->n_txns, 4);
+    assert_non_null(h->note);
+    assert_non_null(strstr(h->note, "each transaction is its own session"));
+    assert_int_equal(edn_txn(h, 1, 0)->src, 3);
+    assert_int_equal(edn_txn(h, 2, 0)->status, PSI_TXN_ABORTED);
+    psi_history_free(h);
+
+    assert_int_equal(
+        edn_read("{:type :invoke, :f :read, :value [[:r 1 nil] [:r 2 nil]], :process 0}\n"
+                 "{:type :invoke, :f :write, :value [[:w 1 1]], :process 1}\n"
+                 "{:type :ok, :f :read, :value [[:r 1 nil] [:r 2 nil]], :process 0}\n"
+                 "{:type :invoke, :f :read, :value [[:r 2 nil]], :process 0}\n"
+                 "{:type :fail, :f :read, :process 0}\n"
+                 "{:type :ok, :f :write, :value [[:w 1 1]], :process 1}\n"
+                 "{:type :invoke, :f :read, :value nil, :process 2}\n"
+                 "{:type :ok, :f :read, :value 3, :process 2}\n"
+                 "{:type :fail, :f :cas, :value [1 2], :process 2}\n",
+                 &h, &d),
+        PSI_OK);
+    assert_null(h->note);
+    assert_int_equal(h->n_sessions, 2);
+    assert_int_equal(h->n_txns, 4);
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 1, PSI_OP_READ, 2, 0, PSI_OPF_INIT);
+    assert_int_equal(edn_txn(h, 0, 1)->status, PSI_TXN_ABORTED);
+    assert_int_equal(edn_txn(h, 1, 0)->n_ops, 1);
+    psi_history_free(h);
+}
+
+/* Pretty-printed histories: maps spanning lines, several maps on a line,
+ * comments and discards between and inside maps, commas as whitespace, a
+ * string holding a newline. Transactions are attributed to the line their
+ * map starts on, and errors deep in a map name their own line. */
+static void test_multi_line_maps(void **state)
+{
+    (void)state;
+    const char *text = "; a pretty-printed history\n"
+                       "[{:type :invoke,\n"
+                       "  :f :txn,\n"
+                       "  :value [[:r 1 nil]\n"
+                       "          [:w 1 1]],\n"
+                       "  :process 0}\n"
+                       " #_{:type :ok, :process 9, :f :txn, :value [[:w 9 9]]}\n"
+                       " {:type :ok, ; the completion\n"
+                       "  :f :txn, :error \"two\nlines\",\n"
+                       "  :value [[:r 1 nil] [:w 1 1]],\n"
+                       "  :process 0} {:type :ok, :f :txn, :value [[:r 1 1]], :process 1}\n"
+                       "]\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    assert_int_equal(h->n_txns, 3);
+    assert_int_equal(h->n_sessions, 2);
+    const psi_txn *t = edn_txn(h, 0, 0);
+    assert_int_equal(t->src, 8); /* the completion's first line */
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 0, PSI_OPF_INIT);
+    edn_assert_op(h, t, 1, PSI_OP_WRITE, 1, 1, 0);
+    t = edn_txn(h, 1, 0);
+    assert_int_equal(t->src, 12);
+    edn_assert_op(h, t, 0, PSI_OP_READ, 1, 1, 0);
+    psi_history_free(h);
+
+    edn_expect_error("{:type :ok,\n :f :txn,\n :value [[:r 1 nil]\n         [:cas 1 2 3]],\n"
+                     " :process 0}\n",
+                     PSI_ERR_INPUT, "t.edn:4:11: ", "unsupported micro-op ':cas'");
+    edn_expect_error("{:type :ok,\n :value [[:w 1 1]],\n :process\n -3}\n", PSI_ERR_SYNTAX,
+                     "t.edn:4:2: ", "negative :process '-3'");
+}
+
 /* The whole history as one vector, one map per line (jepsen.history's
  * printed form). */
 static void test_wrapped_vector(void **state)
@@ -498,12 +597,14 @@ static void test_wrapped_vector(void **state)
     edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}\n"
                      " {:type :ok, :f :txn, :value [[:w 2 2]], :process 0}  \n\n",
                      PSI_ERR_SYNTAX,
-                     "t.edn:2:55: ", "inside the history vector opened at line 1, column 1");
+                     "t.edn:1:1: ", "the history vector opened here is never closed");
     edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}]\n"
                      "{:type :ok, :f :txn, :value [[:w 2 2]], :process 0}\n",
                      PSI_ERR_SYNTAX, "t.edn:2:1: ", "text after the ']'");
     edn_expect_error("[{:type :ok, :f :txn, :value [[:w 2 1]], :process 0}] ]\n", PSI_ERR_SYNTAX,
-                     "t.edn:1:55: ", "unexpected text after the map");
+                     "t.edn:1:55: ",
+                     "text after the ']' that closed the history vector opened "
+                     "at line 1, column 1");
 }
 
 /* Random mutations of a valid history never crash, leak or return a
@@ -551,16 +652,28 @@ static void test_mutations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rw_register),      cmocka_unit_test(test_list_append),
-        cmocka_unit_test(test_ok_fail_info),     cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_completions_only), cmocka_unit_test(test_ids),
-        cmocka_unit_test(test_edn_syntax),       cmocka_unit_test(test_u64_range),
-        cmocka_unit_test(test_max_ops),          cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_truncated),        cmocka_unit_test(test_not_a_number),
-        cmocka_unit_test(test_not_a_map),        cmocka_unit_test(test_unknown_micro_op),
-        cmocka_unit_test(test_overflow),         cmocka_unit_test(test_process_reinvokes),
-        cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_every_prefix),
-        cmocka_unit_test(test_mutations),        cmocka_unit_test(test_wrapped_vector),
+        cmocka_unit_test(test_rw_register),
+        cmocka_unit_test(test_list_append),
+        cmocka_unit_test(test_ok_fail_info),
+        cmocka_unit_test(test_multi_line_maps),
+        cmocka_unit_test(test_processless_and_f_read),
+        cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_completions_only),
+        cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_edn_syntax),
+        cmocka_unit_test(test_u64_range),
+        cmocka_unit_test(test_max_ops),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_not_a_number),
+        cmocka_unit_test(test_not_a_map),
+        cmocka_unit_test(test_unknown_micro_op),
+        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_process_reinvokes),
+        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_every_prefix),
+        cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_wrapped_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

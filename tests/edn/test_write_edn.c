@@ -1,7 +1,7 @@
 /* The EDN writer: exact output for a small history, round trips
- * edn -> history -> edn -> history (every array equal), what the format
- * cannot carry (reads of :info transactions, nil reads of :fail ones), and
- * I/O errors. */
+ * edn -> history -> edn -> history (every array equal), reads of :info
+ * transactions and nil reads of :fail ones kept by the :polysi/reads mark,
+ * and I/O errors. */
 #include "edn_helpers.h"
 
 /* A history covering what the writer must express: sessions with sparse ids
@@ -153,34 +153,66 @@ static void test_round_trip_from_edn(void **state)
     psi_history_free(h2);
 }
 
-/* What EDN cannot carry, by the reader's rules: reads of unknown
- * transactions, and initial-value reads of aborted ones. */
-static void test_lossy_parts(void **state)
+/* Reads of unknown transactions and initial-value reads of aborted ones,
+ * which the reader drops from Jepsen's own completions (their values are
+ * "not known"), survive a round trip: the writer marks those completions
+ * :polysi/reads :observed. Without the mark both were lost. */
+static void test_aborted_and_unknown_reads_kept(void **state)
 {
     (void)state;
-    psi_builder *b = psi_builder_new("lossy", PSI_FMT_TEXT);
+    psi_builder *b = psi_builder_new("kept", PSI_FMT_TEXT);
     psi_diag d;
     assert_int_equal(psi_builder_begin(b, 1, 1, 0, &d), PSI_OK);
     assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 4, 0, &d), PSI_OK);
     assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 3, 0, PSI_OPF_INIT, &d), PSI_OK);
     assert_int_equal(psi_builder_end(b, PSI_TXN_UNKNOWN, &d), PSI_OK);
     assert_int_equal(psi_builder_begin(b, 1, 2, 0, &d), PSI_OK);
     assert_int_equal(psi_builder_op(b, PSI_OP_READ, 2, 0, PSI_OPF_INIT, &d), PSI_OK);
     assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 5, 0, &d), PSI_OK);
     assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 1, 3, 0, &d), PSI_OK); /* no mark needed */
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 5, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
     psi_history *h;
     assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
-    psi_history *back = write_and_read(h, NULL);
-    assert_int_equal(back->n_txns, 3);
+    char *text;
+    psi_history *back = write_and_read(h, &text);
+    edn_assert_equivalent(h, back);
     const psi_txn *t = edn_txn(back, 1, 0);
     assert_int_equal(t->status, PSI_TXN_UNKNOWN);
-    assert_int_equal(t->n_ops, 1);
-    edn_assert_op(back, t, 0, PSI_OP_WRITE, 1, 5, 0);
+    assert_int_equal(t->n_ops, 3);
+    edn_assert_op(back, t, 0, PSI_OP_READ, 1, 4, 0);
+    edn_assert_op(back, t, 2, PSI_OP_READ, 3, 0, PSI_OPF_INIT);
     t = edn_txn(back, 1, 1);
     assert_int_equal(t->status, PSI_TXN_ABORTED);
-    assert_int_equal(t->n_ops, 1);
-    edn_assert_op(back, t, 0, PSI_OP_READ, 1, 5, 0);
+    assert_int_equal(t->n_ops, 2);
+    edn_assert_op(back, t, 0, PSI_OP_READ, 2, 0, PSI_OPF_INIT);
+    edn_assert_op(back, t, 1, PSI_OP_READ, 1, 5, 0);
+    /* The mark only where it is needed. */
+    assert_non_null(strstr(text, ":type :info, :f :txn, :value [[:r 1 4] [:w 1 5] [:r 3 nil]], "
+                                 ":process 1, :index 1, :polysi/reads :observed}"));
+    assert_non_null(strstr(text, ":index 2, :polysi/reads :observed}"));
+    assert_non_null(strstr(text, ":index 3}"));
+    free(text);
     psi_history_free(back);
+    psi_history_free(h);
+}
+
+/* The mark's value is checked, and it is the completion's: an :invoke's
+ * nil reads stay "not known" when the completion has no :value. */
+static void test_observed_mark_read(void **state)
+{
+    (void)state;
+    edn_expect_error("{:type :fail, :f :txn, :value [[:r 1 nil]], :process 0, :polysi/reads 1}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:71:", ":polysi/reads must be :observed");
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read("{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 2]], :process 0}\n"
+                              "{:type :fail, :f :txn, :process 0, :polysi/reads :observed}\n",
+                              &h, &d),
+                     PSI_OK);
+    assert_int_equal(h->txns[1].n_ops, 1);
     psi_history_free(h);
 }
 
@@ -200,8 +232,11 @@ static void test_io_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_output),        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_round_trip_from_edn), cmocka_unit_test(test_lossy_parts),
+        cmocka_unit_test(test_exact_output),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_from_edn),
+        cmocka_unit_test(test_aborted_and_unknown_reads_kept),
+        cmocka_unit_test(test_observed_mark_read),
         cmocka_unit_test(test_io_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

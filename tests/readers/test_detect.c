@@ -4,6 +4,9 @@
  * binary .log); I/O errors name the path. */
 #include "rd_util.h"
 
+#include "formats/write.h"
+
+#include <fcntl.h>
 #include <sys/wait.h>
 
 static char *g_dir;
@@ -59,7 +62,9 @@ static void test_by_content(void **state)
     expect_format("T3.log", cobra, sizeof cobra, PSI_FMT_COBRA);
     /* a file that starts with 'r' but is not text of a known shape */
     expect_format("x.txt", "random words", 12, PSI_FMT_TEXT);
-    expect_format("x", "random words", 12, PSI_FMT_DBCOP);
+    /* without an extension, text of no known shape is text (dbcop always has
+     * NUL bytes): its reader reports the typo's line:column */
+    expect_format("x", "random words", 12, PSI_FMT_TEXT);
 }
 
 static void test_by_extension(void **state)
@@ -195,6 +200,100 @@ static void test_unsized_inputs(void **state)
     unlink(fifo);
 }
 
+/* What detection saw, said plainly: an empty or blank file is an empty
+ * history (not a dbcop header error); a text file with a typo on its first
+ * line is read as text (line:column); a directory with history.bincode and
+ * no T<n>.log is dbcop, with a note. */
+static void test_says_what_it_saw(void **state)
+{
+    (void)state;
+    psi_history *h;
+    psi_diag d;
+    psi_diag_clear(&d);
+    char *p = rd_write(g_dir, "empty", "", 0);
+    rd_expect(psi_read_history(p, NULL, &h, &d), &d, PSI_ERR_INPUT, p,
+              "empty history: the file is empty");
+    unlink(p);
+    free(p);
+    p = rd_write(g_dir, "blank.bincode", "\xef\xbb\xbf \n\t\n", 6);
+    rd_expect(psi_read_history(p, NULL, &h, &d), &d, PSI_ERR_INPUT, p,
+              "empty history: the file holds only whitespace");
+    unlink(p);
+    free(p);
+    p = rd_write(g_dir, "typo", "R(1,0,1,1)\n", 11);
+    rd_expect(psi_read_history(p, NULL, &h, &d), &d, PSI_ERR_SYNTAX, "typo:1:1: ", "found 'R'");
+    unlink(p);
+    free(p);
+
+    /* a dbcop run's folder */
+    char sub[1200];
+    snprintf(sub, sizeof sub, "%s/run", g_dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char *txt = rd_write(g_dir, "h.txt", "w(1,1,1,1)\nr(1,1,2,2)\n", 22);
+    psi_history *src;
+    assert_int_equal(psi_read_history(txt, NULL, &src, &d), PSI_OK);
+    char bin[1300];
+    snprintf(bin, sizeof bin, "%s/history.bincode", sub);
+    assert_int_equal(psi_write_dbcop(src, bin, &d), PSI_OK);
+    assert_int_equal(psi_read_history(sub, NULL, &h, &d), PSI_OK);
+    assert_int_equal(h->format, PSI_FMT_DBCOP);
+    assert_non_null(h->note);
+    assert_non_null(strstr(h->note, "read its history.bincode as dbcop"));
+    assert_int_equal(h->n_ops, src->n_ops);
+    psi_history_free(h);
+    psi_read_opts o = {.format = PSI_FMT_DBCOP}; /* asked for: no note */
+    assert_int_equal(psi_read_history(sub, &o, &h, &d), PSI_OK);
+    assert_null(h->note);
+    psi_history_free(h);
+    /* a Cobra log beside it wins: the directory is Cobra's */
+    char *log = rd_write(sub, "T1.log", "", 0);
+    rd_expect(psi_read_history(sub, NULL, &h, &d), &d, PSI_ERR_INPUT, "Cobra log");
+    unlink(log);
+    free(log);
+    unlink(bin);
+    rd_expect(psi_read_history(sub, &o, &h, &d), &d, PSI_ERR_INPUT, sub, "needs a history.bincode");
+    rmdir(sub);
+    unlink(txt);
+    free(txt);
+    psi_history_free(src);
+}
+
+/* PATH "-" is standard input; the format comes from its bytes. */
+static void test_stdin(void **state)
+{
+    (void)state;
+    const char *edn = "{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n";
+    char *p = rd_write(g_dir, "in", edn, strlen(edn));
+    int saved = dup(STDIN_FILENO);
+    assert_true(saved >= 0);
+    int fd = open(p, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    close(fd);
+    psi_history *h;
+    psi_diag d;
+    psi_diag_clear(&d);
+    psi_status st = psi_read_history("-", NULL, &h, &d);
+    assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+    close(saved);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(h->format, PSI_FMT_EDN);
+    assert_int_equal(h->n_ops, 1);
+    psi_history_free(h);
+    /* errors name it */
+    fd = open("/dev/null", O_RDONLY);
+    saved = dup(STDIN_FILENO);
+    assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    close(fd);
+    st = psi_read_history("-", NULL, &h, &d);
+    assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+    close(saved);
+    rd_expect(st, &d, PSI_ERR_INPUT, "<stdin>", "empty history");
+    unlink(p);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +303,8 @@ int main(void)
         cmocka_unit_test(test_single_cobra_file),
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_unsized_inputs),
+        cmocka_unit_test(test_says_what_it_saw),
+        cmocka_unit_test(test_stdin),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

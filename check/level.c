@@ -1,0 +1,59 @@
+/* Level names and the lattice (see level.h). */
+#include "check/level.h"
+
+#include <strings.h>
+
+typedef struct level_row {
+    const char *arg, *longname, *alias, *name;
+    int rank; /* position in the chain PL-2 < RC < RA < CC < SI < SER */
+} level_row;
+
+static const level_row rows[] = {
+    [PSI_LEVEL_SI] = {"si", "snapshot-isolation", "snapshot-isolation", "SI", 4},
+    [PSI_LEVEL_SER] = {"ser", "serializability", "serializability", "SER", 5},
+    [PSI_LEVEL_PL2] = {"pl2", "adya-pl-2", "pl-2", "PL-2", 0},
+    [PSI_LEVEL_RC] = {"rc", "read-committed", "read_committed", "RC", 1},
+    [PSI_LEVEL_RA] = {"ra", "read-atomic", "read_atomic", "RA", 2},
+    [PSI_LEVEL_CC] = {"cc", "causal-consistency", "causal", "CC", 3},
+};
+_Static_assert(sizeof rows / sizeof rows[0] == PSI_LEVEL_LAST + 1, "a row per level");
+
+bool psi_level_parse(const char *name, psi_level *out)
+{
+    for (unsigned l = 0; l <= PSI_LEVEL_LAST; l++) {
+        const level_row *r = &rows[l];
+        if (strcasecmp(name, r->arg) == 0 || strcasecmp(name, r->longname) == 0 ||
+            strcasecmp(name, r->alias) == 0) {
+            *out = (psi_level)l;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *psi_level_name(psi_level l)
+{
+    return (unsigned)l <= PSI_LEVEL_LAST ? rows[l].name : "?";
+}
+
+const char *psi_level_arg(psi_level l)
+{
+    return (unsigned)l <= PSI_LEVEL_LAST ? rows[l].arg : "?";
+}
+
+psi_level psi_level_of(bool ser, psi_level level)
+{
+    return level == PSI_LEVEL_SI && ser ? PSI_LEVEL_SER : level;
+}
+
+bool psi_level_implies(psi_level strong, psi_level weak)
+{
+    /* Today's levels form a chain; PSI and PC (not yet here) would make
+     * it a lattice with PC and PSI incomparable. */
+    return rows[strong].rank >= rows[weak].rank;
+}
+
+bool psi_level_is_polynomial(psi_level l)
+{
+    return l == PSI_LEVEL_PL2 || l == PSI_LEVEL_RC || l == PSI_LEVEL_RA || l == PSI_LEVEL_CC;
+}

@@ -1,0 +1,232 @@
+/* Brute-force reference for the weak levels (see level_oracle.h): every
+ * commit order of the participating transactions, each axiom checked as
+ * written. Shares no code with check/ (only psi_history's fields, and the
+ * SI/SER oracle for the graph-free part, itself independent). */
+#include "levels/level_oracle.h"
+
+#include "oracle/oracle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXT (LEVEL_ORACLE_MAX_TXNS + 1)
+
+typedef struct lread {
+    uint32_t txn, op, key, writer; /* op: index in the history (program order) */
+} lread;
+
+typedef struct lo {
+    const psi_history *h;
+    lo_level level;
+    uint32_t n;              /* participants, local 0 = init */
+    uint32_t glob[MAXT];     /* local -> history txn */
+    uint8_t writes[MAXT][8]; /* local txn writes key k (keys < 8) */
+    bool pre[MAXT][MAXT];    /* SO ∪ WR, then its closure in hb */
+    bool so[MAXT][MAXT];
+    bool wr[MAXT][MAXT];
+    lread reads[64];
+    uint32_t n_reads;
+    uint32_t order[MAXT], pos[MAXT];
+    bool placed[MAXT];
+    uint64_t tried, cap;
+    bool found;
+} lo;
+
+static bool premise(const lo *c, uint32_t t2, const lread *r)
+{
+    switch (c->level) {
+    case LO_PL2:
+        return false;
+    case LO_RC:
+        for (uint32_t i = 0; i < c->n_reads; i++)
+            if (c->reads[i].txn == r->txn && c->reads[i].op < r->op && c->reads[i].writer == t2)
+                return true;
+        return false;
+    case LO_RA:
+        return c->so[t2][r->txn] || c->wr[t2][r->txn];
+    case LO_CC:
+        return c->pre[t2][r->txn];
+    }
+    return false;
+}
+
+static bool axioms_hold(const lo *c)
+{
+    for (uint32_t i = 0; i < c->n_reads; i++) {
+        const lread *r = &c->reads[i];
+        for (uint32_t t2 = 1; t2 < c->n; t2++)
+            if (t2 != r->writer && c->writes[t2][r->key] && premise(c, t2, r) &&
+                c->pos[t2] > c->pos[r->writer])
+                return false;
+    }
+    return true;
+}
+
+/* Extends order[0..k) by every transaction whose SO/WR predecessors are
+ * placed (co must contain SO ∪ WR). */
+static void search(lo *c, uint32_t k)
+{
+    if (c->found || c->tried >= c->cap)
+        return;
+    if (k == c->n) {
+        c->tried++;
+        c->found = axioms_hold(c);
+        return;
+    }
+    for (uint32_t v = 1; v < c->n && !c->found; v++) {
+        if (c->placed[v])
+            continue;
+        bool ready = true;
+        for (uint32_t u = 0; u < c->n && ready; u++)
+            if ((c->so[u][v] || c->wr[u][v]) && !c->placed[u])
+                ready = false;
+        if (!ready)
+            continue;
+        c->placed[v] = true;
+        c->order[k] = v;
+        c->pos[v] = k;
+        search(c, k + 1);
+        c->placed[v] = false;
+    }
+}
+
+static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
+{
+    (void)h;
+    return in[t];
+}
+
+lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap)
+{
+    /* graph-free anomalies and input errors: as the SI/SER oracle says */
+    oracle_result base;
+    oracle_check_limit(h, true, cap, &base);
+    if (base.verdict == ORACLE_INVALID)
+        return LO_INVALID;
+    if (base.verdict == ORACLE_TOO_BIG)
+        return LO_TOO_BIG;
+    if (base.verdict == ORACLE_REJECT && base.why != ORACLE_WHY_CYCLE)
+        return LO_REJECT;
+    if (h->n_keys > 8)
+        return LO_TOO_BIG;
+    /* participants: committed, and unknown ones a participant reads from */
+    bool *in = calloc(h->n_txns, sizeof *in);
+    if (!in)
+        return LO_TOO_BIG;
+    in[0] = true;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        in[t] = h->txns[t].status == PSI_TXN_COMMITTED;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t t = 1; t < h->n_txns; t++) {
+            if (!in[t])
+                continue;
+            const psi_txn *tx = &h->txns[t];
+            for (uint32_t i = 0; i < tx->n_ops; i++) {
+                const psi_op *op = &h->ops[tx->first_op + i];
+                if (op->kind != PSI_OP_READ || (op->flags & PSI_OPF_INIT))
+                    continue;
+                for (uint32_t w = 1; w < h->n_txns; w++) {
+                    if (in[w] || h->txns[w].status != PSI_TXN_UNKNOWN)
+                        continue;
+                    const psi_txn *wx = &h->txns[w];
+                    for (uint32_t j = 0; j < wx->n_ops; j++) {
+                        const psi_op *wo = &h->ops[wx->first_op + j];
+                        if (wo->kind == PSI_OP_WRITE && wo->key == op->key &&
+                            wo->value == op->value)
+                            in[w] = changed = true;
+                    }
+                }
+            }
+        }
+    }
+    lo *c = calloc(1, sizeof *c);
+    if (!c) {
+        free(in);
+        return LO_TOO_BIG;
+    }
+    c->h = h;
+    c->level = level;
+    c->cap = cap;
+    uint32_t *local = malloc(h->n_txns * sizeof *local);
+    lo_verdict v = LO_TOO_BIG;
+    if (!local)
+        goto out;
+    c->n = 0;
+    for (uint32_t t = 0; t < h->n_txns; t++) {
+        local[t] = UINT32_MAX;
+        if (takes_part(h, t, in)) {
+            if (c->n == MAXT)
+                goto out;
+            local[t] = c->n;
+            c->glob[c->n++] = t;
+        }
+    }
+    /* writes, SO (init before all; then each session in order) */
+    for (uint32_t i = 1; i < c->n; i++) {
+        const psi_txn *tx = &h->txns[c->glob[i]];
+        c->so[0][i] = true;
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            const psi_op *op = &h->ops[tx->first_op + j];
+            if (op->kind == PSI_OP_WRITE)
+                c->writes[i][op->key] = 1;
+        }
+        for (uint32_t k = 1; k < c->n; k++) {
+            const psi_txn *kx = &h->txns[c->glob[k]];
+            if (kx->session == tx->session && kx->pos < tx->pos)
+                c->so[k][i] = true;
+        }
+    }
+    /* external reads (first op on their key in the txn) and their writers:
+     * the last write of the key in a participant with that value */
+    for (uint32_t i = 1; i < c->n; i++) {
+        const psi_txn *tx = &h->txns[c->glob[i]];
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            const psi_op *op = &h->ops[tx->first_op + j];
+            bool first = true;
+            for (uint32_t p = 0; p < j; p++)
+                if (h->ops[tx->first_op + p].key == op->key)
+                    first = false;
+            if (!first || op->kind != PSI_OP_READ)
+                continue;
+            uint32_t w = 0;
+            if (!(op->flags & PSI_OPF_INIT) && op->value != 0) {
+                w = UINT32_MAX;
+                for (uint32_t k = 1; k < c->n && w == UINT32_MAX; k++) {
+                    const psi_txn *kx = &h->txns[c->glob[k]];
+                    for (uint32_t q = 0; q < kx->n_ops; q++) {
+                        const psi_op *wo = &h->ops[kx->first_op + q];
+                        if (wo->kind == PSI_OP_WRITE && wo->key == op->key &&
+                            wo->value == op->value)
+                            w = k;
+                    }
+                }
+                if (w == UINT32_MAX || w == i)
+                    goto out; /* the base oracle rejects these already */
+            }
+            if (c->n_reads == sizeof c->reads / sizeof c->reads[0])
+                goto out;
+            c->reads[c->n_reads++] =
+                (lread){.txn = i, .op = tx->first_op + j, .key = op->key, .writer = w};
+            c->wr[w][i] = true;
+        }
+    }
+    /* hb = (SO ∪ WR)+ */
+    for (uint32_t a = 0; a < c->n; a++)
+        for (uint32_t b = 0; b < c->n; b++)
+            c->pre[a][b] = c->so[a][b] || c->wr[a][b];
+    for (uint32_t k = 0; k < c->n; k++)
+        for (uint32_t a = 0; a < c->n; a++)
+            for (uint32_t b = 0; b < c->n; b++)
+                c->pre[a][b] = c->pre[a][b] || (c->pre[a][k] && c->pre[k][b]);
+    c->placed[0] = true;
+    c->order[0] = 0;
+    c->pos[0] = 0;
+    search(c, 1);
+    v = c->found ? LO_ACCEPT : c->tried >= c->cap ? LO_TOO_BIG : LO_REJECT;
+out:
+    free(local);
+    free(in);
+    free(c);
+    return v;
+}

@@ -1,0 +1,26 @@
+/* An independent brute-force checker of the weak levels for tiny
+ * histories: it enumerates every commit order co (a total order of the
+ * participating transactions, the initial one first, containing SO ∪ WR)
+ * and checks the axioms of check/level.h literally: for each external read
+ * in t of x from t1 and each other writer t2 of x with the level's premise
+ * (RC: t2 wrote what an earlier read of t read; RA: t2 →SO t or t2 →WR t;
+ * CC: t2 →(SO ∪ WR)+ t; PL-2: none), t2 co t1. The graph-free anomalies
+ * and input errors are the SI/SER oracle's (tests/oracle), which every
+ * level shares. No code is shared with check/. */
+#ifndef PSI_TESTS_LEVEL_ORACLE_H
+#define PSI_TESTS_LEVEL_ORACLE_H
+
+#include "core/history.h"
+
+#include <stdint.h>
+
+#define LEVEL_ORACLE_MAX_TXNS 12u
+
+typedef enum lo_level { LO_PL2, LO_RC, LO_RA, LO_CC } lo_level;
+typedef enum lo_verdict { LO_ACCEPT, LO_REJECT, LO_INVALID, LO_TOO_BIG } lo_verdict;
+
+/* cap bounds the commit orders tried (and the base oracle's version
+ * orders); above it the answer is LO_TOO_BIG. */
+lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap);
+
+#endif

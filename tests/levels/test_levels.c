@@ -1,0 +1,269 @@
+/* The weak levels (check/level.h): names, hand-written histories with the
+ * verdict under every level and the anomaly named, the lattice on every
+ * one of them, refusal of ambiguous reads naming the level, and the
+ * differential test against the brute-force oracle (level_oracle.h) on
+ * random histories: LEVELS_RANDOM histories, each under PL-2, RC, RA and
+ * CC (>= 20,000 comparisons), with the lattice checked across all six
+ * levels on each.
+ *
+ * PSI_LEVELS_COUNT (environment) overrides the number of histories. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "check/check.h"
+#include "formats/read.h"
+#include "interpret/describe.h"
+#include "interpret/explain.h"
+#include "levels/level_oracle.h"
+#include "workload/gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LEVELS_DATA
+#error "LEVELS_DATA must name tests/levels/data"
+#endif
+
+enum { LEVELS_RANDOM = 5000, ORDER_CAP = 100000 };
+
+/* Weakest first: the lattice is this chain. */
+static const psi_level chain[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA,
+                                  PSI_LEVEL_CC,  PSI_LEVEL_SI, PSI_LEVEL_SER};
+#define N_CHAIN (sizeof chain / sizeof chain[0])
+
+static int verdict(psi_history *h, psi_level l, psi_cex *cx)
+{
+    psi_check_opts co = {.level = l, .ser = l == PSI_LEVEL_SER};
+    psi_check_result r;
+    psi_diag d;
+    psi_status st = psi_check(h, &co, &r, &d);
+    if (st != PSI_OK) {
+        fprintf(stderr, "check under %s failed: %s\n", psi_level_name(l), d.msg);
+        psi_check_result_free(&r);
+        return -1;
+    }
+    int v = r.verdict == PSI_ACCEPT ? 0 : 1;
+    if (cx) {
+        psi_cex_opts xo = {.ser = l == PSI_LEVEL_SER};
+        assert_int_equal(psi_cex_build(h, &r, &xo, cx, &d), PSI_OK);
+    }
+    psi_check_result_free(&r);
+    return v;
+}
+
+static psi_history *load(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", LEVELS_DATA, name);
+    psi_read_opts ro = {0};
+    psi_history *h = NULL;
+    psi_diag d;
+    if (psi_read_history(path, &ro, &h, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    return h;
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    psi_level l;
+    assert_true(psi_level_parse("RC", &l) && l == PSI_LEVEL_RC);
+    assert_true(psi_level_parse("read-committed", &l) && l == PSI_LEVEL_RC);
+    assert_true(psi_level_parse("Read-Atomic", &l) && l == PSI_LEVEL_RA);
+    assert_true(psi_level_parse("causal", &l) && l == PSI_LEVEL_CC);
+    assert_true(psi_level_parse("pl2", &l) && l == PSI_LEVEL_PL2);
+    assert_true(psi_level_parse("adya-pl-2", &l) && l == PSI_LEVEL_PL2);
+    assert_true(psi_level_parse("SER", &l) && l == PSI_LEVEL_SER);
+    assert_true(psi_level_parse("si", &l) && l == PSI_LEVEL_SI);
+    assert_false(psi_level_parse("rr", &l));
+    assert_false(psi_level_parse("", &l));
+    assert_string_equal(psi_level_name(PSI_LEVEL_PL2), "PL-2");
+    assert_int_equal(psi_level_of(true, PSI_LEVEL_SI), PSI_LEVEL_SER);
+    for (size_t i = 0; i < N_CHAIN; i++)
+        for (size_t j = 0; j < N_CHAIN; j++)
+            assert_int_equal(psi_level_implies(chain[i], chain[j]), i >= j);
+}
+
+/* file, verdict under PL-2 RC RA CC SI SER (0 accept, 1 reject), and the
+ * name of the anomaly under the weakest level that rejects it */
+static const struct {
+    const char *file;
+    int want[N_CHAIN];
+    const char *anomaly;
+} cases[] = {
+    {"g1c.txt", {1, 1, 1, 1, 1, 1}, "G1c"},
+    {"nonmonotonic_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
+    {"fractured_read.txt", {0, 1, 1, 1, 1, 1}, "non-monotonic read"},
+    {"session_stale.txt", {0, 0, 1, 1, 1, 1}, "fractured read"},
+    {"causality_violation.txt", {0, 0, 0, 1, 1, 1}, "causality violation"},
+    {"long_fork.txt", {0, 0, 0, 0, 1, 1}, "long fork"},
+    {"lost_update.txt", {0, 0, 0, 0, 1, 1}, "lost update"},
+    {"write_skew.txt", {0, 0, 0, 0, 0, 1}, "G2-item"},
+};
+
+static void test_handwritten(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        psi_history *h = load(cases[c].file);
+        bool named = false;
+        for (size_t i = 0; i < N_CHAIN; i++) {
+            psi_cex cx;
+            int v = verdict(h, chain[i], &cx);
+            if (v != cases[c].want[i])
+                fail_msg("%s under %s: got %d, want %d", cases[c].file, psi_level_name(chain[i]), v,
+                         cases[c].want[i]);
+            if (v == 1 && !named) {
+                named = true;
+                assert_true(cx.present);
+                if (strcmp(psi_cex_kind_name(cx.kind), cases[c].anomaly) != 0)
+                    fail_msg("%s under %s: named %s, want %s", cases[c].file,
+                             psi_level_name(chain[i]), psi_cex_kind_name(cx.kind),
+                             cases[c].anomaly);
+                if (psi_level_is_polynomial(chain[i]))
+                    assert_true(cx.by_level && cx.n_cycles == 1 && cx.cycles[0].len >= 2);
+            }
+            psi_cex_free(&cx);
+        }
+        psi_history_free(h);
+    }
+}
+
+/* A value written twice makes a read's writer ambiguous: refused (an
+ * input error), and the message names the level. */
+static void test_ambiguous_read(void **state)
+{
+    (void)state;
+    psi_history *h = load("ambiguous.txt");
+    psi_check_opts co = {.level = PSI_LEVEL_RC};
+    psi_check_result r;
+    psi_diag d;
+    assert_int_equal(psi_check(h, &co, &r, &d), PSI_ERR_INPUT);
+    assert_non_null(strstr(d.msg, "RC"));
+    psi_check_result_free(&r);
+    psi_history_free(h);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Small random histories: the random store (most are rejected somewhere
+ * in the chain), SI and SER stores with faults, some aborts and unknown
+ * outcomes. */
+static void config_for(uint64_t seed, psi_gen_opts *o)
+{
+    psi_gen_opts_default(o);
+    uint64_t r = mix64(seed);
+    o->seed = seed;
+    o->sessions = 2 + (uint32_t)(r % 3);
+    r /= 3;
+    o->txns_per_session = 1 + (uint32_t)(r % 3);
+    r /= 3;
+    o->ops_per_txn = 1 + (uint32_t)(r % 4);
+    r /= 4;
+    o->keys = 1 + (uint32_t)(r % 3);
+    r /= 3;
+    o->read_ratio = (double)(r % 5) / 5.0 + 0.1;
+    r /= 5;
+    o->dist = PSI_DIST_UNIFORM;
+    o->mix = (r % 4 == 0) ? PSI_MIX_RMW : PSI_MIX_POLYSI;
+    r /= 4;
+    switch (r % 4) {
+    case 0:
+        o->store = PSI_STORE_SI;
+        o->faults = (unsigned)(mix64(seed ^ 0x5eed) % 15) + 1;
+        o->fault_prob = 0.3;
+        break;
+    case 1:
+        o->store = PSI_STORE_SER;
+        break;
+    default:
+        o->store = PSI_STORE_RANDOM;
+        o->abort_ratio = (r / 4) % 2 ? 0.1 : 0.0;
+        break;
+    }
+    r /= 8;
+    o->unknown_ratio = (r % 6 == 0) ? 0.15 : 0.0;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    uint64_t want = LEVELS_RANDOM;
+    const char *env = getenv("PSI_LEVELS_COUNT");
+    if (env)
+        want = strtoull(env, NULL, 10);
+    static const lo_level olev[] = {LO_PL2, LO_RC, LO_RA, LO_CC};
+    uint64_t checked = 0, skipped = 0, rejects[N_CHAIN] = {0};
+    for (uint64_t seed = 1; checked < want; seed++) {
+        psi_gen_opts o;
+        config_for(seed, &o);
+        psi_history *h;
+        psi_gen_report rep;
+        psi_diag d;
+        assert_int_equal(psi_generate(&o, &h, &rep, &d), PSI_OK);
+        lo_verdict ov[4];
+        bool skip = false;
+        for (int i = 0; i < 4 && !skip; i++) {
+            ov[i] = level_oracle_check(h, olev[i], ORDER_CAP);
+            skip = ov[i] == LO_TOO_BIG || ov[i] == LO_INVALID;
+        }
+        if (skip) {
+            skipped++;
+            psi_history_free(h);
+            continue;
+        }
+        int got[N_CHAIN];
+        for (size_t i = 0; i < N_CHAIN; i++) {
+            got[i] = verdict(h, chain[i], NULL);
+            assert_true(got[i] >= 0);
+            rejects[i] += (uint64_t)got[i];
+        }
+        for (int i = 0; i < 4; i++)
+            if (got[i] != (ov[i] == LO_REJECT)) {
+                fprintf(stderr, "DISAGREEMENT seed %llu under %s: pipeline %s, oracle %s\n",
+                        (unsigned long long)seed, psi_level_name(chain[i]),
+                        got[i] ? "rejects" : "accepts", ov[i] == LO_REJECT ? "rejects" : "accepts");
+                fail();
+            }
+        for (size_t i = 1; i < N_CHAIN; i++)
+            if (got[i - 1] && !got[i]) {
+                fprintf(stderr, "LATTICE seed %llu: rejected under %s, accepted under %s\n",
+                        (unsigned long long)seed, psi_level_name(chain[i - 1]),
+                        psi_level_name(chain[i]));
+                fail();
+            }
+        checked++;
+        psi_history_free(h);
+    }
+    printf("levels: %llu histories (%llu skipped as too big), x4 levels against the oracle; "
+           "rejected under PL-2 %llu, RC %llu, RA %llu, CC %llu, SI %llu, SER %llu\n",
+           (unsigned long long)checked, (unsigned long long)skipped, (unsigned long long)rejects[0],
+           (unsigned long long)rejects[1], (unsigned long long)rejects[2],
+           (unsigned long long)rejects[3], (unsigned long long)rejects[4],
+           (unsigned long long)rejects[5]);
+    /* the random store must exercise every step of the chain */
+    for (size_t i = 1; i < N_CHAIN; i++)
+        assert_true(rejects[i] > rejects[i - 1]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_handwritten),
+        cmocka_unit_test(test_ambiguous_read),
+        cmocka_unit_test(test_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
