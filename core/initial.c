@@ -7,7 +7,9 @@
  * transaction, which precedes every session (design decision 4). */
 #include "core/index.h"
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 /* Only committed transactions whose every operation writes 0 qualify. */
 static bool writes_only_zero(const psi_history *h, uint32_t t)
@@ -21,6 +23,37 @@ static bool writes_only_zero(const psi_history *h, uint32_t t)
             return false;
     }
     return true;
+}
+
+/* In a history whose initial state is recorded (AWDIT's test format: no
+ * implicit initial value, a read of 0 reads a recorded write of 0), the
+ * reader leaves reads of 0 unflagged. Once transaction t is merged into
+ * the initial transaction its writes are no longer indexed as writes, so a
+ * read of 0 of a key t wrote must become a read of the initial value
+ * (PSI_OPF_INIT), which keeps every other writer of 0 as a candidate too.
+ * Reads of 0 of keys t did not write stay ordinary reads: the initial
+ * state recorded nothing for them. */
+static psi_status flag_recorded_initial_reads(psi_history *h, uint32_t t, psi_diag *d)
+{
+    if (h->initial_state != PSI_INITIAL_RECORDED)
+        return PSI_OK;
+    uint8_t *wrote = calloc(h->n_keys ? h->n_keys : 1, 1);
+    if (!wrote)
+        return psi_diag_nomem(d, "marking the recorded initial state");
+    const psi_txn *it = &h->txns[t];
+    for (uint32_t i = 0; i < it->n_ops; i++) {
+        const psi_op *op = &h->ops[it->first_op + i];
+        assert(op->kind == PSI_OP_WRITE && op->key < h->n_keys);
+        wrote[op->key] = 1;
+    }
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        psi_op *op = &h->ops[o];
+        if (op->kind == PSI_OP_READ && op->value == 0 && !(op->flags & PSI_OPF_LIST) &&
+            wrote[op->key])
+            op->flags |= PSI_OPF_INIT;
+    }
+    free(wrote);
+    return PSI_OK;
 }
 
 psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32_t *txn,
@@ -49,7 +82,7 @@ psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32
                     (unsigned long long)tx->src);
             h->txns[t].status = PSI_TXN_INITIAL;
             *txn = t;
-            return PSI_OK;
+            return flag_recorded_initial_reads(h, t, d);
         }
         return psi_diag_set(d, PSI_ERR_INPUT, "%s: no transaction (%llu,%llu), named by --init",
                             h->source, (unsigned long long)o->session, (unsigned long long)o->id);
@@ -68,6 +101,7 @@ psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32
     if (first != 0 && writes_only_zero(h, first)) {
         h->txns[first].status = PSI_TXN_INITIAL;
         *txn = first;
+        return flag_recorded_initial_reads(h, first, d);
     }
     return PSI_OK;
 }
