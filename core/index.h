@@ -28,6 +28,13 @@ enum psi_opinfo {
     PSI_OI_EXTERNAL_READ = 1u << 0, /* first op on its key in its txn, and a read */
     PSI_OI_FINAL_WRITE = 1u << 1,   /* last write of its key in its txn */
     PSI_OI_LIVE = 1u << 2,          /* belongs to a committed transaction */
+    /* A read that is not the first op on its key in its txn and follows no
+     * write of the key by its own txn: a read event of its own under RC and
+     * PL-2 (per-read axioms), which may see another committed writer than
+     * the txn's earlier read did. read_src stays PSI_SRC_NONE for it (the
+     * SI/SER pipeline knows one read per key and txn): its writer is
+     * psi_index_repeat_src. */
+    PSI_OI_REPEAT_READ = 1u << 3,
 };
 
 typedef enum psi_anomaly_kind {
@@ -49,6 +56,12 @@ typedef struct psi_anomaly {
                            INCOMPATIBLE_ORDER: the other reader */
     uint32_t other_op;  /* INT: the op it should agree with; G1a/G1b: the write observed;
                            INCOMPATIBLE_ORDER: the other read */
+    /* INT only: a non-repeatable read. op is a PSI_OI_REPEAT_READ that
+     * observes a committed final write (other than its own txn's) unlike
+     * other_op, the txn's earlier read of the key. Every level from RA up
+     * rejects it; RC and PL-2, whose axioms are per read, allow it
+     * (psi_index_allow_nonrepeatable). */
+    bool nonrepeatable;
 } psi_anomaly;
 
 typedef struct psi_index {
@@ -74,6 +87,16 @@ void psi_index_free(psi_index *idx);
  * once the polygraph is built nothing needs it, and on large histories it
  * is one of the biggest structures. */
 void psi_index_release_writes(psi_index *idx);
+
+/* Drops the non-repeatable-read anomalies (RC and PL-2 allow them) from
+ * idx->anomalies, keeping the others in order; returns how many it
+ * dropped. */
+size_t psi_index_allow_nonrepeatable(psi_index *idx);
+
+/* The write op a PSI_OI_REPEAT_READ op observed: a write op, PSI_SRC_INIT,
+ * or PSI_SRC_NONE (no writer; the index reported that). Needs the write
+ * map (before psi_index_release_writes). */
+uint32_t psi_index_repeat_src(const psi_history *h, const psi_index *idx, uint32_t op);
 
 /* The write op that wrote `value` to dense key `key`, or PSI_SRC_NONE. */
 uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value);
