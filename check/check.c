@@ -148,6 +148,11 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return st;
     }
     s->committed = res->idx.n_committed;
+    /* RC and PL-2 are per read: a transaction's two reads of a key may see
+     * two committed writers (a non-repeatable read); the level's graph
+     * then checks each read on its own. Every other level rejects it. */
+    if (res->level_checked == PSI_LEVEL_RC || res->level_checked == PSI_LEVEL_PL2)
+        psi_index_allow_nonrepeatable(&res->idx);
     if (res->idx.n_anomalies) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_ANOMALY;

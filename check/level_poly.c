@@ -45,6 +45,7 @@ typedef struct lctx {
     const psi_history *h;
     const psi_index *idx;
     psi_level level;
+    bool per_read; /* RC, PL-2: every read not after an own write is a read event */
     psi_diag *d;
     cedge *e;
     size_t n_e, cap_e;
@@ -67,14 +68,28 @@ static bool committed(const psi_history *h, uint32_t t)
     return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
 }
 
+/* The write a read event observed (op, PSI_SRC_INIT or PSI_SRC_NONE).
+ * Under RC and PL-2 (per_read) a repeat read, one not preceded by its own
+ * transaction's write of the key, is a read event too. */
+static uint32_t read_src(const lctx *c, uint32_t o)
+{
+    uint8_t info = c->idx->op_info[o];
+    if (info & PSI_OI_EXTERNAL_READ)
+        return c->idx->read_src[o];
+    if (c->per_read && (info & PSI_OI_REPEAT_READ) && (info & PSI_OI_LIVE))
+        return psi_index_repeat_src(c->h, c->idx, o);
+    return PSI_SRC_NONE;
+}
+
 static bool ext_read(const lctx *c, uint32_t o)
 {
-    return (c->idx->op_info[o] & PSI_OI_EXTERNAL_READ) && c->idx->read_src[o] != PSI_SRC_NONE;
+    return read_src(c, o) != PSI_SRC_NONE;
 }
 
 static uint32_t src_txn(const lctx *c, uint32_t o)
 {
-    uint32_t s = c->idx->read_src[o];
+    uint32_t s = read_src(c, o);
+    assert(s != PSI_SRC_NONE);
     return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
 }
 
@@ -719,7 +734,12 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
 {
     assert(psi_level_is_polynomial(level));
     memset(res, 0, sizeof *res);
-    lctx c = {.h = h, .idx = idx, .level = level, .d = d, .k = h->n_sessions};
+    lctx c = {.h = h,
+              .idx = idx,
+              .level = level,
+              .per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2,
+              .d = d,
+              .k = h->n_sessions};
     psi_status st = PSI_OK;
     uint32_t nk = h->n_keys ? h->n_keys : 1;
     c.key_stamp = calloc(nk, sizeof *c.key_stamp);

@@ -12,6 +12,7 @@
 #include "core/vec.h"
 
 #include <Judy.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,41 @@ static psi_status order_txn_ops(index_ctx *c, uint32_t t, uint32_t **out)
     return PSI_OK;
 }
 
+static uint32_t lookup_writer(const index_ctx *c, const psi_op *op);
+
+/* Pass 5, a repeat read o (PSI_OI_REPEAT_READ) that disagrees with first,
+ * its transaction's first read of the key: resolved like an external read.
+ * A committed final write (or the initial value) is a non-repeatable read,
+ * an INT anomaly marked nonrepeatable that RC and PL-2 allow; the other
+ * outcomes are the anomalies every level rejects. */
+static psi_status resolve_repeat(index_ctx *c, uint32_t t, uint32_t o, uint32_t first)
+{
+    const psi_history *h = c->h;
+    const psi_op *op = &h->ops[o];
+    psi_anomaly a = {.kind = PSI_ANOM_INT, .txn = t, .op = o, .other_txn = t, .other_op = first};
+    if (op->flags & PSI_OPF_INIT) {
+        a.nonrepeatable = true;
+        return add_anomaly(c, a);
+    }
+    uint32_t w = lookup_writer(c, op);
+    if (w == PSI_SRC_NONE) {
+        a.kind = PSI_ANOM_UNWRITTEN;
+        a.other_txn = a.other_op = PSI_SRC_NONE;
+        return add_anomaly(c, a);
+    }
+    uint32_t wt = c->idx->op_txn[w];
+    if (wt == t) {
+        a.other_op = w; /* observed its own later write */
+    } else if (h->txns[wt].status != PSI_TXN_COMMITTED) {
+        a = (psi_anomaly){.kind = PSI_ANOM_G1A, .txn = t, .op = o, .other_txn = wt, .other_op = w};
+    } else if (!(c->idx->op_info[w] & PSI_OI_FINAL_WRITE)) {
+        a = (psi_anomaly){.kind = PSI_ANOM_G1B, .txn = t, .op = o, .other_txn = wt, .other_op = w};
+    } else {
+        a.nonrepeatable = true;
+    }
+    return add_anomaly(c, a);
+}
+
 /* Pass 3 (flags) or pass 5's INT part (check_int) over one transaction. */
 static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
 {
@@ -154,10 +190,23 @@ static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
                     c->idx->op_info[tx->first_op + i] |= PSI_OI_EXTERNAL_READ;
                 continue;
             }
+            /* No own write before it: a read event of its own (RC, PL-2). */
+            bool repeat = last_write == UINT32_MAX;
+            if (!check_int) {
+                if (repeat)
+                    c->idx->op_info[tx->first_op + i] |= PSI_OI_REPEAT_READ;
+                continue;
+            }
             const psi_op *want = &ops[cur];
             bool same = want->value == op->value &&
                         (want->flags & PSI_OPF_INIT) == (op->flags & PSI_OPF_INIT);
-            if (check_int && !same) {
+            if (same)
+                continue;
+            if (repeat && !(op->flags & PSI_OPF_LIST)) {
+                st = resolve_repeat(c, t, tx->first_op + i, tx->first_op + cur);
+                if (st != PSI_OK)
+                    return st;
+            } else {
                 st = add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INT,
                                                   .txn = t,
                                                   .op = tx->first_op + i,
@@ -249,7 +298,10 @@ static psi_status settle_unknown(index_ctx *c)
         for (uint32_t i = 0; i < tx->n_ops; i++) {
             uint32_t o = tx->first_op + i;
             const psi_op *op = &h->ops[o];
-            if (!(c->idx->op_info[o] & PSI_OI_EXTERNAL_READ) || (op->flags & PSI_OPF_INIT))
+            /* repeat reads are read events too (RC, PL-2): they settle
+             * the writers they observe like first reads */
+            if (!(c->idx->op_info[o] & (PSI_OI_EXTERNAL_READ | PSI_OI_REPEAT_READ)) ||
+                (op->flags & PSI_OPF_INIT))
                 continue;
             uint32_t w = lookup_writer(c, op);
             if (w == PSI_SRC_NONE)
@@ -554,6 +606,26 @@ out:
     if (st != PSI_OK)
         psi_index_free(idx);
     return st;
+}
+
+size_t psi_index_allow_nonrepeatable(psi_index *idx)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < idx->n_anomalies; i++)
+        if (!idx->anomalies[i].nonrepeatable)
+            idx->anomalies[kept++] = idx->anomalies[i];
+    size_t dropped = idx->n_anomalies - kept;
+    idx->n_anomalies = kept;
+    return dropped;
+}
+
+uint32_t psi_index_repeat_src(const psi_history *h, const psi_index *idx, uint32_t op)
+{
+    assert(idx->op_info[op] & PSI_OI_REPEAT_READ);
+    const psi_op *o = &h->ops[op];
+    if (o->flags & PSI_OPF_INIT)
+        return PSI_SRC_INIT;
+    return psi_index_writer(idx, o->key, o->value);
 }
 
 void psi_index_release_writes(psi_index *idx)

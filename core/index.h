@@ -32,6 +32,13 @@ enum psi_opinfo {
      * the initial transaction and writers) may have written: read_src is
      * PSI_SRC_NONE and its candidates are in idx->amb. */
     PSI_OI_AMBIG = 1u << 3,
+    /* A read that is not the first op on its key in its txn and follows no
+     * write of the key by its own txn: a read event of its own under RC and
+     * PL-2 (per-read axioms), which may see another committed writer than
+     * the txn's earlier read did. read_src stays PSI_SRC_NONE for it (the
+     * SI/SER pipeline knows one read per key and txn): its writer is
+     * psi_index_repeat_src. */
+    PSI_OI_REPEAT_READ = 1u << 4,
 };
 
 /* A read whose writer is a choice (hyper-polygraph, issue 11): its
@@ -78,6 +85,12 @@ typedef struct psi_anomaly {
                            INCOMPATIBLE_ORDER: the other reader */
     uint32_t other_op;  /* INT: the op it should agree with; G1a/G1b: the write observed;
                            INCOMPATIBLE_ORDER: the other read */
+    /* INT only: a non-repeatable read. op is a PSI_OI_REPEAT_READ that
+     * observes a committed final write (other than its own txn's) unlike
+     * other_op, the txn's earlier read of the key. Every level from RA up
+     * rejects it; RC and PL-2, whose axioms are per read, allow it
+     * (psi_index_allow_nonrepeatable). */
+    bool nonrepeatable;
 } psi_anomaly;
 
 typedef struct psi_index {
@@ -132,6 +145,16 @@ void psi_index_free(psi_index *idx);
  * once the polygraph is built nothing needs it, and on large histories it
  * is one of the biggest structures. */
 void psi_index_release_writes(psi_index *idx);
+
+/* Drops the non-repeatable-read anomalies (RC and PL-2 allow them) from
+ * idx->anomalies, keeping the others in order; returns how many it
+ * dropped. */
+size_t psi_index_allow_nonrepeatable(psi_index *idx);
+
+/* The write op a PSI_OI_REPEAT_READ op observed: a write op, PSI_SRC_INIT,
+ * or PSI_SRC_NONE (no writer; the index reported that). Needs the write
+ * map (before psi_index_release_writes). */
+uint32_t psi_index_repeat_src(const psi_history *h, const psi_index *idx, uint32_t op);
 
 /* A write op that wrote `value` to dense key `key` (the last one when
  * several did; idx->dup_prev chains the others), or PSI_SRC_NONE. */

@@ -406,7 +406,13 @@ static void name_anomaly(const psi_history *h, psi_cex *cex)
     psi_fmt_op(h, an->other_op, oo, sizeof oo);
     switch (ak) {
     case PSI_ANOM_INT:
-        if (an->other_op > op)
+        if (an->nonrepeatable) {
+            cex->kind = PSI_CEX_NONREPEATABLE_READ;
+            snprintf(sum, n,
+                     "non-repeatable read: %s in %s sees another committed version than its own "
+                     "earlier %s (allowed under RC and PL-2 only)",
+                     o, t, oo);
+        } else if (an->other_op > op)
             snprintf(sum, n,
                      "internal: %s in %s reads the value its own transaction writes only later, "
                      "in %s",

@@ -61,8 +61,11 @@ typedef enum psi_cex_kind {
     PSI_CEX_NONMONOTONIC_READ,   /* RC: a read older than what an earlier read showed */
     PSI_CEX_FRACTURED_READ,      /* RA: part of a transaction's writes seen, part not */
     PSI_CEX_CAUSALITY_VIOLATION, /* CC: a read misses a write in its causal past */
+    /* RA and up: two reads of a key in one txn see two committed versions
+     * (an INT anomaly marked nonrepeatable; RC and PL-2 allow it) */
+    PSI_CEX_NONREPEATABLE_READ,
 } psi_cex_kind;
-#define PSI_CEX_KIND_LAST PSI_CEX_CAUSALITY_VIOLATION
+#define PSI_CEX_KIND_LAST PSI_CEX_NONREPEATABLE_READ
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {

@@ -52,11 +52,14 @@ static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a,
     psi_fmt_txn(h, a->txn, t, sizeof t);
     psi_fmt_op(h, a->op, o, sizeof o);
     const psi_txn *tx = &h->txns[a->txn];
-    psi_cex_kind k = psi_cex_kind_of_anomaly((psi_anomaly_kind)a->kind);
+    psi_cex_kind k = a->nonrepeatable ? PSI_CEX_NONREPEATABLE_READ
+                                      : psi_cex_kind_of_anomaly((psi_anomaly_kind)a->kind);
     if (place)
         psi_place_format(place, at, sizeof at);
     fprintf(out, "  %s (%s): transaction %s, operation %u %s%s%s", psi_cex_kind_name(k),
-            psi_anomaly_title(a->kind), t, a->op - tx->first_op + 1, o,
+            a->nonrepeatable ? "two reads of a key see two committed versions"
+                             : psi_anomaly_title(a->kind),
+            t, a->op - tx->first_op + 1, o,
             at[0] ? (place->exact ? " at " : " (its transaction at ") : "", at);
     if (at[0] && !place->exact)
         fputc(')', out);

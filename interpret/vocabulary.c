@@ -56,6 +56,9 @@ static const vocab table[] = {
     [PSI_CEX_CAUSALITY_VIOLATION] = {"causality violation", NULL,
                                      "a read misses a write in its causal past, session order "
                                      "and reads-from (violates causal consistency)"},
+    [PSI_CEX_NONREPEATABLE_READ] = {"non-repeatable read", NULL,
+                                    "a transaction reads a key twice and sees two committed "
+                                    "versions (allowed by read committed and PL-2 only)"},
 };
 
 _Static_assert(sizeof table / sizeof table[0] == PSI_CEX_KIND_LAST + 1,

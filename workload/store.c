@@ -314,6 +314,13 @@ static psi_status step_op(store *st, sess *se, uint32_t s)
     *op = (rec){.key = k, .kind = stp.kind, .ver = VER_NONE};
     slot *sl = tab_find(se, k);
     bool touched = sl->stamp == se->stamp;
+    /* Read committed: a key the transaction has only read so far (its last
+     * op on it read a version) is read afresh, per read, so two reads of a
+     * key may see two committed versions (a non-repeatable read); after an
+     * own write a read sees that write at every level. */
+    if (touched && st->o->store == PSI_STORE_RC && stp.kind == PSI_OP_READ &&
+        se->ops[sl->op].kind == PSI_OP_READ && se->ops[sl->op].ver != VER_NONE)
+        touched = false;
     if (stp.kind == PSI_OP_WRITE) {
         op->value = ++st->next_val[k];
     } else if (touched) {

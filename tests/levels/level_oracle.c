@@ -90,6 +90,56 @@ static void search(lo *c, uint32_t k)
     }
 }
 
+/* The graph-free part for RC and PL-2, literally: in each participant,
+ * a read after its own write of the key returns the last such write; any
+ * other read is a read event and returns the initial value or the last
+ * write of the key by another participant (not an aborted one, not an
+ * intermediate write, not a value nobody wrote). */
+static bool per_read_valid(const psi_history *h, const bool *in)
+{
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (!in[t])
+            continue;
+        const psi_txn *tx = &h->txns[t];
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            const psi_op *op = &h->ops[tx->first_op + j];
+            if (op->kind != PSI_OP_READ)
+                continue;
+            const psi_op *own = NULL;
+            for (uint32_t p = 0; p < j; p++) {
+                const psi_op *q = &h->ops[tx->first_op + p];
+                if (q->kind == PSI_OP_WRITE && q->key == op->key)
+                    own = q;
+            }
+            if (own) {
+                if (own->value != op->value || (op->flags & PSI_OPF_INIT))
+                    return false;
+                continue;
+            }
+            if ((op->flags & PSI_OPF_INIT) || op->value == 0)
+                continue;
+            bool ok = false, found = false;
+            for (uint32_t w = 1; w < h->n_txns && !found; w++) {
+                const psi_txn *wx = &h->txns[w];
+                for (uint32_t q = 0; q < wx->n_ops; q++) {
+                    const psi_op *wo = &h->ops[wx->first_op + q];
+                    if (wo->kind != PSI_OP_WRITE || wo->key != op->key)
+                        continue;
+                    if (found) /* a later write of the key: intermediate */
+                        ok = false;
+                    if (wo->value == op->value) {
+                        found = true;
+                        ok = w != t && in[w];
+                    }
+                }
+            }
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
 static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
 {
     (void)h;
@@ -105,7 +155,11 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
         return LO_INVALID;
     if (base.verdict == ORACLE_TOO_BIG)
         return LO_TOO_BIG;
-    if (base.verdict == ORACLE_REJECT && base.why != ORACLE_WHY_CYCLE)
+    /* RC and PL-2 are per read: the base oracle's INT may be a
+     * non-repeatable read they allow; per_read_valid decides below */
+    bool recheck = base.verdict == ORACLE_REJECT && base.why == ORACLE_WHY_INT &&
+                   (level == LO_RC || level == LO_PL2);
+    if (base.verdict == ORACLE_REJECT && base.why != ORACLE_WHY_CYCLE && !recheck)
         return LO_REJECT;
     if (h->n_keys > 8)
         return LO_TOO_BIG;
@@ -139,6 +193,10 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
                 }
             }
         }
+    }
+    if (recheck && !per_read_valid(h, in)) {
+        free(in);
+        return LO_REJECT;
     }
     lo *c = calloc(1, sizeof *c);
     if (!c) {
@@ -177,17 +235,21 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
                 c->so[k][i] = true;
         }
     }
-    /* external reads (first op on their key in the txn) and their writers:
-     * the last write of the key in a participant with that value */
+    /* read events (reads not after their own txn's write of the key, each
+     * on its own: RC's premise is per read) and their writers: the last
+     * write of the key in a participant with that value. Under RA, CC a
+     * repeat read sees its first read's writer (else the base oracle
+     * rejected), so it changes nothing there. */
     for (uint32_t i = 1; i < c->n; i++) {
         const psi_txn *tx = &h->txns[c->glob[i]];
         for (uint32_t j = 0; j < tx->n_ops; j++) {
             const psi_op *op = &h->ops[tx->first_op + j];
-            bool first = true;
+            bool own_write = false;
             for (uint32_t p = 0; p < j; p++)
-                if (h->ops[tx->first_op + p].key == op->key)
-                    first = false;
-            if (!first || op->kind != PSI_OP_READ)
+                if (h->ops[tx->first_op + p].key == op->key &&
+                    h->ops[tx->first_op + p].kind == PSI_OP_WRITE)
+                    own_write = true;
+            if (own_write || op->kind != PSI_OP_READ)
                 continue;
             uint32_t w = 0;
             if (!(op->flags & PSI_OPF_INIT) && op->value != 0) {

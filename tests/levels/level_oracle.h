@@ -1,12 +1,14 @@
 /* An independent brute-force checker of the weak levels for tiny
  * histories: it enumerates every commit order co (a total order of the
  * participating transactions, the initial one first, containing SO ∪ WR)
- * and checks the axioms of check/level.h literally: for each external read
- * in t of x from t1 and each other writer t2 of x with the level's premise
+ * and checks the axioms of check/level.h literally: for each read event
+ * (a read not after its own transaction's write of the key; two reads of
+ * a key are two events) in t of x from t1 and each other writer t2 of x with the level's premise
  * (RC: t2 wrote what an earlier read of t read; RA: t2 →SO t or t2 →WR t;
  * CC: t2 →(SO ∪ WR)+ t; PL-2: none), t2 co t1. The graph-free anomalies
  * and input errors are the SI/SER oracle's (tests/oracle), which every
- * level shares. No code is shared with check/. */
+ * level shares, except that RC and PL-2 recheck its INT literally per
+ * read (they allow non-repeatable reads). No code is shared with check/. */
 #ifndef PSI_TESTS_LEVEL_ORACLE_H
 #define PSI_TESTS_LEVEL_ORACLE_H
 
