@@ -121,6 +121,31 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     return st;
 }
 
+/* Under RC and PL-2 a repeat read (PSI_OI_REPEAT_READ) is a read event of
+ * its own, whose writer level_poly.c takes from the write map: the last
+ * writer of the value. When several transactions wrote that value (or the
+ * read is of the initial value and someone also wrote 0) that writer is a
+ * guess, so the level refuses the history like any read with a choice of
+ * writers. The number of such reads (0 for the other levels). */
+static uint32_t ambiguous_repeat_reads(const psi_history *h, const psi_index *idx, psi_level l)
+{
+    if (l != PSI_LEVEL_RC && l != PSI_LEVEL_PL2)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        uint8_t info = idx->op_info[o];
+        if (!(info & PSI_OI_REPEAT_READ) || !(info & PSI_OI_LIVE))
+            continue;
+        const psi_op *op = &h->ops[o];
+        uint32_t w = psi_index_writer(idx, op->key, op->value);
+        if (w == PSI_SRC_NONE)
+            continue; /* the initial value alone, or no writer (reported) */
+        if ((op->flags & PSI_OPF_INIT) || (idx->dup_prev && idx->dup_prev[w] != PSI_SRC_NONE))
+            n++;
+    }
+    return n;
+}
+
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res, psi_diag *d)
 {
     static const psi_check_opts defaults = {0};
@@ -158,13 +183,17 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         res->reason = PSI_BY_ANOMALY;
         return PSI_OK;
     }
-    if (psi_level_is_polynomial(res->level_checked) && res->idx.n_amb) {
+    if (psi_level_is_polynomial(res->level_checked) &&
+        (res->idx.n_amb || ambiguous_repeat_reads(h, &res->idx, res->level_checked))) {
         /* Those checkers take each read's writer as known; a choice of
          * writers needs the solver (issue 11), which they do without. */
-        psi_status e = psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: %u reads could have read from more than one writer (a "
-                                    "value written more than once); only si and ser check that",
-                                    h->source, res->idx.n_amb);
+        psi_status e =
+            psi_diag_set(d, PSI_ERR_INPUT,
+                         "%s: %u reads could have read from more than one writer (a "
+                         "value written more than once); only si and ser check that",
+                         h->source,
+                         res->idx.n_amb ? res->idx.n_amb
+                                        : ambiguous_repeat_reads(h, &res->idx, res->level_checked));
         append_level(d, res->level_checked);
         return e;
     }

@@ -169,6 +169,16 @@ static void test_ambiguous_read(void **state)
     assert_non_null(strstr(d.msg, "RC"));
     psi_check_result_free(&r);
     psi_history_free(h);
+    /* A repeat read (a read event of its own under RC and PL-2) whose value
+     * two transactions wrote: refused too, never resolved to one of them. */
+    for (psi_level l = PSI_LEVEL_PL2; l <= PSI_LEVEL_RC; l++) {
+        h = load("ambiguous_repeat.txt");
+        co.level = l;
+        assert_int_equal(psi_check(h, &co, &r, &d), PSI_ERR_INPUT);
+        assert_non_null(strstr(d.msg, "more than one writer"));
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
 }
 
 static uint64_t mix64(uint64_t x)
