@@ -6,6 +6,8 @@
  * PSI_CLI and skip loudly without it. */
 #include "rd_util.h"
 
+#include "formats/locate.h"
+
 #include <sys/wait.h>
 
 static psi_status rd(const char *text, psi_history **h, psi_diag *d)
@@ -224,6 +226,39 @@ static void test_cli_unread_aborted(void **state)
     free(path);
 }
 
+/* locate.c finds an aborted write at its own -1 line, and a read of it. */
+static void test_locate_aborted(void **state)
+{
+    (void)state;
+    const char *text = "w(1,10,4,1)\n"
+                       "w(2,20,4,2)\n"
+                       "\tw(2,30,4,-1)\n"
+                       "w(2,31,4,-1)\n"
+                       "r(2,31,4,2)\n";
+    char *path = rd_write(g_dir, "locate.txt", text, strlen(text));
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(psi_read_history(path, NULL, &h, &d), PSI_OK);
+    uint32_t ab[4];
+    assert_int_equal(aborted_txns(h, ab, 4), 2);
+    uint32_t ops[3] = {h->txns[ab[0]].first_op, h->txns[ab[1]].first_op, 0};
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (h->txns[t].id == 2)
+            ops[2] = h->txns[t].first_op + 1;
+    psi_place pl[3];
+    assert_int_equal(psi_locate_ops(h, ops, 3, pl, &d), PSI_OK);
+    static const uint64_t want[3][2] = {{3, 2}, {4, 1}, {5, 1}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(pl[i].where, PSI_AT_LINE);
+        assert_true(pl[i].exact);
+        assert_int_equal(pl[i].line, want[i][0]);
+        assert_int_equal(pl[i].col, want[i][1]);
+    }
+    psi_places_free(pl, 3);
+    psi_history_free(h);
+    free(path);
+}
+
 static void test_cli_hostile(void **state)
 {
     (void)state;
@@ -258,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_sparse_sessions),
         cmocka_unit_test(test_only_aborted),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_locate_aborted),
         cmocka_unit_test(test_cli_g1a),
         cmocka_unit_test(test_cli_unread_aborted),
         cmocka_unit_test(test_cli_hostile),
