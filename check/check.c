@@ -76,6 +76,34 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
                 res->model_either[c] =
                     v ? psi_sat_value(enc.sat, v) > 0 : res->g.cons[c].state == PSI_C_EITHER;
             }
+            const psi_index *idx = &res->idx;
+            if (st == PSI_OK && idx->n_amb) {
+                res->model_choice = malloc(idx->n_amb * sizeof *res->model_choice);
+                if (!res->model_choice)
+                    st = psi_diag_nomem(d, "keeping the model");
+                for (uint32_t a = 0; a < idx->n_amb && res->model_choice; a++) {
+                    /* The first candidate the model (or pruning) took. */
+                    uint32_t j = 0;
+                    const uint8_t *cs = res->g.choice_state + idx->amb[a].first;
+                    while (j + 1 < idx->amb[a].n && cs[j] != PSI_CH_FORCED &&
+                           (cs[j] == PSI_CH_EXCLUDED ||
+                            psi_sat_value(enc.sat,
+                                          enc.choice_var0 + 1 + (int)(idx->amb[a].first + j)) <= 0))
+                        j++;
+                    res->model_choice[a] = j;
+                }
+                uint64_t base = enc.n_known_edges + enc.n_constraint_edges, n = 0;
+                res->model_choice_edges =
+                    res->model_choice ? malloc((enc.n_choice_edges ? enc.n_choice_edges : 1) *
+                                               sizeof *res->model_choice_edges)
+                                      : NULL;
+                if (res->model_choice && !res->model_choice_edges)
+                    st = psi_diag_nomem(d, "keeping the model");
+                for (uint64_t i = 0; res->model_choice_edges && i < enc.n_choice_edges; i++)
+                    if (psi_acyc_edge_active(enc.graph, base + i))
+                        res->model_choice_edges[n++] = enc.choice_edge[i];
+                res->n_model_choice_edges = n;
+            }
         }
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
@@ -107,11 +135,14 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "validate");
     double t0 = psi_cpu_now();
-    psi_status st = psi_index_build(h, &res->idx, d);
+    uint32_t init_txn;
+    psi_status st = psi_index_mark_initial(h, &opts->init, &init_txn, d);
+    if (st != PSI_OK)
+        return st;
+    st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_cpu_now() - t0;
     if (st != PSI_OK) {
-        /* Say which level refused the input (a value written twice makes a
-         * read's writer ambiguous, which no level here accepts). */
+        /* Say which level refused the input. */
         if (st == PSI_ERR_INPUT && res->level_checked != PSI_LEVEL_SI)
             append_level(d, res->level_checked);
         return st;
@@ -121,6 +152,16 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_ANOMALY;
         return PSI_OK;
+    }
+    if (psi_level_is_polynomial(res->level_checked) && res->idx.n_amb) {
+        /* Those checkers take each read's writer as known; a choice of
+         * writers needs the solver (issue 11), which they do without. */
+        psi_status e = psi_diag_set(d, PSI_ERR_INPUT,
+                                    "%s: %u reads could have read from more than one writer (a "
+                                    "value written more than once); only si and ser check that",
+                                    h->source, res->idx.n_amb);
+        append_level(d, res->level_checked);
+        return e;
     }
     if (psi_level_is_polynomial(res->level_checked)) {
         /* No polygraph: the level's own graph (check/level_poly.c), timed
@@ -182,6 +223,8 @@ void psi_check_result_free(psi_check_result *res)
     psi_prune_result_free(&res->prune);
     free(res->solver_cycle);
     free(res->model_either);
+    free(res->model_choice);
+    free(res->model_choice_edges);
     psi_level_result_free(&res->level);
     memset(res, 0, sizeof *res);
 }

@@ -32,6 +32,7 @@ typedef struct psi_check_opts {
     bool no_theory_propagation; /* solver theory propagation off */
     double time_limit;          /* seconds for the solver, <= 0: none */
     bool keep_model;            /* on accept, keep the solver's choice per constraint */
+    psi_init_opts init;         /* --init: the recorded initial state (default auto) */
     /* Called as each stage starts ("validate", "construct", "prune",
      * "encode", "solve"), so a caller can show progress or say in which
      * stage a limit was hit. May be NULL. */
@@ -91,6 +92,14 @@ typedef struct psi_check_result {
      * constraint's either side (t before s) in, 0 for the or side; entries
      * of constraints pruning resolved mirror their state. NULL otherwise. */
     uint8_t *model_either;
+    /* Accept with opts.keep_model and reads with a choice of writers:
+     * [idx.n_amb] the candidate (index into the read's candidates) the
+     * model chose for each. NULL otherwise. */
+    uint32_t *model_choice;
+    /* With model_choice: the edges of the read-from choices (WR, and the
+     * RW edges conditional on them) the model switched on. */
+    psi_edge *model_choice_edges;
+    uint64_t n_model_choice_edges;
     /* The level checked, and for the polynomial ones their result: on
      * accept a commit order, on PSI_BY_LEVEL the cycle. */
     psi_level level_checked;

@@ -134,3 +134,29 @@ void psi_args_unknown(psi_args *a, const char *arg)
 {
     fail(a, PSI_ARGS_UNKNOWN, "unknown option %s (see polysi-solve %s --help)\n", arg, a->cmd);
 }
+
+bool psi_parse_init(const char *s, psi_init_opts *o)
+{
+    if (strcmp(s, "auto") == 0) {
+        *o = (psi_init_opts){.mode = PSI_INIT_AUTO};
+        return true;
+    }
+    if (strcmp(s, "none") == 0) {
+        *o = (psi_init_opts){.mode = PSI_INIT_NONE};
+        return true;
+    }
+    if (strchr(s, '-'))
+        return false; /* sscanf's %llu would take a negative number */
+    unsigned long long sess, id;
+    int end = 0;
+    if (sscanf(s, " ( %llu , %llu ) %n", &sess, &id, &end) == 2 && s[end] == '\0') {
+        *o = (psi_init_opts){.mode = PSI_INIT_NAMED, .session = sess, .id = id};
+        return true;
+    }
+    end = 0;
+    if (sscanf(s, " %llu , %llu %n", &sess, &id, &end) == 2 && s[end] == '\0') {
+        *o = (psi_init_opts){.mode = PSI_INIT_NAMED, .session = sess, .id = id};
+        return true;
+    }
+    return false;
+}

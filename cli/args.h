@@ -8,6 +8,7 @@
 #ifndef PSI_CLI_ARGS_H
 #define PSI_CLI_ARGS_H
 
+#include "core/index.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,5 +53,9 @@ bool psi_args_double(psi_args *a, const char *name, double *out);
 bool psi_args_u32(psi_args *a, const char *name, uint32_t *out);
 /* "polysi-solve CMD: unknown option ARG" (PSI_ARGS_UNKNOWN). */
 void psi_args_unknown(psi_args *a, const char *arg);
+
+/* --init MODE: "auto", "none" or "(SESSION,ID)" (parentheses optional).
+ * False when MODE is none of them. */
+bool psi_parse_init(const char *s, psi_init_opts *o);
 
 #endif

@@ -46,6 +46,10 @@ static void help(void)
            "  --progress, --no-progress show the stage, how far it is, elapsed time and peak\n"
            "                            memory on stderr while checking (default: on when\n"
            "                            stderr is a terminal)\n"
+           "  --init MODE               the recorded initial state: auto (default: the\n"
+           "                            file's first transaction, when it only writes 0,\n"
+           "                            is merged into the initial transaction), none, or\n"
+           "                            (SESSION,ID) to name that transaction\n"
            "  --no-pruning              hand every constraint to the solver\n",
            ALL_ANOMALIES_DEFAULT);
     /* Two printf calls: one string literal may not pass 4095 bytes
@@ -161,6 +165,10 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             a.value = arg + 16;
             if (psi_args_u32(&a, "--all-anomalies", &c->max_anomalies) && !c->max_anomalies)
                 snprintf(msg, sizeof msg, "--all-anomalies needs at least 1");
+        } else if (psi_args_opt(&a, arg, "--init")) {
+            if (!a.failed && !psi_parse_init(a.value, &c->co.init))
+                snprintf(msg, sizeof msg, "--init takes auto, none or (SESSION,ID), not '%s'",
+                         a.value);
         } else if (psi_args_flag(&a, arg, "--no-pruning")) {
             c->co.no_pruning = true;
         } else if (psi_args_flag(&a, arg, "--no-coalescing")) {

@@ -47,6 +47,12 @@ static void help(void)
            "  --no-retry          do not retry aborted transactions (by default a session\n"
            "                      retries until --txns of its transactions committed)\n"
            "  --seed S            random seed (1)\n"
+           "  --value-range N     written values drawn from 1..N, so they repeat (0:\n"
+           "                      unique counters, the default); the store behaves the\n"
+           "                      same, but a repeated value may let another writer\n"
+           "                      explain a faulty read\n"
+           "  --explicit-init     start with a transaction (session 0, id 0) writing 0 to\n"
+           "                      every key: a recorded initial state\n"
            "output:\n"
            "  --format F          text | dbcop | edn (text; text drops aborted\n"
            "                      transactions, which it cannot express)\n\n"
@@ -66,6 +72,14 @@ static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format 
                 {"--unknown-ratio", offsetof(psi_gen_opts, unknown_ratio)}};
     if (psi_workload_option(a, arg, o, fmt))
         return true;
+    if (psi_args_opt(a, arg, "--value-range")) {
+        psi_args_u64(a, "--value-range", &o->value_range);
+        return true;
+    }
+    if (psi_args_flag(a, arg, "--explicit-init")) {
+        o->explicit_init = true;
+        return true;
+    }
     for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++)
         if (psi_args_opt(a, arg, dbls[i].name)) {
             psi_args_double(a, dbls[i].name, (double *)((char *)o + dbls[i].off));

@@ -44,7 +44,7 @@ enum psi_op_flags {
 };
 
 typedef struct psi_op {
-    uint64_t value; /* value read or written (unique per key among writes) */
+    uint64_t value; /* value read or written (may repeat: see core/index.h) */
     uint32_t key;   /* dense key index into psi_history.keys */
     uint8_t kind;   /* psi_op_kind */
     uint8_t flags;  /* psi_op_flags */
@@ -55,6 +55,10 @@ typedef enum psi_txn_status {
     PSI_TXN_COMMITTED = 0,
     PSI_TXN_ABORTED = 1,
     PSI_TXN_UNKNOWN = 2, /* indeterminate (EDN :info); see psi_check_resolve_unknown */
+    /* A recorded initial state (the file's transaction that writes the
+     * initial values), merged into the implicit initial transaction by
+     * psi_index_mark_initial: it takes no part of its own. */
+    PSI_TXN_INITIAL = 3,
 } psi_txn_status;
 
 typedef struct psi_txn {

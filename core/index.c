@@ -22,6 +22,7 @@ typedef struct index_ctx {
     uint32_t *order; /* scratch: a txn's op offsets sorted by (key, position) */
     size_t cap_order;
     size_t cap_anomalies;
+    size_t cap_amb, cap_amb_cand;
     psi_diag *d;
 } index_ctx;
 
@@ -43,6 +44,10 @@ static psi_status build_write_map(index_ctx *c)
         return psi_diag_nomem(c->d, "indexing writes");
     for (uint32_t t = 1; t < h->n_txns; t++) {
         const psi_txn *tx = &h->txns[t];
+        /* A recorded initial state is the initial transaction: reads of
+         * its values read the initial value, not one of its writes. */
+        if (tx->status == PSI_TXN_INITIAL)
+            continue;
         for (uint32_t i = 0; i < tx->n_ops; i++) {
             uint32_t o = tx->first_op + i;
             const psi_op *op = &h->ops[o];
@@ -53,25 +58,26 @@ static psi_status build_write_map(index_ctx *c)
             if (slot == PJERR)
                 return psi_diag_nomem(c->d, "indexing writes");
             if (*slot != 0) {
-                uint32_t prev_op = (uint32_t)(*slot - 1);
-                const psi_txn *p = &h->txns[c->idx->op_txn[prev_op]];
-                const psi_session *ps = &h->sessions[p->session];
-                const psi_session *ts = &h->sessions[tx->session];
-                return psi_diag_set(
-                    c->d, PSI_ERR_INPUT,
-                    "%s: value %llu is written twice to key %llu: by transaction (%llu,%llu) "
-                    "(at %llu, operation %u) and by transaction (%llu,%llu) (at %llu, "
-                    "operation %u); values written to a key must be unique",
-                    h->source, (unsigned long long)op->value, (unsigned long long)h->keys[op->key],
-                    (unsigned long long)ps->id, (unsigned long long)p->id,
-                    (unsigned long long)p->src, prev_op - p->first_op + 1,
-                    (unsigned long long)ts->id, (unsigned long long)tx->id,
-                    (unsigned long long)tx->src, i + 1);
+                /* A repeated value: chain the writes (allocated on the
+                 * first repeat, so unique-value histories pay nothing). */
+                if (!c->idx->dup_prev) {
+                    c->idx->dup_prev = malloc((size_t)h->n_ops * sizeof *c->idx->dup_prev);
+                    if (!c->idx->dup_prev)
+                        return psi_diag_nomem(c->d, "indexing repeated values");
+                    memset(c->idx->dup_prev, 0xff, (size_t)h->n_ops * sizeof *c->idx->dup_prev);
+                }
+                c->idx->dup_prev[o] = (uint32_t)(*slot - 1);
             }
             *slot = (Word_t)o + 1;
         }
     }
     return PSI_OK;
+}
+
+/* The write before w of the same (key, value), or PSI_SRC_NONE. */
+static uint32_t prev_dup(const psi_index *idx, uint32_t w)
+{
+    return idx->dup_prev ? idx->dup_prev[w] : PSI_SRC_NONE;
 }
 
 /* Sorts offsets 0..n-1 of txn t by (key, offset): insertion sort for the
@@ -194,6 +200,14 @@ static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
         psi_op probe = c->h->ops[o];
         probe.value = vals[i];
         uint32_t w = lookup_writer(c, &probe);
+        /* With a repeated value, any committed append by another
+         * transaction explains the element. */
+        for (uint32_t v = prev_dup(c->idx, w); w != PSI_SRC_NONE && v != PSI_SRC_NONE;
+             v = prev_dup(c->idx, v)) {
+            uint32_t vt = c->idx->op_txn[v];
+            if (vt != t && c->h->txns[vt].status == PSI_TXN_COMMITTED)
+                w = v;
+        }
         psi_anomaly a = {.txn = t, .op = o, .other_txn = PSI_SRC_NONE, .other_op = PSI_SRC_NONE};
         if (w == PSI_SRC_NONE) {
             a.kind = PSI_ANOM_UNWRITTEN;
@@ -215,7 +229,10 @@ static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
     return PSI_OK;
 }
 
-/* Pass 4: committed reads promote the unknown transactions they observe. */
+/* Pass 4: committed reads promote the unknown transactions they observe.
+ * With a repeated value the read promotes its unknown writers only when no
+ * committed transaction wrote the value (then one of them must have
+ * committed; promoting all of them is the documented approximation). */
 static psi_status settle_unknown(index_ctx *c)
 {
     psi_history *h = c->h;
@@ -237,15 +254,134 @@ static psi_status settle_unknown(index_ctx *c)
             uint32_t w = lookup_writer(c, op);
             if (w == PSI_SRC_NONE)
                 continue;
-            uint32_t wt = c->idx->op_txn[w];
-            if (h->txns[wt].status == PSI_TXN_UNKNOWN) {
-                h->txns[wt].status = PSI_TXN_COMMITTED;
-                c->idx->n_promoted++;
-                stack[sp++] = wt; /* each txn is pushed at most once */
+            bool committed = false;
+            for (uint32_t v = w; v != PSI_SRC_NONE && !committed; v = prev_dup(c->idx, v))
+                committed = c->idx->op_txn[v] != t &&
+                            h->txns[c->idx->op_txn[v]].status == PSI_TXN_COMMITTED;
+            if (committed)
+                continue;
+            for (uint32_t v = w; v != PSI_SRC_NONE; v = prev_dup(c->idx, v)) {
+                uint32_t wt = c->idx->op_txn[v];
+                if (h->txns[wt].status == PSI_TXN_UNKNOWN) {
+                    h->txns[wt].status = PSI_TXN_COMMITTED;
+                    c->idx->n_promoted++;
+                    stack[sp++] = wt; /* each txn is pushed at most once */
+                }
             }
         }
     }
     free(stack);
+    return PSI_OK;
+}
+
+/* Whether the format's written 0 is the initial value (EDN's initial
+ * value is nil, Cobra's a marker: a written 0 there is an ordinary value). */
+static bool zero_is_initial(const psi_history *h)
+{
+    return h->format != PSI_FMT_EDN && h->format != PSI_FMT_COBRA;
+}
+
+/* Why write w cannot be what transaction t read (an anomaly kind), or -1
+ * when it can. */
+static int invalid_source(const index_ctx *c, uint32_t t, uint32_t w)
+{
+    uint32_t wt = c->idx->op_txn[w];
+    if (wt == t)
+        return PSI_ANOM_INT; /* observed its own later write */
+    if (c->h->txns[wt].status != PSI_TXN_COMMITTED)
+        return PSI_ANOM_G1A;
+    if (!(c->idx->op_info[w] & PSI_OI_FINAL_WRITE))
+        return PSI_ANOM_G1B;
+    return -1;
+}
+
+/* The candidates of read o (transaction t) whose (key, value) has
+ * several writes, or whose initial value someone also wrote: returns
+ * PSI_OK and sets *src to the one writer left (or PSI_SRC_INIT), or to
+ * PSI_SRC_NONE after recording a choice in idx->amb. *bad gets an anomaly
+ * kind (and *bad_w its write) when no candidate is left at all. */
+static psi_status choose_sources(index_ctx *c, uint32_t t, uint32_t o, uint32_t last, bool init,
+                                 uint32_t *src, int *bad, uint32_t *bad_w)
+{
+    psi_index *idx = c->idx;
+    const psi_txn *rt = &c->h->txns[t];
+    uint64_t first = idx->n_amb_cand;
+    uint32_t n = 0, same = PSI_SRC_NONE, later = PSI_SRC_NONE;
+    *bad = -1;
+    *bad_w = PSI_SRC_NONE;
+    for (uint32_t w = last; w != PSI_SRC_NONE; w = prev_dup(idx, w)) {
+        int why = invalid_source(c, t, w);
+        if (why >= 0) {
+            if (*bad < 0) {
+                *bad = why;
+                *bad_w = w;
+            }
+            continue;
+        }
+        const psi_txn *wt = &c->h->txns[idx->op_txn[w]];
+        if (wt->session == rt->session) {
+            /* Later in the session: the WR edge would close a cycle with
+             * SO. Earlier: only the last such writer, which overwrites the
+             * others (and the initial value) before the read. */
+            if (wt->pos > rt->pos)
+                later = w;
+            else if (same == PSI_SRC_NONE || wt->pos > c->h->txns[idx->op_txn[same]].pos)
+                same = w;
+            continue;
+        }
+        if (!psi_grow((void **)&idx->amb_cand, &c->cap_amb_cand, (size_t)first + n + 1,
+                      sizeof *idx->amb_cand))
+            return psi_diag_nomem(c->d, "recording candidate writers");
+        idx->amb_cand[first + n++] = w;
+    }
+    if (same != PSI_SRC_NONE || init) {
+        if (!psi_grow((void **)&idx->amb_cand, &c->cap_amb_cand, (size_t)first + n + 1,
+                      sizeof *idx->amb_cand))
+            return psi_diag_nomem(c->d, "recording candidate writers");
+        idx->amb_cand[first + n++] = same != PSI_SRC_NONE ? same : PSI_SRC_INIT;
+    }
+    if (n == 0) {
+        /* Nothing a serialization allows: a later writer of the session
+         * leaves the cycle to the graph, as a unique value would. */
+        *src = later;
+        if (later != PSI_SRC_NONE)
+            *bad = -1;
+        return PSI_OK;
+    }
+    *bad = -1;
+    if (n == 1) {
+        *src = idx->amb_cand[first];
+        return PSI_OK;
+    }
+    /* Chained in reverse write order: ascending op order, PSI_SRC_INIT last. */
+    for (uint32_t i = 0; i < n / 2; i++) {
+        uint32_t tmp = idx->amb_cand[first + i];
+        idx->amb_cand[first + i] = idx->amb_cand[first + n - 1 - i];
+        idx->amb_cand[first + n - 1 - i] = tmp;
+    }
+    if (same != PSI_SRC_NONE) {
+        /* same was appended last but belongs in op order. */
+        uint32_t *a = idx->amb_cand + first;
+        uint32_t s0 = a[0];
+        uint32_t i = 0;
+        while (i + 1 < n && a[i + 1] < s0) {
+            a[i] = a[i + 1];
+            i++;
+        }
+        a[i] = s0;
+    } else if (init) {
+        uint32_t *a = idx->amb_cand + first;
+        for (uint32_t i = 0; i + 1 < n; i++)
+            a[i] = a[i + 1];
+        a[n - 1] = PSI_SRC_INIT;
+    }
+    if (!psi_grow((void **)&idx->amb, &c->cap_amb, (size_t)idx->n_amb + 1, sizeof *idx->amb))
+        return psi_diag_nomem(c->d, "recording candidate writers");
+    idx->amb[idx->n_amb++] =
+        (psi_amb_read){.op = o, .txn = t, .key = c->h->ops[o].key, .n = n, .first = first};
+    idx->n_amb_cand = first + n;
+    idx->op_info[o] |= PSI_OI_AMBIG;
+    *src = PSI_SRC_NONE;
     return PSI_OK;
 }
 
@@ -265,28 +401,40 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
             if (st != PSI_OK)
                 return st;
         }
-        if (op->flags & PSI_OPF_INIT) {
+        bool init = (op->flags & PSI_OPF_INIT) != 0;
+        uint32_t w = PSI_SRC_NONE;
+        if (!init || zero_is_initial(h))
+            w = lookup_writer(c, op);
+        if (init && w == PSI_SRC_NONE) {
             c->idx->read_src[o] = PSI_SRC_INIT;
             continue;
         }
-        uint32_t w = lookup_writer(c, op);
         psi_anomaly a = {.txn = t, .op = o, .other_txn = PSI_SRC_NONE, .other_op = PSI_SRC_NONE};
         if (w == PSI_SRC_NONE) {
             a.kind = PSI_ANOM_UNWRITTEN;
+        } else if (init || prev_dup(c->idx, w) != PSI_SRC_NONE) {
+            /* A choice of writers (hyper-polygraph). */
+            uint32_t src = PSI_SRC_NONE, bad_w = PSI_SRC_NONE;
+            int bad;
+            psi_status st = choose_sources(c, t, o, w, init, &src, &bad, &bad_w);
+            if (st != PSI_OK)
+                return st;
+            if (bad < 0) {
+                c->idx->read_src[o] = src;
+                continue;
+            }
+            a.kind = (uint8_t)bad;
+            a.other_txn = c->idx->op_txn[bad_w];
+            a.other_op = bad_w;
         } else {
-            uint32_t wt = c->idx->op_txn[w];
-            a.other_txn = wt;
+            int bad = invalid_source(c, t, w);
+            a.other_txn = c->idx->op_txn[w];
             a.other_op = w;
-            if (wt == t)
-                a.kind = PSI_ANOM_INT; /* observed its own later write */
-            else if (h->txns[wt].status != PSI_TXN_COMMITTED)
-                a.kind = PSI_ANOM_G1A;
-            else if (!(c->idx->op_info[w] & PSI_OI_FINAL_WRITE))
-                a.kind = PSI_ANOM_G1B;
-            else {
+            if (bad < 0) {
                 c->idx->read_src[o] = w;
                 continue;
             }
+            a.kind = (uint8_t)bad;
         }
         psi_status st = add_anomaly(c, a);
         if (st != PSI_OK)
@@ -386,6 +534,9 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         case PSI_TXN_ABORTED:
             idx->n_aborted++;
             break;
+        case PSI_TXN_INITIAL:
+            idx->init_txn = t;
+            break;
         default:
             idx->n_unknown++;
             break;
@@ -424,6 +575,9 @@ void psi_index_free(psi_index *idx)
     free(idx->read_src);
     free(idx->op_info);
     free(idx->anomalies);
+    free(idx->dup_prev);
+    free(idx->amb);
+    free(idx->amb_cand);
     memset(idx, 0, sizeof *idx);
 }
 

@@ -28,7 +28,36 @@ enum psi_opinfo {
     PSI_OI_EXTERNAL_READ = 1u << 0, /* first op on its key in its txn, and a read */
     PSI_OI_FINAL_WRITE = 1u << 1,   /* last write of its key in its txn */
     PSI_OI_LIVE = 1u << 2,          /* belongs to a committed transaction */
+    /* An external committed read whose (key, value) several writers (or
+     * the initial transaction and writers) may have written: read_src is
+     * PSI_SRC_NONE and its candidates are in idx->amb. */
+    PSI_OI_AMBIG = 1u << 3,
 };
+
+/* A read whose writer is a choice (hyper-polygraph, issue 11): its
+ * candidates are amb_cand[first .. first + n), n >= 2, each a final write
+ * op of a committed transaction or PSI_SRC_INIT, sorted (PSI_SRC_INIT
+ * last). Candidate j of read i is choice number first + j: encode/ gives
+ * each choice one Boolean variable. */
+typedef struct psi_amb_read {
+    uint32_t op;    /* the read */
+    uint32_t txn;   /* its transaction */
+    uint32_t key;   /* its dense key */
+    uint32_t n;     /* number of candidates */
+    uint64_t first; /* index of its first candidate in amb_cand */
+} psi_amb_read;
+
+/* How the recorded initial state is recognized (--init). */
+typedef enum psi_init_mode {
+    PSI_INIT_AUTO = 0, /* the file's first transaction, when it only writes initial values */
+    PSI_INIT_NONE = 1, /* never */
+    PSI_INIT_NAMED = 2 /* the transaction (session, id) given */
+} psi_init_mode;
+
+typedef struct psi_init_opts {
+    psi_init_mode mode;
+    uint64_t session, id; /* PSI_INIT_NAMED */
+} psi_init_opts;
 
 typedef enum psi_anomaly_kind {
     PSI_ANOM_INT = 0,       /* a read disagrees with its own transaction's earlier ops */
@@ -62,11 +91,40 @@ typedef struct psi_index {
     size_t n_anomalies;
     void **writes; /* [n_keys] JudyL value -> write op + 1, for psi_index_writer */
     uint32_t n_keys;
+    /* Writes of a (key, value) that was written more than once, as a chain:
+     * the write map holds the last such write, dup_prev[op] the one before
+     * (PSI_SRC_NONE ends it). NULL when every value is written once. */
+    uint32_t *dup_prev;
+    /* Reads with a choice of writers (PSI_OI_AMBIG), in operation order. */
+    psi_amb_read *amb;
+    uint32_t n_amb;
+    uint32_t *amb_cand; /* [n_amb_cand] candidate write ops or PSI_SRC_INIT */
+    uint64_t n_amb_cand;
+    /* The transaction psi_index_mark_initial merged into the initial one
+     * (status PSI_TXN_INITIAL), 0 if none. */
+    uint32_t init_txn;
 } psi_index;
 
-/* Builds the index. Fails (PSI_ERR_INPUT) when a value is written twice to
- * one key, naming the key, the value and both writers. Anomalies are not
- * failures: they are listed in idx->anomalies. */
+/* Finds the recorded initial state (see psi_init_mode) and gives it
+ * status PSI_TXN_INITIAL, so that psi_index_build treats its writes as the
+ * initial transaction's. Auto: the transaction that starts first in the
+ * input (smallest src), committed as recorded, with at least one
+ * operation, all of them writes of the initial value 0, in a format whose
+ * initial value is 0 (text, dbcop, histories built in memory). Named: that
+ * transaction must exist, be committed and only write 0 (PSI_ERR_INPUT
+ * otherwise). A history that already has an PSI_TXN_INITIAL transaction
+ * keeps it. *txn gets the transaction index, 0 if none. */
+psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32_t *txn,
+                                  psi_diag *d);
+
+/* Builds the index. A (key, value) written several times gives its reads
+ * a choice of writers (idx->amb), after removing the candidates no
+ * serialization of the reader's own session allows: the reader's own
+ * transaction, transactions later in its session, and same-session writers
+ * overwritten by a later same-session candidate. A read left with one
+ * candidate is an ordinary read. Reads of the initial value also have the
+ * explicit writers of 0 as candidates (formats whose initial value is 0).
+ * Anomalies are not failures: they are listed in idx->anomalies. */
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d);
 void psi_index_free(psi_index *idx);
 
@@ -75,7 +133,8 @@ void psi_index_free(psi_index *idx);
  * is one of the biggest structures. */
 void psi_index_release_writes(psi_index *idx);
 
-/* The write op that wrote `value` to dense key `key`, or PSI_SRC_NONE. */
+/* A write op that wrote `value` to dense key `key` (the last one when
+ * several did; idx->dup_prev chains the others), or PSI_SRC_NONE. */
 uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value);
 
 /* The names of interpret/vocabulary.c (the tool's one vocabulary, kept in

@@ -32,6 +32,21 @@ psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to,
     return PSI_OK;
 }
 
+psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
+                                  uint32_t key, uint32_t choice, psi_diag *d)
+{
+    assert(choice < g->n_choices);
+    if (from == to)
+        return PSI_OK;
+    size_t cap = (size_t)g->cap_cond;
+    if (!psi_grow((void **)&g->cond, &cap, (size_t)g->n_cond + 1, sizeof *g->cond))
+        return psi_diag_nomem(d, "adding conditional edges");
+    g->cap_cond = cap;
+    g->cond[g->n_cond++] = (psi_cond_edge){
+        .from = from, .to = to, .key = key, .choice = choice, .type = (uint8_t)type};
+    return PSI_OK;
+}
+
 typedef struct known_adder {
     psi_polygraph *g;
     psi_diag *d;
@@ -104,6 +119,61 @@ static psi_status build_readers(psi_polygraph *g, const psi_history *h, const ps
         uint32_t w = idx->read_src[o];
         if (w < PSI_SRC_INIT)
             g->readers[g->reader_off[w + 1]++] = idx->op_txn[o];
+    }
+    return PSI_OK;
+}
+
+/* Conditional readers of every candidate write (CSR over ops) and of the
+ * initial value (CSR over keys), from the index's reads with a choice. */
+static psi_status build_creaders(psi_polygraph *g, const psi_history *h, const psi_index *idx,
+                                 psi_diag *d)
+{
+    if (!idx->n_amb)
+        return PSI_OK;
+    if (idx->n_amb_cand >= UINT32_MAX)
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%s: %llu candidate writers exceed the limit",
+                            h->source, (unsigned long long)idx->n_amb_cand);
+    g->n_choices = (uint32_t)idx->n_amb_cand;
+    g->amb = idx->amb;
+    g->n_amb = idx->n_amb;
+    g->amb_cand = idx->amb_cand;
+    g->cr_off = calloc((size_t)h->n_ops + 2, sizeof *g->cr_off);
+    g->ci_off = calloc((size_t)h->n_keys + 2, sizeof *g->ci_off);
+    g->choice_state = calloc(g->n_choices, 1);
+    if (!g->cr_off || !g->ci_off || !g->choice_state)
+        return psi_diag_nomem(d, "indexing candidate writers");
+    uint64_t ncr = 0, nci = 0;
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        const psi_amb_read *r = &idx->amb[a];
+        for (uint32_t j = 0; j < r->n; j++) {
+            uint32_t w = idx->amb_cand[r->first + j];
+            if (w == PSI_SRC_INIT) {
+                g->ci_off[r->key + 2]++;
+                nci++;
+            } else {
+                g->cr_off[w + 2]++;
+                ncr++;
+            }
+        }
+    }
+    g->cr = malloc((ncr ? ncr : 1) * sizeof *g->cr);
+    g->ci = malloc((nci ? nci : 1) * sizeof *g->ci);
+    if (!g->cr || !g->ci)
+        return psi_diag_nomem(d, "indexing candidate writers");
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        g->cr_off[o + 2] += g->cr_off[o + 1];
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        g->ci_off[k + 2] += g->ci_off[k + 1];
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        const psi_amb_read *r = &idx->amb[a];
+        for (uint32_t j = 0; j < r->n; j++) {
+            uint32_t w = idx->amb_cand[r->first + j];
+            psi_cread c = {.txn = r->txn, .choice = (uint32_t)(r->first + j)};
+            if (w == PSI_SRC_INIT)
+                g->ci[g->ci_off[r->key + 1]++] = c;
+            else
+                g->cr[g->cr_off[w + 1]++] = c;
+        }
     }
     return PSI_OK;
 }
@@ -272,6 +342,9 @@ static psi_status add_list_ww(psi_polygraph *g, const psi_history *h, const psi_
             uint32_t w = psi_index_writer(idx, key, h->list_vals[lr->first + k]);
             if (w == PSI_SRC_NONE || h->txns[idx->op_txn[w]].status != PSI_TXN_COMMITTED)
                 break; /* reported as an anomaly by the index */
+            if (idx->dup_prev && idx->dup_prev[w] != PSI_SRC_NONE)
+                break; /* a repeated value: which append it was is unknown, so the
+                          order from here on is not used (fewer edges: sound) */
             uint32_t t = idx->op_txn[w];
             if (t != prev && prev != PSI_INIT_TXN) {
                 psi_status st =
@@ -357,6 +430,13 @@ static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const psi_
                                       g->w_off[k + 1] - g->w_off[k], &g->n_init_edges);
         if (st != PSI_OK)
             return st;
+        uint32_t nc;
+        const psi_cread *cr = psi_polygraph_cinit(g, k, &nc);
+        for (uint32_t r = 0; r < nc; r++)
+            for (uint32_t w = g->w_off[k]; w < g->w_off[k + 1]; w++)
+                if ((st = psi_polygraph_add_cond(g, cr[r].txn, idx->op_txn[g->w_op[w]], PSI_EDGE_RW,
+                                                 k, cr[r].choice, d)) != PSI_OK)
+                    return st;
     }
     return PSI_OK;
 }
@@ -459,7 +539,8 @@ psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
     g->pending = !(opts && opts->all_pairs);
     g->op_txn = idx->op_txn;
     psi_status st;
-    if ((st = build_readers(g, h, idx, d)) != PSI_OK || (st = add_so_wr(g, h, idx, d)) != PSI_OK ||
+    if ((st = build_readers(g, h, idx, d)) != PSI_OK ||
+        (st = build_creaders(g, h, idx, d)) != PSI_OK || (st = add_so_wr(g, h, idx, d)) != PSI_OK ||
         (st = add_list_ww(g, h, idx, d)) != PSI_OK ||
         (st = build_per_key(g, h, idx, d)) != PSI_OK ||
         (!g->pending && (st = add_init_rw(g, h, idx, d)) != PSI_OK) ||
@@ -481,6 +562,12 @@ void psi_polygraph_free(psi_polygraph *g)
     free(g->w_op);
     free(g->i_off);
     free(g->i_txn);
+    free(g->cr_off);
+    free(g->cr);
+    free(g->ci_off);
+    free(g->ci);
+    free(g->cond);
+    free(g->choice_state);
     memset(g, 0, sizeof *g);
 }
 

@@ -104,8 +104,46 @@ typedef enum psi_cstate {
     PSI_C_OR = 2,     /* resolved: S before T */
 } psi_cstate;
 
+typedef enum psi_choice_state {
+    PSI_CH_OPEN = 0,     /* still possible */
+    PSI_CH_EXCLUDED = 1, /* pruning showed it closes a forbidden cycle */
+    PSI_CH_FORCED = 2,   /* the read's only candidate left: its WR edge is known */
+} psi_choice_state;
+
+/* A read with a choice of writers (index.h, psi_amb_read), as a reader of
+ * one candidate: its transaction and its choice number (the Boolean that
+ * says it read from this candidate). */
+typedef struct psi_cread {
+    uint32_t txn, choice;
+} psi_cread;
+
+/* An edge that exists iff choice `choice` is taken: the consequences the
+ * seeding (or all_pairs) derived for a conditional reader of an ordered
+ * writer pair. Never a known edge: pruning does not see it (it reasons on
+ * fewer edges, which keeps its deductions sound); encode/ labels it. */
+typedef struct psi_cond_edge {
+    uint32_t from, to, key, choice;
+    uint8_t type; /* psi_edge_type */
+} psi_cond_edge;
+
 typedef struct psi_polygraph {
     uint32_t n_nodes; /* = history n_txns */
+    /* Reads with a choice of writers (all NULL/0 when there are none, so
+     * unique-value histories take the old path): conditional readers of
+     * every final write (CSR over ops), of the initial value per key (CSR
+     * over dense keys), and the conditional edges derived for them. */
+    uint32_t n_choices;
+    const psi_amb_read *amb; /* borrowed from the index */
+    uint32_t n_amb;
+    const uint32_t *amb_cand; /* borrowed from the index */
+    /* [n_choices] psi_choice_state, pruning's verdict on each choice. */
+    uint8_t *choice_state;
+    uint32_t *cr_off; /* [n_ops + 1] */
+    psi_cread *cr;
+    uint32_t *ci_off; /* [n_keys + 1] */
+    psi_cread *ci;
+    psi_cond_edge *cond;
+    uint64_t n_cond, cap_cond;
     /* Known edges, in the order they were added: the builder's (SO, WR,
      * list-append WW, then with all_pairs the initial-value RW edges), then
      * seeding's and pruning's. Only appended to, through the functions
@@ -168,6 +206,34 @@ static inline const uint32_t *psi_polygraph_readers(const psi_polygraph *g, uint
     *n = g->reader_off[op + 1] - g->reader_off[op];
     return g->readers + g->reader_off[op];
 }
+
+/* Conditional readers of the final write `op`. */
+static inline const psi_cread *psi_polygraph_creaders(const psi_polygraph *g, uint32_t op,
+                                                      uint32_t *n)
+{
+    if (!g->cr_off) {
+        *n = 0;
+        return NULL;
+    }
+    *n = g->cr_off[op + 1] - g->cr_off[op];
+    return g->cr + g->cr_off[op];
+}
+
+/* Conditional readers that may have read key's initial value. */
+static inline const psi_cread *psi_polygraph_cinit(const psi_polygraph *g, uint32_t key,
+                                                   uint32_t *n)
+{
+    if (!g->ci_off) {
+        *n = 0;
+        return NULL;
+    }
+    *n = g->ci_off[key + 1] - g->ci_off[key];
+    return g->ci + g->ci_off[key];
+}
+
+/* Appends a conditional edge (see psi_cond_edge). */
+psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
+                                  uint32_t key, uint32_t choice, psi_diag *d);
 
 /* Appends a known edge derived by `origin`; seeding's edges are counted
  * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges

@@ -16,6 +16,15 @@
  * own: callers map ids back with psi_encoding_edge and
  * psi_encoding_conflict_cycle, never by re-deriving it.
  *
+ * Reads with a choice of writers (polygraph.h, conditional readers) add,
+ * after the constraint edges: one variable per choice (after the
+ * selectors), a clause "at least one" per read (at most one need not be
+ * said: more edges only make acyclicity harder, so any acyclic model
+ * stays acyclic with all but one choice of a read switched off), the WR
+ * edge of each choice labelled by it, each RW edge of a conditional reader
+ * labelled by its choice and the constraint's selector (two literals), and
+ * the polygraph's conditional edges labelled by their choice.
+ *
  * Ownership: psi_encode creates the solver and theory inside *enc;
  * psi_encoding_free releases them. The polygraph must outlive the encoding
  * when edges are mapped back. */
@@ -42,6 +51,12 @@ typedef struct psi_encoding {
     uint64_t *cons_edge; /* [n_cons] first theory edge id of the constraint's edges */
     uint32_t n_vars;
     uint64_t n_known_edges, n_constraint_edges;
+    /* Choices: variable choice_var0 + 1 + choice; the edges they label
+     * follow the constraints' (ids n_known_edges + n_constraint_edges + i
+     * is choice_edge[i]). */
+    int choice_var0;
+    psi_edge *choice_edge;
+    uint64_t n_choice_edges, cap_choice_edge;
 } psi_encoding;
 
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,

@@ -9,8 +9,8 @@
  * transaction's event count. Events with success 0 did not happen and are
  * skipped; a transaction with success 0 is PSI_TXN_ABORTED (its events are
  * kept: an aborted write that a committed read observes is an anomaly the
- * checker reports). A read of 0 reads the initial value; a write of 0 is
- * refused (it would collide with the initial transaction's write). The
+ * checker reports). A read of 0 reads the initial value; a write of 0
+ * writes it again (core/index.h: recorded initial state, repeated values). The
  * header is kept in psi_history.dbcop for writing the file back. A session
  * with no transactions leaves no trace in the model; a file with no
  * transactions at all is refused as an empty history, as in every format.
@@ -160,11 +160,6 @@ static psi_status read_txn(dbcop_in *in, psi_builder *b, uint64_t session, uint6
                 return psi_diag_offset(in->d, PSI_ERR_LIMIT, in->name, in->off,
                                        "history has more than %llu operations (the limit)",
                                        (unsigned long long)limit);
-            if (p[0] && value == 0)
-                return psi_diag_offset(in->d, PSI_ERR_INPUT, in->name, in->off + 9,
-                                       "write of value 0 to key %llu: 0 is the initial value "
-                                       "of every key, so reads of it would be ambiguous",
-                                       (unsigned long long)key);
             unsigned flags = !p[0] && value == 0 ? PSI_OPF_INIT : 0u;
             st = psi_builder_op(b, p[0] ? PSI_OP_WRITE : PSI_OP_READ, key, value, flags, in->d);
             if (st != PSI_OK)

@@ -19,8 +19,8 @@
  * transactions are ordered by their first line. One TXN id under two
  * sessions is refused (it cannot be one transaction, and guessing which
  * line is wrong would hide a broken recorder). A read of 0 reads the
- * initial value (PSI_OPF_INIT); a write of 0 is refused, since it would be
- * indistinguishable from the initial transaction's write.
+ * initial value (PSI_OPF_INIT); a write of 0 writes the initial value
+ * again (a recorded initial state, or a repeated value: core/index.h).
  *
  * TXN -1 (IsoVista's text histories): the write did not commit. IsoVista
  * keeps such writes as a bag of (key, value) pairs with no transaction of
@@ -205,7 +205,7 @@ typedef struct text_op {
 } text_op;
 
 /* Parses up to the next operation, skipping blank and comment lines; *have
- * is false at the end of the input. A write of 0 is refused here. */
+ * is false at the end of the input. */
 static psi_status next_op(text_parser *tp, text_op *op, bool *have)
 {
     *have = false;
@@ -248,11 +248,6 @@ static psi_status next_op(text_parser *tp, text_op *op, bool *have)
         skip_spaces(tp);
         if (!at_line_end(tp))
             return expected(tp, tp->p, "end of line after the operation");
-        if (c == 'w' && f[1] == 0)
-            return psi_diag_line(tp->d, PSI_ERR_INPUT, tp->name, tp->line, col_of(tp, at[1]),
-                                 "write of value 0 to key %llu: 0 is the initial value of "
-                                 "every key, so reads of it would be ambiguous",
-                                 (unsigned long long)f[0]);
         *op = (text_op){.key = f[0],
                         .value = f[1],
                         .session = f[2],

@@ -15,7 +15,7 @@ typedef struct wparse {
     psi_diag *d;
     psi_witness *w;
     bool has_header;
-    size_t cap_tx, cap_keys;
+    size_t cap_tx, cap_keys, cap_reads;
 } wparse;
 
 static bool is_blank(char c)
@@ -80,6 +80,25 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
     return PSI_OK;
 }
 
+/* One transaction "(S,ID)" at *p, followed by a blank or the line's end. */
+static bool parse_one_txn(const char **p, const char *end, psi_witness_txn *t)
+{
+    const char *q = *p;
+    if (q >= end || *q != '(')
+        return false;
+    q++;
+    if (!parse_u64(&q, end, &t->sid) || q >= end || *q != ',')
+        return false;
+    q++;
+    if (!parse_u64(&q, end, &t->tid) || q >= end || *q != ')')
+        return false;
+    q++;
+    if (q < end && !is_blank(*q))
+        return false;
+    *p = q;
+    return true;
+}
+
 /* Whether the word wd (followed by a blank or the line's end) is at *p;
  * if so *p moves past it. */
 static bool word(const char **p, const char *end, const char *wd)
@@ -101,8 +120,9 @@ static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const 
     if (!word(&q, le, "polysi-witness"))
         return syntax(ps, line, ls, q, "expected the header 'polysi-witness 1'");
     q = skip_blanks(q, le);
-    if (!parse_u64(&q, le, &v) || v != 1)
-        return syntax(ps, line, ls, q, "unsupported witness version (expected 1)");
+    if (!parse_u64(&q, le, &v) || (v != 1 && v != 2))
+        return syntax(ps, line, ls, q, "unsupported witness version (expected 1 or 2)");
+    ps->w->version = (unsigned)v;
     q = skip_blanks(q, le);
     if (q != le)
         return syntax(ps, line, ls, q, "unexpected text after the header");
@@ -157,8 +177,48 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
             w->order = ol;
             w->has_order = true;
         }
+    } else if (w->version >= 2 && word(&q, le, "init")) {
+        q = skip_blanks(q, le);
+        psi_witness_txn t = {.line = line};
+        const char *at = q;
+        if (!parse_one_txn(&q, le, &t))
+            return syntax(ps, line, ls, at, "expected a transaction written (SESSION,ID)");
+        q = skip_blanks(q, le);
+        if (q != le)
+            return syntax(ps, line, ls, q, "unexpected text after the initial transaction");
+        if (w->has_init) {
+            if (!w->second_init_line)
+                w->second_init_line = line;
+        } else {
+            w->init = t;
+            w->has_init = true;
+        }
+    } else if (w->version >= 2 && word(&q, le, "read")) {
+        psi_witness_read r = {.line = line, .reader.line = line, .writer.line = line};
+        q = skip_blanks(q, le);
+        const char *at = q;
+        if (!parse_one_txn(&q, le, &r.reader))
+            return syntax(ps, line, ls, at, "expected the reader written (SESSION,ID)");
+        q = skip_blanks(q, le);
+        at = q;
+        if (!parse_u64(&q, le, &r.key) || (q < le && !is_blank(*q)))
+            return syntax(ps, line, ls, at, "expected a key (an unsigned integer)");
+        q = skip_blanks(q, le);
+        at = q;
+        if (word(&q, le, "init"))
+            r.init = true;
+        else if (!parse_one_txn(&q, le, &r.writer))
+            return syntax(ps, line, ls, at, "expected the writer written (SESSION,ID), or init");
+        q = skip_blanks(q, le);
+        if (q != le)
+            return syntax(ps, line, ls, q, "unexpected text after the writer");
+        if (!psi_grow((void **)&w->reads, &ps->cap_reads, w->n_reads + 1, sizeof *w->reads))
+            return psi_diag_nomem(ps->d, "reading a witness");
+        w->reads[w->n_reads++] = r;
     } else {
-        return syntax(ps, line, ls, q, "expected 'key', 'order' or 'isolation'");
+        return syntax(ps, line, ls, q,
+                      w->version >= 2 ? "expected 'key', 'order', 'isolation', 'init' or 'read'"
+                                      : "expected 'key', 'order' or 'isolation'");
     }
     return PSI_OK;
 }
@@ -214,9 +274,13 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
             "# Re-check with: polysi-solve verify-witness%s HISTORY THIS-FILE\n",
             history ? history : "a history", w->has_order ? ", and a serialization order" : "",
             w->ser ? " --isolation ser" : "");
-    fputs("polysi-witness 1\n", f);
+    bool v2 = w->has_init || w->n_reads;
+    fputs(v2 ? "polysi-witness 2\n" : "polysi-witness 1\n", f);
     if (w->has_isolation)
         fprintf(f, "isolation %s\n", w->ser ? "ser" : "si");
+    if (w->has_init)
+        fprintf(f, "init (%llu,%llu)\n", (unsigned long long)w->init.sid,
+                (unsigned long long)w->init.tid);
     for (size_t k = 0; k < w->n_keys; k++) {
         fprintf(f, "key %llu", (unsigned long long)w->keys[k].key);
         put_line(w, &w->keys[k], f);
@@ -224,6 +288,16 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
     if (w->has_order) {
         fputs("order", f);
         put_line(w, &w->order, f);
+    }
+    for (size_t i = 0; i < w->n_reads; i++) {
+        const psi_witness_read *r = &w->reads[i];
+        fprintf(f, "read (%llu,%llu) %llu", (unsigned long long)r->reader.sid,
+                (unsigned long long)r->reader.tid, (unsigned long long)r->key);
+        if (r->init)
+            fputs(" init\n", f);
+        else
+            fprintf(f, " (%llu,%llu)\n", (unsigned long long)r->writer.sid,
+                    (unsigned long long)r->writer.tid);
     }
     if (ferror(f))
         return psi_diag_set(d, PSI_ERR_IO, "%s: cannot write the witness",
@@ -235,5 +309,6 @@ void psi_witness_free(psi_witness *w)
 {
     free(w->tx);
     free(w->keys);
+    free(w->reads);
     memset(w, 0, sizeof *w);
 }

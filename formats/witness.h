@@ -9,6 +9,14 @@
  *                                      precedes them all)
  *     order (S,ID) (S,ID) ...          ser only: a serialization order
  *
+ * Version 2 (written only when needed, so unique-value witnesses stay
+ * version 1) adds, for histories with repeated values or a recorded
+ * initial state (core/index.h):
+ *     init (S,ID)                      the recorded initial state merged
+ *                                      into the initial transaction
+ *     read (S,ID) K (S',ID')|init      the writer the external read of key
+ *                                      K by (S,ID) read from
+ *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
  * (session id, transaction id) as in the history's input.
@@ -45,7 +53,17 @@ typedef struct psi_witness_line {
     size_t first, n; /* its transactions: tx[first .. first + n) */
 } psi_witness_line;
 
+/* A read line (version 2). */
+typedef struct psi_witness_read {
+    uint64_t line;
+    psi_witness_txn reader;
+    uint64_t key;
+    bool init; /* read the initial value (writer unused) */
+    psi_witness_txn writer;
+} psi_witness_read;
+
 typedef struct psi_witness {
+    unsigned version;   /* 1 or 2 */
     bool has_isolation; /* an isolation line is present */
     bool ser;           /* it says ser (else si) */
     /* The transactions of all lines, line by line. */
@@ -57,6 +75,11 @@ typedef struct psi_witness {
     bool has_order;             /* an order line is present */
     psi_witness_line order;     /* the first order line */
     uint64_t second_order_line; /* line of a second order line, 0 if none */
+    bool has_init;              /* version 2: an init line (the first one) */
+    psi_witness_txn init;
+    uint64_t second_init_line; /* line of a second init line, 0 if none */
+    psi_witness_read *reads;   /* version 2: the read lines, in text order */
+    size_t n_reads;
 } psi_witness;
 
 /* Parses text[0..len) (any bytes; named `name` in messages). A malformed

@@ -122,6 +122,7 @@ static const char *status_keyword(uint8_t st)
 {
     switch ((psi_txn_status)st) {
     case PSI_TXN_COMMITTED:
+    case PSI_TXN_INITIAL: /* committed as recorded; the check merged it */
         return ":ok";
     case PSI_TXN_ABORTED:
         return ":fail";

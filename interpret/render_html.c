@@ -42,6 +42,8 @@ static const char *status_name(uint8_t st)
         return "committed";
     case PSI_TXN_ABORTED:
         return "aborted";
+    case PSI_TXN_INITIAL:
+        return "initial state";
     default:
         return "unknown";
     }

@@ -323,6 +323,11 @@ bool psi_render_json(const psi_history *h, const psi_check_result *r, const psi_
     psi_json_str(&j, "isolation", psi_level_name(r->level_checked));
     psi_json_str(&j, "verdict", r->verdict == PSI_ACCEPT ? "accept" : "reject");
     psi_json_str(&j, "reason", reason_name(r->reason));
+    if (r->idx.init_txn) {
+        char name[64];
+        psi_fmt_txn(h, r->idx.init_txn, name, sizeof name);
+        psi_json_str(&j, "initial_state", name);
+    }
     json_anomalies(&j, h, r, o);
     json_raw_cycles(&j, h, r);
     json_cex(&j, h, cx);

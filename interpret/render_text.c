@@ -359,6 +359,14 @@ bool psi_render_text(const psi_history *h, const psi_check_result *r, const psi_
         fprintf(out, "ACCEPT: the history satisfies %s\n", level);
     else
         verdict_text(out, h, level, r, cx, o);
+    if (r->idx.init_txn) {
+        char name[64];
+        psi_fmt_txn(h, r->idx.init_txn, name, sizeof name);
+        fprintf(out,
+                "note: recorded initial state: %s only writes initial values and was merged "
+                "into the initial transaction (--init none checks it as an ordinary one)\n",
+                name);
+    }
     if (o->all && r->verdict == PSI_REJECT)
         all_text(out, r, cx, o);
     if (o->stats) {

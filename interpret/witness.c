@@ -70,11 +70,15 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         }
         E.cap += psi_constraint_side_size(g, &g->cons[c], res->model_either[c]);
     }
+    E.cap += res->n_model_choice_edges;
     E.e = malloc((E.cap ? E.cap : 1) * sizeof *E.e);
     if (!E.e)
         goto nomem;
     for (uint64_t i = 0; i < g->n_known; i++)
         wedge_add(&E, &g->known[i]);
+    /* The read-from choices the model made, with their consequences. */
+    for (uint64_t i = 0; i < res->n_model_choice_edges; i++)
+        wedge_add(&E, &res->model_choice_edges[i]);
     for (uint32_t c = 0; c < g->n_cons; c++)
         if (g->cons[c].state == PSI_C_OPEN)
             psi_constraint_for_each(g, &g->cons[c], res->model_either[c], add_side_edge, &E);
@@ -128,6 +132,31 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         }
         w->order.n = w->n_tx - w->order.first;
     }
+    /* Version 2: the recorded initial state and every read-from choice. */
+    if (res->idx.init_txn) {
+        w->has_init = true;
+        w->init = ext_txn(h, res->idx.init_txn);
+    }
+    if (res->idx.n_amb) {
+        if (!res->model_choice) {
+            st = psi_diag_set(d, PSI_ERR_USAGE, "no model kept: run psi_check with keep_model");
+            goto out;
+        }
+        w->reads = malloc(res->idx.n_amb * sizeof *w->reads);
+        if (!w->reads)
+            goto nomem;
+        for (uint32_t a = 0; a < res->idx.n_amb; a++) {
+            const psi_amb_read *r = &res->idx.amb[a];
+            uint32_t src = res->idx.amb_cand[r->first + res->model_choice[a]];
+            psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
+            if (src == PSI_SRC_INIT)
+                wr.init = true;
+            else
+                wr.writer = ext_txn(h, res->idx.op_txn[src]);
+            w->reads[w->n_reads++] = wr;
+        }
+    }
+    w->version = w->has_init || w->n_reads ? 2 : 1;
     goto out;
 nomem:
     st = psi_diag_nomem(d, "building a witness");

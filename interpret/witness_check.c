@@ -59,6 +59,8 @@ typedef struct chk {
     psi_edge *e; /* the dependency graph the witness implies */
     size_t n_e, cap_e;
     const uint64_t *key_line; /* [n_keys] witness line of each key's order */
+    uint32_t *chosen;         /* [n_ops] the writer a read line gives (version 2), or
+                                 UINT32_MAX */
 } chk;
 
 /* A growing string for messages of any length (a cycle through the whole
@@ -144,6 +146,73 @@ static uint32_t final_write(const chk *c, uint32_t t, uint32_t key)
             return o;
     }
     return UINT32_MAX;
+}
+
+/* The ambiguous read at op o (idx.amb is in op order), or NULL. */
+static const psi_amb_read *amb_of(const chk *c, uint32_t o)
+{
+    uint32_t lo = 0, hi = c->idx.n_amb;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (c->idx.amb[m].op < o)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < c->idx.n_amb && c->idx.amb[lo].op == o ? &c->idx.amb[lo] : NULL;
+}
+
+/* Version 2's read lines: each names a committed reader's external read
+ * of a key and a writer that must be one of its candidates (the one
+ * writer when the value is unique). Fills c->chosen. */
+static psi_status read_lines(chk *c, const psi_witness *w)
+{
+    const psi_history *h = c->h;
+    char a[64], b[64];
+    for (size_t i = 0; i < w->n_reads; i++) {
+        const psi_witness_read *r = &w->reads[i];
+        unsigned long long L = (unsigned long long)r->line, K = (unsigned long long)r->key;
+        snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)r->reader.sid,
+                 (unsigned long long)r->reader.tid);
+        uint32_t x = find_txn(c, r->reader.sid, r->reader.tid);
+        key_ent kk = {.ext = r->key};
+        const key_ent *f = bsearch(&kk, c->kmap, h->n_keys, sizeof *c->kmap, key_cmp);
+        if (x == UINT32_MAX || h->txns[x].status != PSI_TXN_COMMITTED || !f)
+            return refuse(c, "line %llu: %s is no committed transaction reading key %llu", L, a, K);
+        uint32_t o = UINT32_MAX;
+        for (uint32_t j = 0; j < h->txns[x].n_ops && o == UINT32_MAX; j++) {
+            uint32_t q = h->txns[x].first_op + j;
+            if (h->ops[q].key == f->key && (c->idx.op_info[q] & PSI_OI_EXTERNAL_READ))
+                o = q;
+        }
+        if (o == UINT32_MAX)
+            return refuse(c, "line %llu: %s does not read key %llu before writing it", L, a, K);
+        if (c->chosen[o] != UINT32_MAX)
+            return refuse(c, "line %llu: the read of key %llu by %s is given twice", L, K, a);
+        uint32_t src = PSI_SRC_INIT;
+        snprintf(b, sizeof b, "the initial value");
+        if (!r->init) {
+            snprintf(b, sizeof b, "(%llu,%llu)", (unsigned long long)r->writer.sid,
+                     (unsigned long long)r->writer.tid);
+            uint32_t y = find_txn(c, r->writer.sid, r->writer.tid);
+            src = y == UINT32_MAX ? UINT32_MAX : final_write(c, y, f->key);
+        }
+        bool ok = false;
+        const psi_amb_read *am = amb_of(c, o);
+        if (am) {
+            for (uint32_t j = 0; j < am->n && !ok; j++)
+                ok = c->idx.amb_cand[am->first + j] == src;
+        } else {
+            ok = c->idx.read_src[o] == src;
+        }
+        if (!ok || src == UINT32_MAX)
+            return refuse(c,
+                          "line %llu: %s cannot be what %s read from key %llu (not a committed "
+                          "writer of that value it may have read)",
+                          L, b, a, K);
+        c->chosen[o] = src;
+    }
+    return PSI_OK;
 }
 
 /* Appends "a -T(k)-> b -...-> a" for edges cyc[0..n) (in cycle order), a
@@ -415,6 +484,17 @@ static psi_status check(chk *c, const psi_witness *w)
         if (!(idx->op_info[o] & PSI_OI_LIVE) || !(idx->op_info[o] & PSI_OI_EXTERNAL_READ))
             continue;
         uint32_t src = idx->read_src[o], r = idx->op_txn[o], k = h->ops[o].key, p;
+        if (idx->op_info[o] & PSI_OI_AMBIG) {
+            src = c->chosen[o];
+            if (src == UINT32_MAX) {
+                psi_fmt_txn(h, r, a, sizeof a);
+                st = refuse(c,
+                            "the read of key %llu by %s has several candidate writers, and the "
+                            "witness gives none (a 'read' line, witness version 2)",
+                            (unsigned long long)h->keys[k], a);
+                goto out;
+            }
+        }
         if (src == PSI_SRC_NONE)
             continue;
         if (src == PSI_SRC_INIT) {
@@ -523,11 +603,41 @@ psi_status psi_witness_verify(psi_history *h, const char *wname, const char *tex
     psi_status st = psi_witness_parse(wname, text, len, &w, d);
     if (st != PSI_OK)
         goto out;
+    /* The recorded initial state is the witness's: its init line, or none. */
+    psi_init_opts io = {.mode = PSI_INIT_NONE};
+    if (w.has_init)
+        io = (psi_init_opts){.mode = PSI_INIT_NAMED, .session = w.init.sid, .id = w.init.tid};
+    uint32_t it;
+    psi_diag d2;
+    st = psi_index_mark_initial(h, &io, &it, &d2);
+    if (st == PSI_OK && w.has_init && h->txns[it].session != PSI_NO_SESSION &&
+        (h->sessions[h->txns[it].session].id != w.init.sid || h->txns[it].id != w.init.tid)) {
+        st = PSI_ERR_INPUT;
+        snprintf(d2.msg, sizeof d2.msg,
+                 "line %llu: the history's initial state is another "
+                 "transaction",
+                 (unsigned long long)w.init.line);
+    }
+    if (st == PSI_OK && w.second_init_line) {
+        st = PSI_ERR_INPUT;
+        snprintf(d2.msg, sizeof d2.msg, "line %llu: a second init line",
+                 (unsigned long long)w.second_init_line);
+    }
+    if (st == PSI_ERR_INPUT) {
+        /* Not an error of the files: the witness's claim is refused. */
+        *verdict = PSI_WITNESS_REFUSED;
+        *why = strdup(d2.msg);
+        st = *why ? PSI_OK : psi_diag_nomem(d, "checking a witness");
+        goto out;
+    }
+    if (st != PSI_OK)
+        goto out;
     if ((st = psi_index_build(h, &c.idx, d)) != PSI_OK)
         goto out;
     c.tids = malloc((h->n_txns ? h->n_txns : 1) * sizeof *c.tids);
     c.kmap = malloc((h->n_keys ? h->n_keys : 1) * sizeof *c.kmap);
-    if (!c.tids || !c.kmap) {
+    c.chosen = malloc((h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
+    if (!c.tids || !c.kmap || !c.chosen) {
         st = psi_diag_nomem(d, "checking a witness");
         goto out_idx;
     }
@@ -537,7 +647,10 @@ psi_status psi_witness_verify(psi_history *h, const char *wname, const char *tex
     for (uint32_t k = 0; k < h->n_keys; k++)
         c.kmap[k] = (key_ent){h->keys[k], k};
     qsort(c.kmap, h->n_keys, sizeof *c.kmap, key_cmp);
-    st = check(&c, &w);
+    memset(c.chosen, 0xff, (h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
+    st = read_lines(&c, &w);
+    if (st == PSI_OK && *verdict == PSI_WITNESS_VALID)
+        st = check(&c, &w);
     if (st == PSI_ERR_NOMEM)
         psi_diag_nomem(d, "checking a witness");
 out_idx:
@@ -545,6 +658,7 @@ out_idx:
 out:
     free(c.tids);
     free(c.kmap);
+    free(c.chosen);
     free(c.e);
     psi_witness_free(&w);
     return st;

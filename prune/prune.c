@@ -70,6 +70,86 @@ static psi_status closing_cycle(const psi_reach *r, const psi_polygraph *g, bool
     return PSI_OK;
 }
 
+/* Beyond this many writers of a key, a read's initial-value candidate is
+ * not tested against each of them (skipping a test is sound: it only
+ * leaves a choice to the solver). */
+#define MAX_INIT_TESTS 1024u
+
+/* A choice forced in the current round (psi_choice_state), until its
+ * conditional edges are known. */
+#define PSI_CH_NEWLY_FORCED 3u
+
+/* Whether choice j (candidate w of read a) closes a forbidden cycle with
+ * the known graph: its WR edge, or for the initial value the RW edge to
+ * any writer of the key that reaches the reader. */
+static bool choice_impossible(const psi_reach *r, const psi_polygraph *g, bool ser,
+                              const psi_amb_read *a, uint32_t w)
+{
+    if (w != PSI_SRC_INIT)
+        return edge_closes_cycle(r, ser, g->op_txn[w], a->txn, PSI_EDGE_WR);
+    uint32_t b = g->w_off[a->key], e = g->w_off[a->key + 1];
+    if (e - b > MAX_INIT_TESTS)
+        return false;
+    for (uint32_t i = b; i < e; i++) {
+        uint32_t s = g->op_txn[g->w_op[i]];
+        if (s != a->txn && edge_closes_cycle(r, ser, a->txn, s, PSI_EDGE_RW))
+            return true;
+    }
+    return false;
+}
+
+/* Pruning of read-from choices (hyper-polygraph): excludes the candidates
+ * that close a forbidden cycle with the known graph, never a read's last
+ * one (a read with none left is for the solver to refute, with its cycle);
+ * a read left with one candidate gets its WR edge and the conditional
+ * edges of that choice as known edges. *changed counts the choices
+ * settled. */
+static psi_status prune_choices(const psi_reach *r, psi_polygraph *g, bool ser, uint32_t *changed,
+                                psi_diag *d)
+{
+    psi_status st = PSI_OK;
+    uint32_t forced = 0;
+    for (uint32_t i = 0; i < g->n_amb && st == PSI_OK; i++) {
+        const psi_amb_read *a = &g->amb[i];
+        uint8_t *cs = g->choice_state + a->first;
+        uint32_t alive = 0;
+        for (uint32_t j = 0; j < a->n; j++)
+            alive += cs[j] != PSI_CH_EXCLUDED;
+        if (alive == 1)
+            continue; /* already forced */
+        for (uint32_t j = 0; j < a->n && alive > 1; j++) {
+            if (cs[j] != PSI_CH_OPEN || !choice_impossible(r, g, ser, a, g->amb_cand[a->first + j]))
+                continue;
+            cs[j] = PSI_CH_EXCLUDED;
+            alive--;
+            ++*changed;
+        }
+        if (alive != 1)
+            continue;
+        for (uint32_t j = 0; j < a->n; j++) {
+            if (cs[j] == PSI_CH_EXCLUDED)
+                continue;
+            cs[j] = PSI_CH_NEWLY_FORCED;
+            forced++;
+            uint32_t w = g->amb_cand[a->first + j];
+            if (w != PSI_SRC_INIT)
+                st = psi_polygraph_add_known(g, g->op_txn[w], a->txn, PSI_EDGE_WR, a->key,
+                                             PSI_FROM_PRUNING, d);
+        }
+    }
+    /* The seeded consequences of the choices forced now are facts. */
+    for (uint64_t i = 0; forced && i < g->n_cond && st == PSI_OK; i++) {
+        const psi_cond_edge *e = &g->cond[i];
+        if (g->choice_state[e->choice] == PSI_CH_NEWLY_FORCED)
+            st = psi_polygraph_add_known(g, e->from, e->to, (psi_edge_type)e->type, e->key,
+                                         PSI_FROM_PRUNING, d);
+    }
+    for (uint32_t c = 0; forced && c < g->n_choices; c++)
+        if (g->choice_state[c] == PSI_CH_NEWLY_FORCED)
+            g->choice_state[c] = PSI_CH_FORCED;
+    return st;
+}
+
 static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t node,
                               psi_prune_result *res, psi_diag *d)
 {
@@ -151,11 +231,14 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             st = psi_polygraph_resolve(g, c, !e.bad, d);
             changed++;
         }
+        uint32_t settled = 0;
+        if (st == PSI_OK && g->n_amb)
+            st = prune_choices(&r, g, ser, &settled, d);
         psi_reach_free(&r);
         if (st != PSI_OK)
             return st;
         res->resolved += changed;
-        if (!changed)
+        if (!changed && !settled)
             break;
     }
     /* No more known edges from here: return the doubling slack before the

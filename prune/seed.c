@@ -116,6 +116,12 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
                                      t == PSI_INIT_TXN ? PSI_FROM_SEEDING_INIT : PSI_FROM_SEEDING,
                                      s->d);
     }
+    /* Reads with a choice of writers get the same edges, each conditional
+     * on its choice of this writer. */
+    const psi_cread *cr = t == PSI_INIT_TXN ? psi_polygraph_cinit(s->g, key, &n)
+                                            : psi_polygraph_creaders(s->g, op, &n);
+    for (uint32_t k = 0; k < n && st == PSI_OK; k++)
+        st = psi_polygraph_add_cond(s->g, cr[k].txn, to, PSI_EDGE_RW, key, cr[k].choice, s->d);
     return st;
 }
 
@@ -143,7 +149,9 @@ static psi_status seed_key(seeder *s, uint32_t key)
     }
     psi_status st;
     /* The initial transaction precedes every writer. */
-    if (s->g->i_off[key + 1] > s->g->i_off[key]) {
+    uint32_t n_ci;
+    psi_polygraph_cinit(s->g, key, &n_ci);
+    if (s->g->i_off[key + 1] > s->g->i_off[key] || n_ci) {
         for (uint32_t k = 0; k < ns; k++)
             s->cand[k] = s->segs[k].begin;
         uint32_t nc = minimal_candidates(s, ns);

@@ -433,7 +433,8 @@ static psi_status run_random(const psi_gen_opts *o, psi_gen_plan *p, psi_gen_rng
                 rep->writes++;
             }
             rep->ops++;
-            st = psi_builder_op(b, (psi_op_kind)op->kind, op->key, op->value, flags, d);
+            st = psi_builder_op(b, (psi_op_kind)op->kind, op->key,
+                                psi_gen_value(o, op->key, op->value), flags, d);
         }
         psi_txn_status ts = PSI_TXN_COMMITTED;
         if (psi_gen_rng_chance(r, o->abort_ratio))
@@ -495,6 +496,30 @@ static psi_status check_opts(const psi_gen_opts *o, psi_diag *d)
     return PSI_OK;
 }
 
+uint64_t psi_gen_value(const psi_gen_opts *o, uint32_t key, uint64_t v)
+{
+    if (!o->value_range || v == 0)
+        return v;
+    /* splitmix64 of (key, version): repeats without touching the RNG
+     * stream, so the store behaves exactly as with unique values. */
+    uint64_t x = ((uint64_t)key << 40) ^ v ^ (o->seed * 0x2545f4914f6cdd1dull);
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return 1 + x % o->value_range;
+}
+
+psi_status psi_gen_explicit_init(const psi_gen_opts *o, psi_builder *b, psi_diag *d)
+{
+    if (!o->explicit_init)
+        return PSI_OK;
+    psi_status st = psi_builder_begin(b, 0, 0, 0, d);
+    for (uint32_t k = 0; st == PSI_OK && k < o->keys; k++)
+        st = psi_builder_op(b, PSI_OP_WRITE, k, 0, 0, d);
+    return st == PSI_OK ? psi_builder_end(b, PSI_TXN_COMMITTED, d) : st;
+}
+
 psi_status psi_generate(const psi_gen_opts *o, psi_history **out, psi_gen_report *rep, psi_diag *d)
 {
     *out = NULL;
@@ -514,7 +539,10 @@ psi_status psi_generate(const psi_gen_opts *o, psi_history **out, psi_gen_report
     }
     psi_gen_rng r;
     psi_gen_rng_seed(&r, o->seed);
-    if (o->store == PSI_STORE_RANDOM)
+    st = psi_gen_explicit_init(o, b, d);
+    if (st != PSI_OK)
+        ;
+    else if (o->store == PSI_STORE_RANDOM)
         st = run_random(o, p, &r, b, rep, d);
     else
         st = psi_gen_store_run(o, p, &r, b, rep, d);

@@ -8,12 +8,17 @@
  * benchmark harness. Everything is deterministic per seed.
  *
  * Guarantees (see psi_gen_report):
- *  - values are unique per key and never 0 (0 is the initial value);
+ *  - values are unique per key and never 0 (0 is the initial value), unless
+ *    value_range is set: then each written value is 1..value_range, drawn
+ *    per (key, version) by a hash, so they repeat; what the store does
+ *    (versions, faults) is the same as without it;
  *  - a fault-free SI store yields a history that satisfies SI, a fault-free
  *    SER store one that satisfies SER (aborted transactions are recorded as
  *    aborted with the operations they executed; nobody reads their writes);
  *  - report.violations[f] > 0 means fault f fired in a way that provably
- *    breaks SI (so the history satisfies neither SI nor SER). */
+ *    breaks SI (so the history satisfies neither SI nor SER); with
+ *    value_range the proof is in the store's versions: a repeated value
+ *    can let another read-from explain the history. */
 #ifndef PSI_WORKLOAD_GEN_H
 #define PSI_WORKLOAD_GEN_H
 
@@ -82,7 +87,20 @@ typedef struct psi_gen_opts {
      * in PolySI's histories (true). */
     bool retry_aborted;
     uint64_t seed; /* 1 */
+    /* --value-range N: written values drawn from 1..N (0: unique counters). */
+    uint64_t value_range;
+    /* --explicit-init: the history starts with a transaction (session 0,
+     * id 0) writing 0 to every key 0..keys-1, the recorded initial state. */
+    bool explicit_init;
 } psi_gen_opts;
+
+/* The value written as version `v` (1, 2, ...) of key `key` under
+ * o->value_range (v itself when 0); 0 stays 0. */
+uint64_t psi_gen_value(const psi_gen_opts *o, uint32_t key, uint64_t v);
+
+/* Begins the history with the recorded initial state when
+ * o->explicit_init (see above). */
+psi_status psi_gen_explicit_init(const psi_gen_opts *o, psi_builder *b, psi_diag *d);
 
 typedef struct psi_gen_report {
     /* What was recorded, by status: committed + aborted + unknown == txns. */

@@ -373,7 +373,8 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];
-        rc = psi_builder_op(st->b, (psi_op_kind)op->kind, op->key, op->value, op->flags, st->d);
+        rc = psi_builder_op(st->b, (psi_op_kind)op->kind, op->key,
+                            psi_gen_value(o, op->key, op->value), op->flags, st->d);
         rep->reads += op->kind == PSI_OP_READ;
         rep->writes += op->kind == PSI_OP_WRITE;
     }

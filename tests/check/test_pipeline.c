@@ -44,6 +44,23 @@ static const expect cases[] = {
      PSI_REJECT, PSI_REJECT},
     {"fractured reads", "1:1:c w1=1 w2=1; 2:2:c w1=2 w2=2; 3:3:c r1=2 r2=1; 4:4:c r1=1 r2=2",
      PSI_REJECT, PSI_REJECT},
+    /* Repeated values (issue 11): reads with a choice of writers. */
+    {"lost update writing one value twice", "1:1:c r1=_ w1=5; 2:2:c r1=_ w1=5", PSI_REJECT,
+     PSI_REJECT},
+    {"lost update writing one value twice, read", "1:1:c r1=_ w1=5; 2:2:c r1=_ w1=5; 3:3:c r1=5",
+     PSI_REJECT, PSI_REJECT},
+    {"only the later writer explains the other read",
+     "1:1:c w1=5; 1:2:c w1=5 w2=7; 2:3:c r1=5 r2=7", PSI_ACCEPT, PSI_ACCEPT},
+    {"only the earlier writer explains the other read",
+     "1:1:c w1=5; 3:2:c w1=5 w2=7; 2:3:c r1=5 r2=_", PSI_ACCEPT, PSI_ACCEPT},
+    {"no writer explains both reads", "3:2:c w1=5 w2=7; 3:4:c w1=5; 2:3:c r1=5 r2=_", PSI_REJECT,
+     PSI_REJECT},
+    {"a read of 0 written again", "1:1:c w1=3; 1:2:c w1=0; 2:3:c r1=3; 2:4:c r1=_", PSI_ACCEPT,
+     PSI_ACCEPT},
+    {"recorded initial state, then a lost update", "0:100:c w1=0; 1:1:c r1=_ w1=1; 2:2:c r1=_ w1=2",
+     PSI_REJECT, PSI_REJECT},
+    {"recorded initial state, then a write skew",
+     "0:100:c w1=0 w2=0; 1:1:c r1=_ r2=_ w1=1; 2:2:c r1=_ r2=_ w2=2", PSI_ACCEPT, PSI_REJECT},
 };
 
 static psi_verdict run(const expect *e, bool ser, unsigned flags, psi_reject_reason *why)

@@ -94,18 +94,117 @@ static void test_clean_history(void **state)
     psi_history_free(h);
 }
 
-static void test_duplicate_write_is_input_error(void **state)
+/* The external id of the transaction owning candidate j of read a
+ * (0 for the initial transaction). */
+static unsigned long long cand_id(const psi_history *h, const psi_index *idx, uint32_t a,
+                                  uint32_t j)
+{
+    uint32_t w = idx->amb_cand[idx->amb[a].first + j];
+    return w == PSI_SRC_INIT ? 0 : (unsigned long long)h->txns[idx->op_txn[w]].id;
+}
+
+/* The ambiguous read of transaction id `id`, or UINT32_MAX. */
+static uint32_t amb_of(const psi_history *h, const psi_index *idx, uint64_t id)
+{
+    for (uint32_t a = 0; a < idx->n_amb; a++)
+        if (h->txns[idx->amb[a].txn].id == id)
+            return a;
+    return UINT32_MAX;
+}
+
+static void test_repeated_values_give_candidates(void **state)
 {
     (void)state;
-    psi_history *h = mk("1:1:c w7=3; 2:2:a w7=3");
+    psi_history *h = mk("1:1:c w7=3; 2:2:a w7=3; 3:3:c w7=3; 4:4:c r7=3; 1:5:c r7=3;"
+                        "5:6:c r8=_; 6:7:c w8=0;"                   /* 0 written: init too */
+                        "9:11:c w10=4; 9:12:c w10=4; 9:13:c r10=4;" /* own session: last */
+                        "10:14:c r10=4;"                            /* other session */
+                        "11:15:c w11=5 w11=6; 12:16:c w11=5; 13:17:c r11=5;" /* G1b excluded */
+                        "14:18:c r12=7 w12=7; 15:19:c w12=7"); /* own write excluded */
     psi_index idx;
     psi_diag d;
-    assert_int_equal(psi_index_build(h, &idx, &d), PSI_ERR_INPUT);
-    assert_non_null(strstr(d.msg, "value 3"));
-    assert_non_null(strstr(d.msg, "key 7"));
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    assert_int_equal(idx.n_anomalies, 0);
+    assert_non_null(idx.dup_prev);
+    uint32_t a = amb_of(h, &idx, 4); /* aborted (2,2) is no candidate */
+    assert_int_not_equal(a, UINT32_MAX);
+    assert_int_equal(idx.amb[a].n, 2);
+    assert_int_equal(cand_id(h, &idx, a, 0), 1);
+    assert_int_equal(cand_id(h, &idx, a, 1), 3);
+    assert_true(idx.op_info[idx.amb[a].op] & PSI_OI_AMBIG);
+    assert_int_equal(idx.read_src[idx.amb[a].op], PSI_SRC_NONE);
+    a = amb_of(h, &idx, 5); /* (1,1) earlier in the session, (3,3) elsewhere */
+    assert_int_not_equal(a, UINT32_MAX);
+    assert_int_equal(idx.amb[a].n, 2);
+    a = amb_of(h, &idx, 6); /* the writer of 0, and the initial value (last) */
+    assert_int_not_equal(a, UINT32_MAX);
+    assert_int_equal(idx.amb[a].n, 2);
+    assert_int_equal(cand_id(h, &idx, a, 0), 7);
+    assert_int_equal(cand_id(h, &idx, a, 1), 0);
+    /* (9,13) reads from its own session: (9,12) overwrites (9,11); and
+     * (14,18)'s own write is no candidate: one writer each is left. */
+    assert_int_equal(amb_of(h, &idx, 13), UINT32_MAX);
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (h->txns[t].id == 13) {
+            uint32_t w = idx.read_src[h->txns[t].first_op];
+            assert_int_equal(h->txns[idx.op_txn[w]].id, 12);
+        }
+        if (h->txns[t].id == 17) { /* (11,15)'s w11=5 is intermediate */
+            uint32_t w = idx.read_src[h->txns[t].first_op];
+            assert_int_equal(h->txns[idx.op_txn[w]].id, 16);
+        }
+        if (h->txns[t].id == 18) {
+            uint32_t w = idx.read_src[h->txns[t].first_op];
+            assert_int_equal(h->txns[idx.op_txn[w]].id, 19);
+        }
+    }
+    /* (10,14) is another session: both session-9 writers remain. */
+    a = amb_of(h, &idx, 14);
+    assert_int_not_equal(a, UINT32_MAX);
+    assert_int_equal(idx.amb[a].n, 2);
+    assert_int_equal(cand_id(h, &idx, a, 0), 11);
+    assert_int_equal(cand_id(h, &idx, a, 1), 12);
+    psi_index_free(&idx);
+    psi_history_free(h);
+}
+
+static void test_recorded_initial_state(void **state)
+{
+    (void)state;
+    /* (0,100) writes only 0 and starts first (src 0 everywhere: lowest
+     * index, session 0 sorts first). */
+    psi_history *h = mk("0:100:c w1=0 w2=0; 1:1:c r1=_ w1=5; 2:2:c r1=_ r2=_");
+    psi_init_opts none = {.mode = PSI_INIT_NONE};
+    uint32_t t;
+    psi_diag d;
+    assert_int_equal(psi_index_mark_initial(h, &none, &t, &d), PSI_OK);
+    assert_int_equal(t, 0);
+    psi_index idx;
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    assert_int_equal(idx.n_amb, 3); /* reads of 0: (0,100) or the initial value */
+    psi_index_free(&idx);
+    assert_int_equal(psi_index_mark_initial(h, NULL, &t, &d), PSI_OK);
+    assert_int_equal(h->txns[t].id, 100);
+    assert_int_equal(h->txns[t].status, PSI_TXN_INITIAL);
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    assert_int_equal(idx.n_amb, 0);
+    assert_int_equal(idx.init_txn, t);
+    assert_int_equal(idx.n_committed, 2);
+    psi_index_free(&idx);
+    psi_history_free(h);
+
+    /* Named: must exist and only write 0. An unknown first transaction is
+     * not taken by auto. */
+    h = mk("0:100:u w1=0; 1:1:c w1=5 w2=0; 2:2:c r1=_");
+    psi_init_opts named = {.mode = PSI_INIT_NAMED, .session = 1, .id = 1};
+    assert_int_equal(psi_index_mark_initial(h, &named, &t, &d), PSI_ERR_INPUT);
     assert_non_null(strstr(d.msg, "(1,1)"));
-    assert_non_null(strstr(d.msg, "(2,2)"));
-    assert_null(idx.op_txn); /* nothing half-built is left behind */
+    named.id = 9;
+    assert_int_equal(psi_index_mark_initial(h, &named, &t, &d), PSI_ERR_INPUT);
+    assert_int_equal(psi_index_mark_initial(h, NULL, &t, &d), PSI_OK);
+    assert_int_equal(t, 0);
+    named = (psi_init_opts){.mode = PSI_INIT_NAMED, .session = 0, .id = 100};
+    assert_int_equal(psi_index_mark_initial(h, &named, &t, &d), PSI_ERR_INPUT); /* unknown */
     psi_history_free(h);
 }
 
@@ -256,7 +355,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_history),
-        cmocka_unit_test(test_duplicate_write_is_input_error),
+        cmocka_unit_test(test_repeated_values_give_candidates),
+        cmocka_unit_test(test_recorded_initial_state),
         cmocka_unit_test(test_graph_free_anomalies),
         cmocka_unit_test(test_unknown_outcomes_settle_transitively),
         cmocka_unit_test(test_long_transaction),

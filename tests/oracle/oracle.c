@@ -2,14 +2,20 @@
  * definitions, slow on purpose, and written without any help from the
  * checker's own code: its own writer index, its own graph, its own cycle
  * test. Steps:
- *   1. index every write (key, value) -> (txn, op); reject duplicates;
+ *   0. a recorded initial state (the first transaction in the file, when
+ *      committed and only writing 0) is T0 itself;
+ *   1. index every write (key, value) -> (txn, op); values may repeat;
  *   2. decide which transactions take part (committed, plus UNKNOWN ones
- *      read by a participant, to a fixpoint);
- *   3. graph-free checks: INT, G1a, G1b, unknown values, future reads;
- *   4. for every choice of a version order per key, build SO ∪ WR ∪ WW and
- *      RW as boolean matrices and test Theorem 6: SER iff SO∪WR∪WW∪RW is
- *      acyclic, SI iff (SO∪WR∪WW) ∪ (SO∪WR∪WW);RW is acyclic, for some
- *      choice. */
+ *      read by a participant when no participant wrote what it read, to a
+ *      fixpoint);
+ *   3. graph-free checks: INT, and per external read its candidate
+ *      writers (participants other than the reader whose last write of
+ *      the key wrote the value, and T0 for 0); none left: G1a, G1b,
+ *      unknown value or future read;
+ *   4. for every choice of a version order per key and of a writer per
+ *      read, build SO ∪ WR ∪ WW and RW as boolean matrices and test
+ *      Theorem 6: SER iff SO∪WR∪WW∪RW is acyclic, SI iff (SO∪WR∪WW) ∪
+ *      (SO∪WR∪WW);RW is acyclic, for some choice. */
 #include "oracle.h"
 
 #include <stdlib.h>
@@ -25,7 +31,8 @@ typedef struct wrec {
 typedef struct rrec {
     uint32_t reader; /* compact index */
     uint32_t key;
-    uint32_t writer; /* compact index; 0 is T0 */
+    uint32_t writer;        /* the current choice: compact index; 0 is T0 */
+    uint32_t first, n, cur; /* candidates o->cand[first .. first + n), cur chosen */
 } rrec;
 
 /* A square boolean matrix over the participating transactions. */
@@ -156,6 +163,9 @@ typedef struct oracle {
     uint32_t n_part; /* compact indices 0..n_part; 0 is T0 */
     rrec *reads;     /* external reads from other transactions */
     size_t n_reads;
+    uint32_t *cand; /* candidate writers of the reads (compact indices) */
+    size_t n_cand, cap_cand;
+    uint32_t init_txn; /* the recorded initial state (history index), 0 if none */
 
     /* Version orders: key k's writers (compact ids, T0 excluded) are
      * ord[kfirst[k] .. kfirst[k+1]); pos[k * n_part + c] is c's place. */
@@ -185,6 +195,8 @@ static bool index_writes(oracle *o)
         return false;
     for (uint32_t t = 1; t < h->n_txns; t++) {
         const psi_txn *tx = &h->txns[t];
+        if (t == o->init_txn)
+            continue;
         for (uint32_t i = tx->first_op; i < tx->first_op + tx->n_ops; i++)
             if (h->ops[i].kind == PSI_OP_WRITE)
                 o->writes[o->n_writes++] =
@@ -200,7 +212,7 @@ static void decide_participants(oracle *o)
     const psi_history *h = o->h;
     o->part[0] = true;
     for (uint32_t t = 1; t < h->n_txns; t++)
-        o->part[t] = h->txns[t].status == PSI_TXN_COMMITTED;
+        o->part[t] = h->txns[t].status == PSI_TXN_COMMITTED && t != o->init_txn;
     bool changed = true;
     while (changed) {
         changed = false;
@@ -212,11 +224,20 @@ static void decide_participants(oracle *o)
                 const psi_op *op = &h->ops[i];
                 if (op->kind != PSI_OP_READ || is_init_read(op))
                     continue;
-                const wrec *w = find_write(o->writes, o->n_writes, op->key, op->value);
-                if (w && !o->part[w->txn] && h->txns[w->txn].status == PSI_TXN_UNKNOWN) {
-                    o->part[w->txn] = true;
-                    changed = true;
-                }
+                const wrec *w0 = find_write(o->writes, o->n_writes, op->key, op->value);
+                if (!w0)
+                    continue;
+                const wrec *end = o->writes + o->n_writes, *w;
+                bool have = false;
+                for (w = w0; w < end && w->key == op->key && w->value == op->value; w++)
+                    have |= o->part[w->txn] && w->txn != t;
+                if (have)
+                    continue;
+                for (w = w0; w < end && w->key == op->key && w->value == op->value; w++)
+                    if (!o->part[w->txn] && h->txns[w->txn].status == PSI_TXN_UNKNOWN) {
+                        o->part[w->txn] = true;
+                        changed = true;
+                    }
             }
         }
     }
@@ -255,22 +276,55 @@ static oracle_verdict check_txn(oracle *o, uint32_t t)
                 return finish(o, ORACLE_REJECT, ORACLE_WHY_INT, t);
             continue;
         }
-        uint32_t writer = 0; /* T0 */
-        if (got != 0) {
-            const wrec *w = find_write(o->writes, o->n_writes, op->key, got);
-            if (!w)
-                return finish(o, ORACLE_REJECT, ORACLE_WHY_NO_WRITER, t);
-            if (!o->part[w->txn])
-                return finish(o, ORACLE_REJECT, ORACLE_WHY_ABORTED_READ, t);
-            if (w->txn == t)
-                return finish(o, ORACLE_REJECT, ORACLE_WHY_FUTURE_READ, t);
-            const psi_txn *wt = &h->txns[w->txn];
-            for (uint32_t j = w->op + 1; j < wt->first_op + wt->n_ops; j++)
-                if (h->ops[j].kind == PSI_OP_WRITE && h->ops[j].key == op->key)
-                    return finish(o, ORACLE_REJECT, ORACLE_WHY_INTERMEDIATE_READ, t);
-            writer = o->cid[w->txn];
+        /* Candidates: every participant other than t whose last write of
+         * the key wrote the value, and T0 for the initial value. */
+        uint32_t first = (uint32_t)o->n_cand, n = 0;
+        oracle_reason why = ORACLE_WHY_NO_WRITER;
+        const wrec *w = find_write(o->writes, o->n_writes, op->key, got);
+        size_t most = 1;
+        for (const wrec *v = w;
+             v && v < o->writes + o->n_writes && v->key == op->key && v->value == got; v++)
+            most++;
+        if (o->n_cand + most > o->cap_cand) {
+            size_t cap = 2 * (o->n_cand + most);
+            uint32_t *c = realloc(o->cand, cap * sizeof *c);
+            if (!c)
+                return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
+            o->cand = c;
+            o->cap_cand = cap;
         }
-        o->reads[o->n_reads++] = (rrec){.reader = o->cid[t], .key = op->key, .writer = writer};
+        if (got == 0) {
+            o->cand[o->n_cand++] = 0;
+            n++;
+        }
+        for (; w && w < o->writes + o->n_writes && w->key == op->key && w->value == got; w++) {
+            if (!o->part[w->txn]) {
+                why = ORACLE_WHY_ABORTED_READ;
+                continue;
+            }
+            if (w->txn == t) {
+                why = ORACLE_WHY_FUTURE_READ;
+                continue;
+            }
+            const psi_txn *wt = &h->txns[w->txn];
+            bool later = false;
+            for (uint32_t j = w->op + 1; j < wt->first_op + wt->n_ops; j++)
+                later |= h->ops[j].kind == PSI_OP_WRITE && h->ops[j].key == op->key;
+            if (later) {
+                why = ORACLE_WHY_INTERMEDIATE_READ;
+                continue;
+            }
+            o->cand[o->n_cand++] = o->cid[w->txn];
+            n++;
+        }
+        if (n == 0)
+            return finish(o, ORACLE_REJECT, why, t);
+        o->reads[o->n_reads++] = (rrec){.reader = o->cid[t],
+                                        .key = op->key,
+                                        .writer = o->cand[first],
+                                        .first = first,
+                                        .n = n,
+                                        .cur = 0};
     }
     return ORACLE_ACCEPT;
 }
@@ -289,8 +343,6 @@ static void build_base(oracle *o)
             prev = o->cid[t];
         }
     }
-    for (size_t r = 0; r < o->n_reads; r++)
-        bmat_set(&o->base, o->reads[r].writer, o->reads[r].reader);
 }
 
 /* Builds the per-key writer lists; returns false when the space is too big. */
@@ -352,6 +404,8 @@ static bool choice_ok(oracle *o)
                 bmat_set(&o->dep, ord[i], ord[j]);
         }
     }
+    for (size_t r = 0; r < o->n_reads; r++)
+        bmat_set(&o->dep, o->reads[r].writer, o->reads[r].reader);
     for (size_t r = 0; r < o->n_reads; r++) {
         const rrec *rd = &o->reads[r];
         uint32_t k = rd->key, cnt = o->kfirst[k + 1] - o->kfirst[k];
@@ -389,7 +443,18 @@ static oracle_verdict search(oracle *o)
             o->res->orders_tried++;
         if (choice_ok(o))
             return finish(o, ORACLE_ACCEPT, ORACLE_WHY_NONE, 0);
-        /* odometer over keys, each digit a permutation */
+        /* odometer over reads (each digit a writer) then keys (each digit
+         * a permutation) */
+        size_t r = 0;
+        for (; r < o->n_reads; r++) {
+            rrec *rd = &o->reads[r];
+            rd->cur = rd->cur + 1 < rd->n ? rd->cur + 1 : 0;
+            rd->writer = o->cand[rd->first + rd->cur];
+            if (rd->cur != 0)
+                break;
+        }
+        if (r < o->n_reads)
+            continue;
         uint32_t k = 0;
         for (; k < h->n_keys; k++)
             if (next_perm(o->ord + o->kfirst[k], o->kfirst[k + 1] - o->kfirst[k]))
@@ -397,6 +462,28 @@ static oracle_verdict search(oracle *o)
         if (k == h->n_keys)
             return finish(o, ORACLE_REJECT, ORACLE_WHY_CYCLE, 0);
     }
+}
+
+/* Step 0: the transaction that starts first in the input (smallest src,
+ * then lowest index), when committed and only writing 0; or one a check
+ * already marked PSI_TXN_INITIAL. 0 if none. */
+static uint32_t recorded_init(const psi_history *h)
+{
+    uint32_t first = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (h->txns[t].status == PSI_TXN_INITIAL)
+            return t;
+        if (first == 0 || h->txns[t].src < h->txns[first].src)
+            first = t;
+    }
+    if (first == 0 || h->txns[first].status != PSI_TXN_COMMITTED || h->txns[first].n_ops == 0)
+        return 0;
+    for (uint32_t i = 0; i < h->txns[first].n_ops; i++) {
+        const psi_op *op = &h->ops[h->txns[first].first_op + i];
+        if (op->kind != PSI_OP_WRITE || op->value != 0)
+            return 0;
+    }
+    return first;
 }
 
 static oracle_verdict run(oracle *o)
@@ -407,15 +494,13 @@ static oracle_verdict run(oracle *o)
     for (uint32_t i = 0; i < h->n_ops; i++)
         if (h->ops[i].flags & PSI_OPF_LIST)
             return finish(o, ORACLE_INVALID, ORACLE_WHY_LIST, 0);
+    bool zero_initial = h->format != PSI_FMT_EDN && h->format != PSI_FMT_COBRA;
+    o->init_txn = zero_initial ? recorded_init(h) : 0;
     if (!index_writes(o))
         return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
-    for (size_t i = 0; i < o->n_writes; i++) {
-        if (o->writes[i].value == 0)
+    for (size_t i = 0; i < o->n_writes; i++)
+        if (o->writes[i].value == 0 && !zero_initial)
             return finish(o, ORACLE_INVALID, ORACLE_WHY_ZERO_WRITE, o->writes[i].txn);
-        if (i > 0 && o->writes[i].key == o->writes[i - 1].key &&
-            o->writes[i].value == o->writes[i - 1].value)
-            return finish(o, ORACLE_INVALID, ORACLE_WHY_DUPLICATE_WRITE, o->writes[i].txn);
-    }
 
     o->part = calloc(h->n_txns ? h->n_txns : 1, sizeof *o->part);
     o->cid = malloc((h->n_txns ? h->n_txns : 1) * sizeof *o->cid);
@@ -450,6 +535,14 @@ static oracle_verdict run(oracle *o)
     bool fits = build_orders(o, &space);
     if (o->res)
         o->res->orders = space;
+    for (size_t r = 0; fits && r < o->n_reads; r++) {
+        if (space > o->max_orders / o->reads[r].n)
+            fits = false;
+        else
+            space *= o->reads[r].n;
+    }
+    if (o->res)
+        o->res->orders = space;
     if (!fits)
         return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
     o->pos = calloc((size_t)h->n_keys * np + 1, sizeof *o->pos);
@@ -470,6 +563,7 @@ oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_o
     free(o.part);
     free(o.cid);
     free(o.reads);
+    free(o.cand);
     free(o.ord);
     free(o.kfirst);
     free(o.pos);

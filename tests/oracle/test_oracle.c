@@ -160,10 +160,41 @@ static void test_graph_free(void **state)
     expect_why("1: w1=1 w1=2 r1=1", R, ORACLE_WHY_INT);
     expect_why("1: r1=7", R, ORACLE_WHY_NO_WRITER);
     expect_why("1: r1=1 w1=1", R, ORACLE_WHY_FUTURE_READ);
-    expect_why("1: w1=1; 2: w1=1", ORACLE_INVALID, ORACLE_WHY_DUPLICATE_WRITE);
-    expect_why("1a: w1=1; 2: w1=1", ORACLE_INVALID, ORACLE_WHY_DUPLICATE_WRITE);
+    /* a repeated value's read needs one valid writer */
+    expect_why("1a: w1=1; 2: w1=1 w1=2; 3: r1=1", R, ORACLE_WHY_INTERMEDIATE_READ);
+    expect("1a: w1=1; 2: w1=1; 3: r1=1", A, A);
     /* aborted transactions' own reads do not matter */
     expect("1a: r1=5 w1=1 r1=9; 2: r1=0", A, A);
+}
+
+static void test_repeated_values(void **state)
+{
+    (void)state;
+    expect("1: w1=1; 2: w1=1", A, A);
+    /* a lost update whose two overwrites write the same value */
+    expect("1: r1=0 w1=5; 2: r1=0 w1=5", R, R);
+    expect("1: r1=0 w1=5; 2: r1=0 w1=5; 3: r1=5", R, R);
+    /* only the later writer (same session) explains both reads */
+    expect("1: w1=5; 1: w1=5 w2=7; 2: r1=5 r2=7", A, A);
+    /* reading y's initial value, x must come from the earlier writer */
+    expect("1: w1=5; 3: w1=5 w2=7; 2: r1=5 r2=0", A, A);
+    expect("1: w1=5; 1: w1=5 w2=7; 2: r1=5 r2=0", A, A);
+    expect("1: w1=5 w2=7; 2: r1=5 r2=0", R, R);
+    /* a read of 0 written explicitly: the writer or the initial value */
+    expect("1: w1=1; 2: w1=0; 3: r1=1 r1=1; 3: r1=0", A, A);
+    expect("1: w1=1; 1: r1=0", R, R);
+    expect("1: w1=1; 2: r1=1 w1=0; 1: r1=0", A, A);
+}
+
+static void test_recorded_initial_state(void **state)
+{
+    (void)state;
+    /* session 0's first transaction starts first and only writes 0: it is
+     * the initial state, so a write skew stays one */
+    expect("0: w1=0 w2=0; 1: r1=0 r2=0 w1=1; 2: r1=0 r2=0 w2=2", A, R);
+    expect("0: w1=0; 1: r1=0 w1=1; 2: r1=0 w1=2", R, R);
+    /* floating, the writer of 0 could run between them and hide it */
+    expect("5: w1=0 w2=0; 1: r1=0 r2=0 w1=1; 2: r1=0 r2=0 w2=2", A, A);
 }
 
 static void test_unknown(void **state)
@@ -228,6 +259,8 @@ int main(void)
         cmocka_unit_test(test_causality),
         cmocka_unit_test(test_init_after_own_write),
         cmocka_unit_test(test_graph_free),
+        cmocka_unit_test(test_repeated_values),
+        cmocka_unit_test(test_recorded_initial_state),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_too_big),
         cmocka_unit_test(test_rmw_and_ser_only),

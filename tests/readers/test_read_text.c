@@ -197,9 +197,6 @@ static void test_input_errors(void **state)
     /* ... also on consecutive lines */
     expect_text_error("w(1,1,1,7)\nr(1,1,2,7)\n", PSI_ERR_INPUT, "mem.txt:2:7:",
                       "transaction 7 is in session 2 here but in session 1 at line 1");
-    /* a write of 0 collides with the initial value */
-    expect_text_error("w(1,1,1,1)\nw(42,0,1,2)\n", PSI_ERR_INPUT,
-                      "mem.txt:2:6:", "write of value 0 to key 42");
 }
 
 static void test_empty(void **state)

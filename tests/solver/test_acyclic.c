@@ -428,6 +428,41 @@ static void test_larger_random_agree(void **state)
     assert_true(sat > 10 && unsat > 10);
 }
 
+/* Phase hints: known edges 0->1->3 give depths 0, 1, 2 and leave 2 at
+ * depth 0, so the known graph's order is 0, 2, 1, 3. Variable 1 labels
+ * 2->1 (agrees with it), its negation 1->2 (disagrees); both sides are
+ * acyclic, so only the hint makes the first model choose 1 true: the
+ * solver's own first phase is false (initial_phase 0). Without the hint
+ * the same instance gives 1 false, which the second half checks. */
+static void test_phase_hints(void **state)
+{
+    (void)state;
+    for (int hint = 1; hint >= 0; hint--) {
+        psi_sat *s = psi_sat_new();
+        psi_acyc *g = psi_acyc_new(s, 4, PSI_ACYC_SER);
+        assert_non_null(g);
+        assert_true(psi_acyc_add_edge(g, 0, 1, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 1, 3, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 2, 1, PSI_EDGE_DEP, 1, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 1, 2, PSI_EDGE_DEP, -1, 0) >= 0);
+        if (hint)
+            assert_int_equal(psi_acyc_suggest_phases(g), 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        assert_int_equal(psi_sat_value(s, 1), hint ? 1 : -1);
+        psi_sat_free(s);
+        psi_acyc_free(g);
+    }
+    /* The plain API: a free variable takes the suggested polarity. */
+    psi_sat *s = psi_sat_new();
+    int c[] = {1, 2};
+    assert_int_equal(psi_sat_add_clause(s, c, 2), 0);
+    assert_int_equal(psi_sat_set_phase(s, 3), 0);
+    assert_int_equal(psi_sat_set_phase(s, 0), PSI_SAT_EINVAL);
+    assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+    assert_int_equal(psi_sat_value(s, 3), 1);
+    psi_sat_free(s);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -451,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_si_semantics),
         cmocka_unit_test(test_short_conflict),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_phase_hints),
         cmocka_unit_test(test_random_small_with_propagation),
         cmocka_unit_test(test_random_small_without_propagation),
         cmocka_unit_test(test_larger_random_agree),
