@@ -64,7 +64,8 @@ static bool read_u64(const char **p, const char *end, uint64_t *v)
 }
 
 /* PolySI text: the k-th line (from 0) of transaction t at or after its
- * first line, "r(KEY,VALUE,SESSION,TXN)" with t's session and id. */
+ * first line, "r(KEY,VALUE,SESSION,TXN)" with t's session and id (TXN -1
+ * for an aborted transaction: IsoVista's aborted write on line src). */
 static bool locate_text(const psi_history *h, const src_file *f, uint32_t t, uint32_t op,
                         psi_place *pl)
 {
@@ -84,14 +85,28 @@ static bool locate_text(const psi_history *h, const src_file *f, uint32_t t, uin
             while (p < e && (*p == ' ' || *p == '\t'))
                 p++;
             is_op = p < e && *p++ == '(';
+            bool minus_one = false; /* TXN -1: an aborted write (read_text.c) */
             for (int i = 0; i < 4 && is_op; i++) {
+                if (i == 3) {
+                    while (p < e && (*p == ' ' || *p == '\t'))
+                        p++;
+                    minus_one = e - p >= 2 && p[0] == '-' && p[1] == '1';
+                    if (minus_one) {
+                        p += 2;
+                        v[3] = 0;
+                        continue;
+                    }
+                }
                 is_op = read_u64(&p, e, &v[i]);
                 while (p < e && (*p == ' ' || *p == '\t'))
                     p++;
                 if (is_op && i < 3)
                     is_op = p < e && *p++ == ',';
             }
-            if (is_op && v[2] == h->sessions[tx->session].id && v[3] == tx->id && seen++ == k) {
+            /* The reader gives each -1 line its own aborted transaction,
+             * whose id is not in the file: it starts at its line. */
+            bool same_txn = minus_one ? tx->status == PSI_TXN_ABORTED : v[3] == tx->id;
+            if (is_op && v[2] == h->sessions[tx->session].id && same_txn && seen++ == k) {
                 const psi_op *o = &h->ops[op];
                 if (v[0] != h->keys[o->key] || v[1] != o->value ||
                     (kind == 'w') != (o->kind == PSI_OP_WRITE))

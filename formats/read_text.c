@@ -1,35 +1,53 @@
-/* Reader of the PolySI text format (formats.md §1):
+/* Reader of the PolySI text format (formats.md §1), with IsoVista's
+ * aborted writes:
  *
  *     r(KEY,VALUE,SESSION,TXN)      a read
  *     w(KEY,VALUE,SESSION,TXN)      a write
+ *     w(KEY,VALUE,SESSION,-1)       an aborted write (IsoVista)
  *
- * all four fields non-negative decimal u64. Spaces and tabs are accepted
- * around every token, blank lines and `#` comments (whole-line or after an
- * operation) are skipped, CRLF line ends and a leading UTF-8 byte order
- * mark are fine; anything else is a syntax error naming line:column and
- * what was expected there.
+ * KEY, VALUE and SESSION are non-negative decimal u64, TXN too or exactly
+ * -1 on a write. Spaces and tabs are accepted around every token, blank
+ * lines and `#` comments (whole-line or after an operation) are skipped,
+ * CRLF line ends and a leading UTF-8 byte order mark are fine; anything
+ * else is a syntax error naming line:column and what was expected there.
  *
- * Model mapping: session and transaction ids are kept as given; every
- * transaction is committed. Lines with the same TXN form one transaction in
- * file order, even when other transactions' lines come between them; a
- * session's transactions are ordered by their first line. One TXN id under
- * two sessions is refused (it cannot be one transaction, and guessing which
- * line is wrong would hide a broken recorder). A read of 0 reads the initial
- * value (PSI_OPF_INIT); a write of 0 writes the initial value again (a
- * recorded initial state, or a repeated value: core/index.h).
+ * Model mapping: session and transaction ids are kept as given (the
+ * builder interns them to dense indices, so sparse or huge ids cost
+ * nothing and reports show the file's own ids); every transaction is
+ * committed. Lines with the same TXN form one transaction in file order,
+ * even when other transactions' lines come between them; a session's
+ * transactions are ordered by their first line. One TXN id under two
+ * sessions is refused (it cannot be one transaction, and guessing which
+ * line is wrong would hide a broken recorder). A read of 0 reads the
+ * initial value (PSI_OPF_INIT); a write of 0 writes the initial value
+ * again (a recorded initial state, or a repeated value: core/index.h).
+ *
+ * TXN -1 (IsoVista's text histories): the write did not commit. IsoVista
+ * keeps such writes as a bag of (key, value) pairs with no transaction of
+ * their own, so each -1 line becomes its own aborted transaction (one
+ * write), in its line's session, placed after that session's committed
+ * transactions (aborted transactions take no part in session order). It
+ * gets the first transaction id not used in the file above the largest
+ * one (wrapping to the smallest free id), in file order; txn.src is its
+ * line, so a read of its value is reported as G1a at the reading line and
+ * the write is located at its own line. IsoVista silently drops reads
+ * with TXN -1; here they are refused (a read cannot abort on its own, so
+ * such a line means a broken recorder), as is any other negative TXN.
  *
  * Usually each transaction's lines are contiguous, and one pass hands the
- * operations straight to the builder with nothing stored per operation. If
- * a transaction id comes back after another transaction's lines, reading
- * starts over in grouping mode: every line goes into a flat array of
- * records (24 bytes per operation, no per-operation allocation), grouped by
- * TXN with a JudyL map, then handed over transaction by transaction. */
+ * operations straight to the builder with nothing stored per operation
+ * (aborted writes, rare, are kept aside and built last). If a transaction
+ * id comes back after another transaction's lines, reading starts over in
+ * grouping mode: every line goes into a flat array of records (24 bytes
+ * per operation, no per-operation allocation), grouped by TXN with a JudyL
+ * map, then handed over transaction by transaction. */
 #include "formats/read.h"
 
 #include "core/vec.h"
 #include "formats/input.h"
 
 #include <Judy.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +65,17 @@ typedef struct text_group {
     uint32_t next; /* counting sort: next slot */
 } text_group;
 
+/* An aborted write (TXN -1), kept aside until every id in the file is known. */
+typedef struct text_aborted {
+    uint64_t key, value, session;
+    uint64_t line; /* its line: txn.src of its transaction */
+} text_aborted;
+
+typedef struct text_aborted_vec {
+    text_aborted *v;
+    size_t n, cap;
+} text_aborted_vec;
+
 typedef struct text_parser {
     const char *name;
     const char *p, *end;
@@ -55,6 +84,7 @@ typedef struct text_parser {
     psi_diag *d;
     const char *begin;            /* the input's first byte, for progress */
     const psi_progress *progress; /* may be NULL */
+    text_aborted_vec *aborted;    /* borrowed: the TXN -1 writes read so far */
 } text_parser;
 
 /* Reports the bytes parsed so far, every PSI_INPUT_PROGRESS_EVERY ops. */
@@ -134,9 +164,41 @@ static psi_status expect_char(text_parser *tp, char c, const char *what)
     return expected(tp, tp->p, what);
 }
 
+/* Parses the TXN field: a u64, or exactly -1 on a write (*aborted set).
+ * Any other negative number, and -1 on a read, is refused at its column. */
+static psi_status parse_txn(text_parser *tp, char kind, uint64_t *v, bool *aborted,
+                            const char **start)
+{
+    skip_spaces(tp);
+    *aborted = false;
+    const char *p = tp->p;
+    if (p >= tp->end || *p != '-')
+        return parse_u64(tp, "TXN", v, start);
+    *start = p;
+    const char *q = p + 1;
+    while (q < tp->end && *q >= '0' && *q <= '9')
+        q++;
+    int n = (int)(q - p);
+    bool minus_one = n == 2 && p[1] == '1';
+    if (minus_one && kind == 'r')
+        return psi_diag_line(tp->d, PSI_ERR_INPUT, tp->name, tp->line, col_of(tp, p),
+                             "TXN -1 on a read: -1 marks an aborted write (IsoVista), and a "
+                             "read cannot be one");
+    if (!minus_one)
+        return psi_diag_line(tp->d, PSI_ERR_SYNTAX, tp->name, tp->line, col_of(tp, p),
+                             "negative TXN %.*s%s: TXN is a non-negative decimal, or -1 for an "
+                             "aborted write (IsoVista)",
+                             n > 21 ? 21 : n, p, n > 21 ? "..." : "");
+    tp->p = q;
+    *aborted = true;
+    *v = 0;
+    return PSI_OK;
+}
+
 /* One parsed operation line. */
 typedef struct text_op {
     uint64_t key, value, session, txn;
+    bool aborted; /* TXN -1: txn is meaningless */
     uint8_t kind;
     uint64_t line;
     uint64_t col_op, col_session; /* columns, for diagnostics */
@@ -171,11 +233,14 @@ static psi_status next_op(text_parser *tp, text_op *op, bool *have)
             return st;
         uint64_t f[4];
         const char *at[4];
-        static const char *const field[4] = {"KEY", "VALUE", "SESSION", "TXN"};
+        bool aborted = false;
+        static const char *const field[3] = {"KEY", "VALUE", "SESSION"};
         for (int i = 0; i < 4; i++) {
             if (i > 0 && (st = expect_char(tp, ',', "','")) != PSI_OK)
                 return st;
-            if ((st = parse_u64(tp, field[i], &f[i], &at[i])) != PSI_OK)
+            st = i < 3 ? parse_u64(tp, field[i], &f[i], &at[i])
+                       : parse_txn(tp, c, &f[i], &aborted, &at[i]);
+            if (st != PSI_OK)
                 return st;
         }
         if ((st = expect_char(tp, ')', "')' after TXN")) != PSI_OK)
@@ -187,6 +252,7 @@ static psi_status next_op(text_parser *tp, text_op *op, bool *have)
                         .value = f[1],
                         .session = f[2],
                         .txn = f[3],
+                        .aborted = aborted,
                         .kind = c == 'w' ? PSI_OP_WRITE : PSI_OP_READ,
                         .line = tp->line,
                         .col_op = col_of(tp, op_start),
@@ -227,6 +293,55 @@ static psi_status add_op(psi_builder *b, uint8_t kind, uint64_t key, uint64_t va
     return psi_builder_op(b, (psi_op_kind)kind, key, value, init ? PSI_OPF_INIT : 0u, d);
 }
 
+/* Keeps an aborted write aside (both modes). */
+static psi_status keep_aborted(text_parser *tp, const text_op *op)
+{
+    text_aborted_vec *ab = tp->aborted;
+    if (!psi_grow((void **)&ab->v, &ab->cap, ab->n + 1, sizeof *ab->v))
+        return psi_diag_nomem(tp->d, "storing aborted writes");
+    ab->v[ab->n++] = (text_aborted){
+        .key = op->key, .value = op->value, .session = op->session, .line = op->line};
+    return PSI_OK;
+}
+
+/* Builds each aborted write as its own aborted transaction, after the
+ * committed ones. *ids holds every TXN id of the file; each aborted
+ * transaction takes the next id not in it above the largest (wrapping to
+ * the smallest free one), which is added so it is not taken twice. */
+static psi_status build_aborted(psi_builder *b, Pvoid_t *ids, const text_aborted_vec *ab,
+                                psi_diag *d)
+{
+    _Static_assert(sizeof(Word_t) == sizeof(uint64_t), "Judy indexes hold a u64 id");
+    Word_t from = (Word_t)-1;
+    /* from = largest id + 1 (0 when there is none, or it is UINT64_MAX). */
+    from = JudyLLast(*ids, &from, PJE0) ? from + 1 : 0;
+    for (size_t i = 0; i < ab->n; i++) {
+        Word_t id = from;
+        if (JudyLFirstEmpty(*ids, &id, PJE0) != 1) {
+            id = 0;
+            /* Fewer than 2^64 ids are used, so some id is free. */
+            int found = JudyLFirstEmpty(*ids, &id, PJE0);
+            assert(found == 1);
+            (void)found;
+        }
+        Word_t *slot;
+        JLI(slot, *ids, id);
+        if (slot == PJERR)
+            return psi_diag_nomem(d, "indexing transactions");
+        *slot = 1;
+        from = id + 1;
+        const text_aborted *a = &ab->v[i];
+        psi_status st = psi_builder_begin(b, a->session, (uint64_t)id, a->line, d);
+        if (st == PSI_OK)
+            st = add_op(b, PSI_OP_WRITE, a->key, a->value, d);
+        if (st == PSI_OK)
+            st = psi_builder_end(b, PSI_TXN_ABORTED, d);
+        if (st != PSI_OK)
+            return st;
+    }
+    return PSI_OK;
+}
+
 /* ---- Direct mode: every transaction's lines are contiguous ----
  * The usual case: operations go straight to the builder, nothing is stored
  * per operation. Returns with *interleaved set (and nothing reported) as
@@ -245,6 +360,13 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
         if (n >= limit) {
             st = too_many(tp, &op, limit);
             break;
+        }
+        if (op.aborted) {
+            /* Not part of the open transaction, which may go on after it. */
+            if ((st = keep_aborted(tp, &op)) != PSI_OK)
+                break;
+            text_progress(tp, ++n);
+            continue;
         }
         if (!open || op.txn != cur_txn) {
             Word_t *slot;
@@ -276,6 +398,8 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
     }
     if (st == PSI_OK && !*interleaved && open)
         st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d);
+    if (st == PSI_OK && !*interleaved)
+        st = build_aborted(b, &seen, tp->aborted, tp->d);
     JudyLFreeArray(&seen, PJE0); /* (the JLFA macro trips clang's -Wsign-compare) */
     *n_ops = n;
     return st;
@@ -300,9 +424,14 @@ static psi_status parse_grouped(text_parser *tp, text_state *ts, uint64_t limit)
     text_op op;
     bool have;
     while ((st = next_op(tp, &op, &have)) == PSI_OK && have) {
-        if (ts->n_recs >= limit)
+        if (ts->n_recs + tp->aborted->n >= limit)
             return too_many(tp, &op, limit);
-        text_progress(tp, ts->n_recs + 1);
+        text_progress(tp, ts->n_recs + tp->aborted->n + 1);
+        if (op.aborted) {
+            if ((st = keep_aborted(tp, &op)) != PSI_OK)
+                return st;
+            continue;
+        }
         /* Find the operation's transaction: usually the previous line's. */
         size_t g;
         if (last_group != SIZE_MAX && op.txn == last_txn) {
@@ -370,10 +499,12 @@ static psi_status read_grouped(text_parser *tp, psi_builder *b, uint64_t limit, 
 {
     text_state ts = {0};
     psi_status st = parse_grouped(tp, &ts, limit);
-    JudyLFreeArray(&ts.txn_index, PJE0);
-    *n_ops = ts.n_recs;
+    *n_ops = ts.n_recs + tp->aborted->n;
     if (st == PSI_OK)
         st = build_grouped(b, &ts, tp->d);
+    if (st == PSI_OK)
+        st = build_aborted(b, &ts.txn_index, tp->aborted, tp->d);
+    JudyLFreeArray(&ts.txn_index, PJE0);
     free(ts.recs);
     free(ts.groups);
     return st;
@@ -394,6 +525,7 @@ psi_status psi_read_text_mem(const char *name, const char *buf, size_t len, uint
     size_t bom = psi_input_bom(buf, len); /* not content */
     buf += bom;
     len -= bom;
+    text_aborted_vec aborted = {0};
     const text_parser start = {.name = name,
                                .p = buf,
                                .end = buf + len,
@@ -401,7 +533,8 @@ psi_status psi_read_text_mem(const char *name, const char *buf, size_t len, uint
                                .line = 1,
                                .d = d,
                                .begin = buf,
-                               .progress = progress};
+                               .progress = progress,
+                               .aborted = &aborted};
     text_parser tp = start;
     psi_builder *b = psi_builder_new(name, PSI_FMT_TEXT);
     if (!b)
@@ -412,11 +545,15 @@ psi_status psi_read_text_mem(const char *name, const char *buf, size_t len, uint
     if (st == PSI_OK && interleaved) {
         /* Start over, keeping every operation until all lines are seen. */
         psi_builder_free(b);
-        if (!(b = psi_builder_new(name, PSI_FMT_TEXT)))
+        if (!(b = psi_builder_new(name, PSI_FMT_TEXT))) {
+            free(aborted.v);
             return psi_diag_nomem(d, "reading the history");
+        }
         tp = start;
+        aborted.n = 0; /* read again from the start */
         st = read_grouped(&tp, b, limit, &n_ops);
     }
+    free(aborted.v);
     if (st == PSI_OK && n_ops == 0)
         st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
                            "empty history: no r(...) or w(...) operation in the file");

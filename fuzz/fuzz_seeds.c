@@ -171,6 +171,11 @@ static void handwritten(void)
     static const char text[] = "# a lost update\nw(1,1,0,1)\nr(1,1,1,2)\nw(1,2,1,2)\n\n"
                                "r(1,1,2,3)\nw(1,3,2,3)\nr(18446744073709551615,0,3,4)\n";
     write_seed("text", "lost-update.txt", text, sizeof text - 1);
+    /* IsoVista: TXN -1 is an aborted write, here read (G1a) and interleaved
+     * with a committed transaction's lines. */
+    static const char isovista[] = "w(1,1,1000,7)\nw(2,5,99,-1)\nr(2,5,1000,7)\n"
+                                   "w(3,4,1000,-1)\nr(1,1,5,2)\nw(2,6,1000,7)\n";
+    write_seed("text", "isovista-aborted.txt", isovista, sizeof isovista - 1);
     static const char edn[] =
         "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 1 1] [:r 2 nil]]}\n"
         "{:index 1, :type :ok, :process 0, :f :txn, :value [[:append 1 1] [:r 2 []]]}\n"
