@@ -224,6 +224,15 @@ static void decide_participants(oracle *o)
                 const psi_op *op = &h->ops[i];
                 if (op->kind != PSI_OP_READ || is_init_read(op))
                     continue;
+                /* A read after t's own write of the key reads that write
+                 * (INT) and observes nobody else: with repeated values
+                 * another, unknown, writer of the same value must not be
+                 * promoted by it. */
+                bool own_write = false;
+                for (uint32_t j = tx->first_op; j < i && !own_write; j++)
+                    own_write = h->ops[j].key == op->key && h->ops[j].kind == PSI_OP_WRITE;
+                if (own_write)
+                    continue;
                 const wrec *w0 = find_write(o->writes, o->n_writes, op->key, op->value);
                 if (!w0)
                     continue;
