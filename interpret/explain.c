@@ -391,7 +391,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     psi_status st = PSI_OK;
     if (res->reason == PSI_BY_LEVEL) {
         st = psi_level_cex_build(h, res, cex, d);
-        cex->seconds = psi_now() - t0;
+        cex->seconds = psi_cpu_now() - t0;
         return st;
     }
     if (res->reason == PSI_BY_ANOMALY) {
