@@ -38,11 +38,13 @@
 #include "prune/prune.h"
 
 #include "check/check.h"
+#include "check/hints.h"
 #include "check/level.h"
 
 #include "interpret/all.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
+#include "interpret/hint_file.h"
 #include "interpret/render.h"
 #include "interpret/summary.h"
 #include "interpret/witness.h"

@@ -197,6 +197,13 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
+    if (psi_level_is_polynomial(res->level_checked) && opts->version_order) {
+        psi_status e =
+            psi_diag_set(d, PSI_ERR_USAGE, "%s: a known version order is used by si and ser only",
+                         opts->version_order->name ? opts->version_order->name : "--version-order");
+        append_level(d, res->level_checked);
+        return e;
+    }
     if (psi_level_is_polynomial(res->level_checked)) {
         /* No polygraph: the level's own graph (check/level_poly.c), timed
          * as the construct stage. */
@@ -220,6 +227,13 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
+    /* Known version orders are known WW edges before pruning: seeding
+     * then derives the RW edges they force, as for any ordered pair. */
+    if (opts->version_order) {
+        if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
+            (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
+            return st;
+    }
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
     s->t_construct = psi_cpu_now() - t0;
@@ -260,5 +274,6 @@ void psi_check_result_free(psi_check_result *res)
     free(res->model_choice);
     free(res->model_choice_edges);
     psi_level_result_free(&res->level);
+    psi_hints_free(&res->hints);
     memset(res, 0, sizeof *res);
 }

@@ -11,6 +11,7 @@
 #ifndef PSI_CHECK_CHECK_H
 #define PSI_CHECK_CHECK_H
 
+#include "check/hints.h"
 #include "check/level.h"
 #include "core/clock.h"
 #include "core/history.h"
@@ -33,6 +34,9 @@ typedef struct psi_check_opts {
     double time_limit;          /* seconds for the solver, <= 0: none */
     bool keep_model;            /* on accept, keep the solver's choice per constraint */
     psi_init_opts init;         /* --init: the recorded initial state (default auto) */
+    /* --version-order: known version orders (check/hints.h), borrowed;
+     * NULL: none. SI and SER only. */
+    const psi_version_order *version_order;
     /* Called as each stage starts ("validate", "construct", "prune",
      * "encode", "solve"), so a caller can show progress or say in which
      * stage a limit was hit. May be NULL. */
@@ -104,6 +108,9 @@ typedef struct psi_check_result {
      * accept a commit order, on PSI_BY_LEVEL the cycle. */
     psi_level level_checked;
     psi_level_result level;
+    /* The known version orders used (opts.version_order), resolved: the
+     * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. */
+    psi_hints hints;
 } psi_check_result;
 
 /* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):

@@ -33,10 +33,12 @@ set(PSI_PUBLIC_HEADERS
   formats/write.h
   prune/prune.h
   check/check.h
+  check/hints.h
   check/level.h
   interpret/all.h
   interpret/describe.h
   interpret/explain.h
+  interpret/hint_file.h
   interpret/render.h
   interpret/summary.h
   interpret/witness.h

@@ -9,6 +9,7 @@
 #include "encode/local.h"
 #include "interpret/local.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,11 +359,17 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
         }
         if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
             certain = true;
+        uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
+                            ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
+                            : 0;
         cex->edges[i] = (psi_cex_edge){.from = c[i].from,
                                        .to = c[i].to,
                                        .key = c[i].key,
                                        .type = c[i].type,
-                                       .origin = certain ? PSI_CEX_CERTAIN : PSI_CEX_DECIDED};
+                                       .origin = hint      ? PSI_CEX_HINT
+                                                 : certain ? PSI_CEX_CERTAIN
+                                                           : PSI_CEX_DECIDED,
+                                       .hint_line = hint};
         cex->idx[i] = i;
         cex->txns[i] = c[i].from;
     }
@@ -430,7 +437,13 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    int r = restore(&x, &s);
+    /* With hints the violation may need them: show the check's own cycle,
+     * its hint edges named by line (explain.h). */
+    int r = res->hints.n ? 0 : restore(&x, &s);
+    if (res->hints.n) {
+        cex->by_hints = true;
+        snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
+    }
     if (r < 0 && !x.out_of_budget) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
@@ -495,6 +508,7 @@ void psi_cex_free(psi_cex *cex)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain", "decided", "either", "or", "excluded", "forced"};
-    return (unsigned)o <= PSI_CEX_FORCED ? names[o] : "?";
+    static const char *names[] = {"certain",  "decided", "either",       "or",
+                                  "excluded", "forced",  "version-order"};
+    return (unsigned)o <= PSI_CEX_HINT ? names[o] : "?";
 }

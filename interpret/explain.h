@@ -78,18 +78,21 @@ typedef enum psi_cex_origin {
                              cycle it would close) */
     PSI_CEX_FORCED = 5,   /* a version order a weak level's axiom forces (RC, RA, CC:
                              check/level.h), from the certain edges shown with it */
+    PSI_CEX_HINT = 6,     /* a known version order (check --version-order): the
+                             edge's hint_line of the counterexample's hint_file */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
-    uint32_t from, to; /* transaction indices */
-    uint32_t key;      /* dense key, UINT32_MAX for SO */
-    uint8_t type;      /* psi_edge_type */
-    uint8_t origin;    /* psi_cex_origin */
-    uint8_t side;      /* edges of a writer pair: 0 if it holds when choice.t goes
-                          first, 1 when choice.s does */
-    uint32_t choice;   /* all but CERTAIN: index into choices */
-    uint32_t shown_by; /* a certain WW edge a list-append read shows (the read's
-                          transaction is among txns): that read's op + 1; else 0 */
+    uint32_t from, to;  /* transaction indices */
+    uint32_t key;       /* dense key, UINT32_MAX for SO */
+    uint8_t type;       /* psi_edge_type */
+    uint8_t origin;     /* psi_cex_origin */
+    uint8_t side;       /* edges of a writer pair: 0 if it holds when choice.t goes
+                           first, 1 when choice.s does */
+    uint32_t choice;    /* all but CERTAIN: index into choices */
+    uint32_t shown_by;  /* a certain WW edge a list-append read shows (the read's
+                           transaction is among txns): that read's op + 1; else 0 */
+    uint64_t hint_line; /* PSI_CEX_HINT: the line of the hint file that gives it */
 } psi_cex_edge;
 
 /* A writer pair on a key whose version order the counterexample needs:
@@ -141,6 +144,12 @@ typedef struct psi_cex {
     uint64_t solver_calls;
     double seconds;
     bool by_level; /* a polynomial level's cycle with its forcing facts (no search) */
+    /* Known version orders were used: their file (PSI_CEX_HINT edges name
+     * its lines). The cycle is then shown as the check found it: the
+     * search above rebuilds sub-histories from the history alone, which
+     * knows nothing of the hints. */
+    bool by_hints;
+    char hint_file[512];
 } psi_cex;
 
 typedef struct psi_cex_opts {

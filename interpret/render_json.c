@@ -92,7 +92,12 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
             psi_json_str(j, "operation", rd);
             psi_json_end_object(j);
         }
-        if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
+        if (e->origin == PSI_CEX_HINT) {
+            /* the hint file's line that gives the order */
+            char src[600];
+            snprintf(src, sizeof src, "%s:%llu", cx->hint_file, (unsigned long long)e->hint_line);
+            psi_json_str(j, "source", src);
+        } else if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");
         }

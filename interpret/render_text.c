@@ -196,6 +196,7 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies",
                 cx->minimal          ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
+                : cx->by_hints       ? "the cycle as found with the known version order"
                                      : "the reported cycle as found: interpret budget exhausted",
                 (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
                 cx->seconds);
@@ -215,6 +216,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
     if (cx->n_edges && cx->by_level)
         fprintf(out, "  dependencies (certain: from the history; forced: the level's axiom orders "
                      "the two writers, from the certain ones):\n");
+    else if (cx->n_edges && cx->by_hints)
+        fprintf(out, "  dependencies (certain: from the history; version-order: the known version "
+                     "order's line; decided: derived by the check from those):\n");
     else if (cx->n_edges)
         fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
                      "closes a forbidden cycle; excluded: that other order):\n");
@@ -228,6 +232,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
             fprintf(out, "    %-48s only if %s installs key %llu first\n", buf, a,
                     (unsigned long long)h->keys[ch->key]);
+        } else if (e->origin == PSI_CEX_HINT) {
+            fprintf(out, "    %-48s version-order %s:%llu\n", buf, cx->hint_file,
+                    (unsigned long long)e->hint_line);
         } else if (e->shown_by) {
             char rd[160], rt[64];
             psi_fmt_op(h, e->shown_by - 1, rd, sizeof rd);
