@@ -32,6 +32,7 @@
 
 #include "formats/locate.h"
 #include "formats/read.h"
+#include "formats/timestamps.h"
 #include "formats/witness.h"
 #include "formats/write.h"
 
@@ -39,6 +40,7 @@
 
 #include "check/check.h"
 #include "check/hints.h"
+#include "check/timestamps.h"
 #include "check/level.h"
 
 #include "interpret/all.h"

@@ -197,10 +197,10 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
-    if (psi_level_is_polynomial(res->level_checked) && opts->version_order) {
+    if (psi_level_is_polynomial(res->level_checked) && (opts->version_order || opts->timestamps)) {
         psi_status e =
-            psi_diag_set(d, PSI_ERR_USAGE, "%s: a known version order is used by si and ser only",
-                         opts->version_order->name ? opts->version_order->name : "--version-order");
+            psi_diag_set(d, PSI_ERR_USAGE, "%s: ordering information is used by si and ser only",
+                         opts->version_order ? "--version-order" : "--timestamps");
         append_level(d, res->level_checked);
         return e;
     }
@@ -219,6 +219,24 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
+    if (opts->timestamps) {
+        st = psi_ts_resolve(h, &res->idx, opts->timestamps, &res->ts, d);
+        if (st != PSI_OK)
+            return st;
+        if (!opts->version_order && psi_ts_can_replay(h, &res->ts, opts->ser)) {
+            /* Complete timestamps: the replay decides, no polygraph. */
+            stage(opts, "construct");
+            t0 = psi_cpu_now();
+            st = psi_ts_replay(h, &res->idx, &res->ts, opts->ser, &res->ts_violation, d);
+            s->t_construct = psi_cpu_now() - t0;
+            res->ts.replayed = true;
+            if (st != PSI_OK)
+                return st;
+            res->verdict = res->ts_violation.kind ? PSI_REJECT : PSI_ACCEPT;
+            res->reason = res->ts_violation.kind ? PSI_BY_TIMESTAMPS : PSI_BY_NOTHING;
+            return PSI_OK;
+        }
+    }
     stage(opts, "construct");
     t0 = psi_cpu_now();
     /* Without pruning, every writer pair is a constraint, as in the paper;
@@ -233,6 +251,19 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
             (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
             return st;
+    }
+    /* Partial timestamps: their direct checks, then their orders as
+     * known edges. */
+    if (opts->timestamps) {
+        st = psi_ts_constrain(h, &res->idx, &res->ts, opts->ser, &res->g, &res->ts_violation, d);
+        if (st != PSI_OK)
+            return st;
+        if (res->ts_violation.kind) {
+            s->t_construct = psi_cpu_now() - t0;
+            res->verdict = PSI_REJECT;
+            res->reason = PSI_BY_TIMESTAMPS;
+            return PSI_OK;
+        }
     }
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
@@ -275,5 +306,6 @@ void psi_check_result_free(psi_check_result *res)
     free(res->model_choice_edges);
     psi_level_result_free(&res->level);
     psi_hints_free(&res->hints);
+    psi_ts_info_free(&res->ts);
     memset(res, 0, sizeof *res);
 }

@@ -188,6 +188,19 @@ static psi_status load_hints(const char *path, psi_hint_file *f, psi_diag *d)
     return st;
 }
 
+/* --timestamps FILE, read whole and parsed. */
+static psi_status load_timestamps(const char *path, psi_ts_file *f, psi_diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    memset(f, 0, sizeof *f);
+    psi_status st = psi_read_file(path, &buf, &len, d);
+    if (st == PSI_OK)
+        st = psi_ts_file_parse(path, buf, len, f, d);
+    free(buf);
+    return st;
+}
+
 static psi_status open_outputs(const psi_check_cli *c, outputs *o, psi_diag *d)
 {
     memset(o, 0, sizeof *o);
@@ -234,6 +247,8 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     memset(&cx, 0, sizeof cx);
     psi_hint_file hints;
     memset(&hints, 0, sizeof hints);
+    psi_ts_file tsf;
+    memset(&tsf, 0, sizeof tsf);
     if (wd_failed) {
         psi_diag_set(&d, PSI_ERR_NOMEM, "cannot start the limits watchdog");
         rc = fail(&r, &d, NULL);
@@ -260,6 +275,14 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
             goto done;
         }
         co.version_order = &hints.vo;
+    }
+    if (c->timestamps_path) {
+        if (load_timestamps(c->timestamps_path, &tsf, &d) != PSI_OK) {
+            stop_watchdog(&r);
+            rc = fail(&r, &d, c->timestamps_path);
+            goto done;
+        }
+        co.timestamps = &tsf.ts;
     }
     co.keep_model = io->outputs && c->witness_path != NULL;
     co.on_stage = on_stage;
@@ -368,6 +391,7 @@ done:
     psi_cex_free(&cx);
     psi_check_result_free(&res);
     psi_hint_file_free(&hints);
+    psi_ts_file_free(&tsf);
     psi_history_free(h);
     return rc;
 }

@@ -29,11 +29,13 @@ set(PSI_PUBLIC_HEADERS
   core/progress.h
   formats/locate.h
   formats/read.h
+  formats/timestamps.h
   formats/witness.h
   formats/write.h
   prune/prune.h
   check/check.h
   check/hints.h
+  check/timestamps.h
   check/level.h
   interpret/all.h
   interpret/describe.h

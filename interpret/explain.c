@@ -362,14 +362,17 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
         uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
                             ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
                             : 0;
+        uint64_t ts =
+            c[i].origin == PSI_FROM_TIMESTAMPS && res->ts.line ? res->ts.line[c[i].to] : 0;
         cex->edges[i] = (psi_cex_edge){.from = c[i].from,
                                        .to = c[i].to,
                                        .key = c[i].key,
                                        .type = c[i].type,
                                        .origin = hint      ? PSI_CEX_HINT
+                                                 : ts      ? PSI_CEX_TIMESTAMPS
                                                  : certain ? PSI_CEX_CERTAIN
                                                            : PSI_CEX_DECIDED,
-                                       .hint_line = hint};
+                                       .hint_line = hint ? hint : ts};
         cex->idx[i] = i;
         cex->txns[i] = c[i].from;
     }
@@ -398,6 +401,11 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     psi_status st = PSI_OK;
     if (res->reason == PSI_BY_LEVEL) {
         st = psi_level_cex_build(h, res, cex, d);
+        cex->seconds = psi_cpu_now() - t0;
+        return st;
+    }
+    if (res->reason == PSI_BY_TIMESTAMPS) {
+        st = psi_ts_cex_build(h, res, cex, d);
         cex->seconds = psi_cpu_now() - t0;
         return st;
     }
@@ -439,11 +447,13 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     }
     /* With hints the violation may need them: show the check's own cycle,
      * its hint edges named by line (explain.h). */
-    int r = res->hints.n ? 0 : restore(&x, &s);
-    if (res->hints.n) {
-        cex->by_hints = true;
+    bool hinted = res->hints.n || res->ts.n_with;
+    int r = hinted ? 0 : restore(&x, &s);
+    cex->by_hints = hinted;
+    if (res->hints.n)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
-    }
+    if (res->ts.n_with)
+        snprintf(cex->ts_file, sizeof cex->ts_file, "%s", res->ts.file);
     if (r < 0 && !x.out_of_budget) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
@@ -508,7 +518,7 @@ void psi_cex_free(psi_cex *cex)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain",  "decided", "either",       "or",
-                                  "excluded", "forced",  "version-order"};
-    return (unsigned)o <= PSI_CEX_HINT ? names[o] : "?";
+    static const char *names[] = {"certain",  "decided", "either",        "or",
+                                  "excluded", "forced",  "version-order", "timestamps"};
+    return (unsigned)o <= PSI_CEX_TIMESTAMPS ? names[o] : "?";
 }

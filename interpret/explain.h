@@ -64,22 +64,28 @@ typedef enum psi_cex_kind {
     /* RA and up: two reads of a key in one txn see two committed versions
      * (an INT anomaly marked nonrepeatable; RC and PL-2 allow it) */
     PSI_CEX_NONREPEATABLE_READ,
+    /* Shown by start/commit timestamps (check/timestamps.h). */
+    PSI_CEX_STALE_READ,   /* a read misses a version committed before its start */
+    PSI_CEX_FUTURE_READ,  /* a read sees a version committed after its start */
+    PSI_CEX_SESSION_TIME, /* a session's transactions overlap in time */
 } psi_cex_kind;
-#define PSI_CEX_KIND_LAST PSI_CEX_NONREPEATABLE_READ
+#define PSI_CEX_KIND_LAST PSI_CEX_SESSION_TIME
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {
-    PSI_CEX_CERTAIN = 0,  /* from the history alone: SO, WR, the initial transaction */
-    PSI_CEX_DECIDED = 1,  /* a version order the interpretation settled (the other
-                             order closes a forbidden cycle) */
-    PSI_CEX_EITHER = 2,   /* an open writer pair: holds if choice.t is installed first */
-    PSI_CEX_OR = 3,       /* an open writer pair: holds if choice.s is installed first */
-    PSI_CEX_EXCLUDED = 4, /* the order the interpretation ruled out (shown with the
-                             cycle it would close) */
-    PSI_CEX_FORCED = 5,   /* a version order a weak level's axiom forces (RC, RA, CC:
-                             check/level.h), from the certain edges shown with it */
-    PSI_CEX_HINT = 6,     /* a known version order (check --version-order): the
-                             edge's hint_line of the counterexample's hint_file */
+    PSI_CEX_CERTAIN = 0,    /* from the history alone: SO, WR, the initial transaction */
+    PSI_CEX_DECIDED = 1,    /* a version order the interpretation settled (the other
+                               order closes a forbidden cycle) */
+    PSI_CEX_EITHER = 2,     /* an open writer pair: holds if choice.t is installed first */
+    PSI_CEX_OR = 3,         /* an open writer pair: holds if choice.s is installed first */
+    PSI_CEX_EXCLUDED = 4,   /* the order the interpretation ruled out (shown with the
+                               cycle it would close) */
+    PSI_CEX_FORCED = 5,     /* a version order a weak level's axiom forces (RC, RA, CC:
+                               check/level.h), from the certain edges shown with it */
+    PSI_CEX_HINT = 6,       /* a known version order (check --version-order): the
+                               edge's hint_line of the counterexample's hint_file */
+    PSI_CEX_TIMESTAMPS = 7, /* an order timestamps imply (check --timestamps): the
+                               edge's hint_line (its target's line) of ts_file */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
@@ -150,6 +156,10 @@ typedef struct psi_cex {
      * knows nothing of the hints. */
     bool by_hints;
     char hint_file[512];
+    char ts_file[512]; /* timestamps were used: their file */
+    /* A reject by timestamps (PSI_BY_TIMESTAMPS): no cycle, the summary
+     * names the transactions with their timestamps. */
+    bool by_timestamps;
 } psi_cex;
 
 typedef struct psi_cex_opts {

@@ -44,3 +44,31 @@ void psi_hint_file_free(psi_hint_file *f)
     free(f->chains);
     memset(f, 0, sizeof *f);
 }
+
+psi_status psi_ts_file_parse(const char *name, const char *text, size_t len, psi_ts_file *out,
+                             psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    psi_status st = psi_ts_parse(name, text, len, &out->l, d);
+    if (st != PSI_OK)
+        return st;
+    out->e = malloc((out->l.n ? out->l.n : 1) * sizeof *out->e);
+    if (!out->e) {
+        psi_ts_file_free(out);
+        return psi_diag_nomem(d, "reading timestamps");
+    }
+    for (size_t i = 0; i < out->l.n; i++) {
+        const psi_ts_line *x = &out->l.e[i];
+        out->e[i] = (psi_hint_ts){
+            .sid = x->sid, .tid = x->tid, .start = x->start, .commit = x->commit, .line = x->line};
+    }
+    out->ts = (psi_timestamps){.name = name, .e = out->e, .n = out->l.n};
+    return PSI_OK;
+}
+
+void psi_ts_file_free(psi_ts_file *f)
+{
+    psi_ts_list_free(&f->l);
+    free(f->e);
+    memset(f, 0, sizeof *f);
+}
