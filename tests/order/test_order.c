@@ -17,6 +17,7 @@
 #include "interpret/explain.h"
 #include "interpret/hint_file.h"
 #include "interpret/witness.h"
+#include "oracle/oracle.h"
 #include "support/spec.h"
 #include "workload/gen.h"
 
@@ -447,6 +448,96 @@ static void test_cli(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Differential: small generated histories with random version-order hints
+ * (true or not: a random order of two writers of a key), the pipeline
+ * against the brute-force oracle restricted to the orders the hints allow.
+ * They must agree exactly, under SI and SER. */
+static void test_hints_against_oracle(void **state)
+{
+    (void)state;
+    uint64_t rng = 99;
+    unsigned compared = 0, rejects = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        psi_gen_opts go;
+        psi_gen_opts_default(&go);
+        go.seed = seed;
+        go.sessions = 2 + seed % 3;
+        go.txns_per_session = 1 + seed % 4;
+        go.ops_per_txn = 1 + seed % 3;
+        go.keys = 1 + seed % 3;
+        go.dist = PSI_DIST_UNIFORM;
+        go.store = seed % 5 == 0 ? PSI_STORE_RANDOM : seed % 2 ? PSI_STORE_SI : PSI_STORE_SER;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+        /* Up to three hints, each two distinct committed writers of a key. */
+        oracle_ww_hint ww[3];
+        size_t nw = 0;
+        char text[1024];
+        int len = snprintf(text, sizeof text, "polysi-witness 3\n");
+        for (int tries = 0; tries < 20 && nw < 3; tries++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t k = (uint32_t)((rng >> 33) % (h->n_keys ? h->n_keys : 1));
+            uint32_t w[64], n = 0;
+            for (uint32_t t = 1; t < h->n_txns && n < 64; t++) {
+                if (h->txns[t].status != PSI_TXN_COMMITTED)
+                    continue;
+                bool writes = false;
+                for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+                    const psi_op *op = &h->ops[h->txns[t].first_op + i];
+                    writes |= op->kind == PSI_OP_WRITE && op->key == k;
+                }
+                if (writes)
+                    w[n++] = t;
+            }
+            if (n < 2)
+                continue;
+            uint32_t a = w[(rng >> 20) % n], b = w[(rng >> 40) % n];
+            if (a == b)
+                continue;
+            ww[nw++] = (oracle_ww_hint){a, b, k};
+            len += snprintf(text + len, sizeof text - (size_t)len,
+                            "chain %llu (%llu,%llu) (%llu,%llu)\n", (unsigned long long)h->keys[k],
+                            (unsigned long long)h->sessions[h->txns[a].session].id,
+                            (unsigned long long)h->txns[a].id,
+                            (unsigned long long)h->sessions[h->txns[b].session].id,
+                            (unsigned long long)h->txns[b].id);
+        }
+        oracle_hints oh = {.ww = ww, .n_ww = nw};
+        for (int ser = 0; ser < 2; ser++) {
+            oracle_result orr;
+            oracle_verdict ov = oracle_check_hinted(h, ser, &oh, 200000, &orr);
+            if (ov != ORACLE_ACCEPT && ov != ORACLE_REJECT)
+                continue;
+            hints_mem m;
+            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            psi_check_opts o = {.ser = ser, .version_order = &m.vo};
+            psi_check_result r;
+            psi_status st = psi_check(h, &o, &r, &d);
+            hints_free(&m);
+            if (st == PSI_ERR_INPUT) {
+                /* e.g. a repeated value the pipeline refuses; not a verdict */
+                psi_check_result_free(&r);
+                continue;
+            }
+            if (st != PSI_OK)
+                fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+            bool agree = (r.verdict == PSI_ACCEPT) == (ov == ORACLE_ACCEPT);
+            if (!agree)
+                fail_msg("seed %llu %s: pipeline %s, oracle %s, hints:\n%s",
+                         (unsigned long long)seed, ser ? "ser" : "si",
+                         r.verdict == PSI_ACCEPT ? "accept" : "reject", oracle_verdict_name(ov),
+                         text);
+            compared++;
+            rejects += r.verdict == PSI_REJECT;
+            psi_check_result_free(&r);
+        }
+        psi_history_free(h);
+    }
+    assert_true(compared > 300);
+    print_message("hints vs oracle: %u verdicts compared, %u rejects\n", compared, rejects);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_bad_hints),
         cmocka_unit_test(test_true_hints_keep_verdicts),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_hints_against_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
