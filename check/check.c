@@ -146,6 +146,26 @@ static uint32_t ambiguous_repeat_reads(const psi_history *h, const psi_index *id
     return n;
 }
 
+/* A version order and timestamps must agree: a writer's version comes
+ * after another's iff it commits later (SI's first committer wins; SER's
+ * commit order is the serial order). Two files that disagree are bad
+ * input, named by both lines. */
+static psi_status hints_agree(const psi_hints *hs, const psi_ts_info *ts, psi_diag *d)
+{
+    for (uint64_t i = 0; i < hs->n; i++) {
+        const psi_hint_edge *e = &hs->e[i];
+        if (e->from == PSI_INIT_TXN || !ts->line[e->from] || !ts->line[e->to] ||
+            ts->commit[e->from] < ts->commit[e->to])
+            continue;
+        return psi_diag_line(d, PSI_ERR_INPUT, hs->file, e->line, 1,
+                             "the version order disagrees with %s:%llu and %s:%llu: the later "
+                             "version commits first",
+                             ts->file, (unsigned long long)ts->line[e->to], ts->file,
+                             (unsigned long long)ts->line[e->from]);
+    }
+    return PSI_OK;
+}
+
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res, psi_diag *d)
 {
     static const psi_check_opts defaults = {0};
@@ -250,6 +270,8 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     if (opts->version_order) {
         if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
             (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
+            return st;
+        if (opts->timestamps && (st = hints_agree(&res->hints, &res->ts, d)) != PSI_OK)
             return st;
     }
     /* Partial timestamps: their direct checks, then their orders as

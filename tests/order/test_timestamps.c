@@ -243,6 +243,29 @@ static void test_generated(void **state)
     print_message("timestamps: %u checks, %u rejects of faulty runs\n", n, faulty_rejects);
 }
 
+/* A version order and timestamps that disagree: bad input, both named. */
+static void test_files_disagree(void **state)
+{
+    (void)state;
+    psi_history *h = spec_history("1:1:c w1=1; 2:2:c w1=2");
+    assert_non_null(h);
+    psi_ts_file f;
+    psi_hint_file vo;
+    psi_diag d;
+    const char *ts = "(1,1) 1 2\n(2,2) 3 4\n", *order = "polysi-witness 3\nchain 1 (2,2) (1,1)\n";
+    assert_int_equal(psi_ts_file_parse("ts.txt", ts, strlen(ts), &f, &d), PSI_OK);
+    assert_int_equal(psi_hint_file_parse("vo.txt", order, strlen(order), &vo, &d), PSI_OK);
+    psi_check_opts o = {.timestamps = &f.ts, .version_order = &vo.vo};
+    psi_check_result r;
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_ERR_INPUT);
+    assert_non_null(strstr(d.msg, "vo.txt:2:"));
+    assert_non_null(strstr(d.msg, "ts.txt:1"));
+    psi_check_result_free(&r);
+    psi_hint_file_free(&vo);
+    psi_ts_file_free(&f);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_planted),
         cmocka_unit_test(test_partial_cycle_names_line),
         cmocka_unit_test(test_generated),
+        cmocka_unit_test(test_files_disagree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
