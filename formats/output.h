@@ -33,6 +33,18 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
 psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
                                    psi_diag *d);
 
+/* The JSON writer (write.h's psi_write_json) with a header comment: JSON
+ * has no comments, so `comment` is not written (kept for symmetry). */
+psi_status psi_write_json_commented(const psi_history *h, const char *path, const char *comment,
+                                    psi_diag *d);
+
+/* Whether the completion of transaction t, written in a Jepsen format (EDN
+ * or JSON), needs the mark `polysi/reads observed` to keep its reads: an
+ * aborted transaction with a read of the initial value (written nil, which
+ * a :fail's reads mean "not known"), or an unknown one with any read (an
+ * :info's reads are all "not known"). write_edn.c. */
+bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t);
+
 enum { PSI_U64_DIGITS = 20 }; /* the most digits a u64 has */
 
 /* Writes the decimal digits of x at p (at most PSI_U64_DIGITS bytes, no

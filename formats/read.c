@@ -28,6 +28,8 @@ static psi_format format_from_extension(const char *path)
 {
     if (has_suffix(path, ".edn"))
         return PSI_FMT_EDN;
+    if (has_suffix(path, ".json") || has_suffix(path, ".jsonl"))
+        return PSI_FMT_JSON;
     if (has_suffix(path, ".txt"))
         return PSI_FMT_TEXT;
     if (has_suffix(path, ".bincode"))
@@ -40,6 +42,21 @@ static psi_format format_from_extension(const char *path)
 static bool is_blank(unsigned char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* A history that starts with '{' or '[' at s[i]: Jepsen JSON when its
+ * first op map's first key is a string ({"type": ...), EDN otherwise
+ * ({:type ...}, [{:type ...}], [] ...). */
+static psi_format json_or_edn(const unsigned char *s, size_t i, size_t n)
+{
+    if (s[i] == '[')
+        for (i++; i < n && is_blank(s[i]); i++)
+            ;
+    if (i >= n || s[i] != '{')
+        return PSI_FMT_EDN;
+    for (i++; i < n && is_blank(s[i]); i++)
+        ;
+    return i < n && s[i] == '"' ? PSI_FMT_JSON : PSI_FMT_EDN;
 }
 
 /* Sniffs the first bytes. A NUL byte means binary: every binary format here
@@ -56,7 +73,9 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
         i++;
     if (i == n)
         return PSI_FMT_AUTO;
-    if (s[i] == '{' || s[i] == '[' || s[i] == ';') /* ';' starts an EDN comment */
+    if (s[i] == '{' || s[i] == '[')
+        return json_or_edn(s, i, n);
+    if (s[i] == ';') /* an EDN comment */
         return PSI_FMT_EDN;
     if (s[i] == '#') {
         /* A text comment, or an EDN tagged literal such as
@@ -250,6 +269,9 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         break;
     case PSI_FMT_EDN:
         st = psi_read_edn_mem(path, buf, len, max_ops, pr, out, d);
+        break;
+    case PSI_FMT_JSON:
+        st = psi_read_json_mem(path, buf, len, max_ops, pr, out, d);
         break;
     case PSI_FMT_AWDIT:
         st = psi_read_awdit_mem(path, buf, len, max_ops, init != PSI_INITIAL_IMPLICIT, pr, out, d);

@@ -46,6 +46,9 @@ psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t
                               uint64_t max_ops, psi_history **out, psi_diag *d);
 psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                             psi_history **out, psi_diag *d);
+/* Jepsen JSON histories: the EDN reader's operations as JSON objects. */
+psi_status psi_read_json_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             psi_history **out, psi_diag *d);
 /* AWDIT's test format, with its own initial state (recorded). */
 psi_status psi_read_awdit_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                               psi_history **out, psi_diag *d);

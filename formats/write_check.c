@@ -21,7 +21,7 @@ psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *pat
         /* A written 0 is the initial value again in text and dbcop; from
          * formats where it is an ordinary value, it would change meaning. */
         if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0 &&
-            (h->format == PSI_FMT_EDN || h->format == PSI_FMT_COBRA))
+            (psi_format_is_jepsen(h->format) || h->format == PSI_FMT_COBRA))
             return psi_diag_set(d, PSI_ERR_INPUT,
                                 "%s: cannot write as %s: transaction %llu (session %llu) writes "
                                 "value 0 to key %llu, which %s reserves for the initial value",
