@@ -34,7 +34,7 @@ static void help(void)
            "  --format F                text|dbcop|cobra|edn|json|awdit (default: detect)\n"
            "  --initial-state S         implicit (reads of 0 / nil read an initial\n"
            "                            transaction) or recorded (every write is recorded,\n"
-           "                            AWDIT's test format only); default: the format's\n"
+           "                            text, dbcop, AWDIT only); default: the format's\n"
            "                            own (AWDIT: recorded, others: implicit)\n"
            "  --json                    one JSON object on stdout instead of text (an array\n"
            "                            of them for several PATHs); errors are JSON objects\n"

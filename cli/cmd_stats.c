@@ -15,7 +15,7 @@ static void help(void)
            "writes, keys, and read-only / write-only / read-write transactions.\n"
            "Statuses are as recorded (unknown outcomes are not settled here).\n\n"
            "  --format F   text | dbcop | cobra | edn | json | awdit (default: detect)\n"
-           "  --initial-state S  implicit or recorded (AWDIT only; its default)\n"
+           "  --initial-state S  implicit or recorded (text, dbcop, AWDIT; AWDIT's default)\n"
            "  --json       one JSON object instead of text\n");
 }
 
