@@ -171,7 +171,7 @@ static psi_status intern_key_name(psi_builder *b, const char *s, size_t len, uin
                                   psi_diag *d)
 {
     assert(b->keys_named);
-    Word_t *slot;
+    Word_t *slot = NULL;
     psi_status st = name_slot(&b->key_name_index, s, len, &slot, d);
     if (st != PSI_OK)
         return st;
@@ -197,7 +197,7 @@ static psi_status intern_key_name(psi_builder *b, const char *s, size_t len, uin
 static psi_status intern_value_name(psi_builder *b, const char *s, size_t len, uint64_t *value,
                                     psi_diag *d)
 {
-    Word_t *slot;
+    Word_t *slot = NULL;
     psi_status st = name_slot(&b->value_name_index, s, len, &slot, d);
     if (st != PSI_OK)
         return st;
