@@ -133,6 +133,9 @@ static const char *status_keyword(uint8_t st)
 psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
                                    psi_diag *d)
 {
+    psi_status st = psi_write_check_jepsen(h, path, "edn", d);
+    if (st != PSI_OK)
+        return st;
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;

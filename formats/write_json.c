@@ -111,6 +111,9 @@ psi_status psi_write_json_commented(const psi_history *h, const char *path, cons
                                     psi_diag *d)
 {
     (void)comment; /* JSON has no comments */
+    psi_status st = psi_write_check_jepsen(h, path, "json", d);
+    if (st != PSI_OK)
+        return st;
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;
