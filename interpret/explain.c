@@ -430,7 +430,11 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    int r = restore(&x, &s);
+    /* PC and PSI: the local re-checks below are SI's or SER's, which forbid
+     * more than these levels do, so a sub-history they keep might be no
+     * violation of the level: show the cycle the pipeline found as it is. */
+    bool own_cycle = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
+    int r = own_cycle ? 0 : restore(&x, &s);
     if (r < 0 && !x.out_of_budget) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
