@@ -1,6 +1,7 @@
 /* The check pipeline (see check.h). */
 #include "check/check.h"
 
+#include "check/level_psi.h"
 #include "encode/encode.h"
 
 #include <stdio.h>
@@ -30,13 +31,18 @@ static void solve_progress(void *ctx, uint64_t conflicts)
     psi_progress_report(&opts->progress, "solve", 0, 0, conflicts);
 }
 
-static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_diag *d)
+static psi_status solve(const psi_history *h, psi_check_result *res, const psi_check_opts *opts,
+                        psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
     stage(opts, "encode");
     double t0 = psi_cpu_now();
     psi_encoding enc;
-    psi_encode_opts eo = {.ser = opts->ser, .no_theory_propagation = opts->no_theory_propagation};
+    psi_level l = res->level_checked;
+    psi_encode_opts eo = {.ser = l == PSI_LEVEL_SER,
+                          .pc = l == PSI_LEVEL_PC,
+                          .psi = l == PSI_LEVEL_PSI,
+                          .no_theory_propagation = opts->no_theory_propagation};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
     if (st != PSI_OK)
         return st;
@@ -50,6 +56,25 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
         psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
     int r = psi_sat_solve(enc.sat);
+    /* PSI: refine until a model has no forbidden cycle (level_psi.h) */
+    while (r == PSI_SAT_SAT && eo.psi) {
+        uint32_t added;
+        psi_edge *cyc = NULL;
+        uint32_t cyc_len = 0;
+        if ((st = psi_psi_refine(h, &enc, &added, &cyc, &cyc_len, d)) != PSI_OK) {
+            psi_encoding_free(&enc);
+            return st;
+        }
+        if (cyc) {
+            res->solver_cycle = cyc;
+            res->solver_cycle_len = cyc_len;
+            r = PSI_SAT_UNSAT;
+            break;
+        }
+        if (!added)
+            break;
+        r = psi_sat_solve(enc.sat);
+    }
     s->t_solve = psi_cpu_now() - t1;
     psi_sat_stats ss;
     psi_sat_get_stats(enc.sat, &ss);
@@ -108,8 +133,9 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_SOLVER;
-        st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle, &res->solver_cycle_len,
-                                         d);
+        if (!res->solver_cycle)
+            st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle,
+                                             &res->solver_cycle_len, d);
     } else if (r == PSI_SAT_UNKNOWN) {
         st = psi_diag_set(d, PSI_ERR_LIMIT,
                           "time limit of %g s reached in the solve stage; no verdict",
@@ -296,8 +322,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "prune");
     t0 = psi_cpu_now();
-    psi_prune_opts pro = {
-        .ser = opts->ser, .disabled = opts->no_pruning, .progress = &opts->progress};
+    psi_level lv = res->level_checked;
+    psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
+                          .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
+                          .psi = lv == PSI_LEVEL_PSI,
+                          .disabled = opts->no_pruning,
+                          .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;
     if (st != PSI_OK)
@@ -314,7 +344,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
         return PSI_OK;
     }
-    return solve(res, opts, d);
+    return solve(h, res, opts, d);
 }
 
 void psi_check_result_free(psi_check_result *res)

@@ -31,10 +31,10 @@ static void help(void)
            "                            si (snapshot-isolation, the default) or ser\n"
            "                            (serializability); pl2, rc, ra and cc are checked\n"
            "                            in polynomial time without the solver\n"
-           "  --format F                text | dbcop | cobra | edn | awdit (default: detect)\n"
+           "  --format F                text|dbcop|cobra|edn|json|awdit (default: detect)\n"
            "  --initial-state S         implicit (reads of 0 / nil read an initial\n"
            "                            transaction) or recorded (every write is recorded,\n"
-           "                            AWDIT's test format only); default: the format's\n"
+           "                            text, dbcop, AWDIT only); default: the format's\n"
            "                            own (AWDIT: recorded, others: implicit)\n"
            "  --json                    one JSON object on stdout instead of text (an array\n"
            "                            of them for several PATHs); errors are JSON objects\n"
@@ -214,10 +214,8 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
                          "--isolation: unknown level '%s'; the levels are " PSI_LEVEL_NAMES,
                          a.value);
             }
-        } else if (psi_args_opt(&a, arg, "--initial-state")) {
-            bool ok;
-            c->ro.initial_state = psi_initial_state_from_name(a.value, &ok);
-            if (!ok && !a.failed)
+        } else if (psi_args_initial_state(&a, arg, &c->ro.initial_state)) {
+            if (a.failed && a.error == PSI_ARGS_BAD_VALUE)
                 snprintf(msg, sizeof msg, "--initial-state takes implicit or recorded, not '%s'",
                          a.value);
         } else if (psi_args_opt(&a, arg, "--format")) {

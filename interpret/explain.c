@@ -445,10 +445,14 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    /* With hints the violation may need them: show the check's own cycle,
+    /* PC and PSI: the local re-checks below are SI's or SER's, which forbid
+     * more than these levels do, so a sub-history they keep might be no
+     * violation of the level: show the cycle the pipeline found as it is.
+     * With hints the violation may need them: show the check's own cycle,
      * its hint edges named by line (explain.h). */
+    bool own_cycle = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
     bool hinted = res->hints.n || res->ts.n_with;
-    int r = hinted ? 0 : restore(&x, &s);
+    int r = (own_cycle || hinted) ? 0 : restore(&x, &s);
     cex->by_hints = hinted;
     if (res->hints.n)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
