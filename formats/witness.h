@@ -17,6 +17,12 @@
  *     read (S,ID) K (S',ID')|init      the writer the external read of key
  *                                      K by (S,ID) read from
  *
+ * Version 3 (written only for the weak levels) allows any level on the
+ * isolation line, written as `check --isolation` takes it:
+ *     isolation pl2|rc|ra|cc|pc|psi   the level; the order line is then
+ *                                      a commit order (check/level.h),
+ *                                      no key lines are needed
+ *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
  * (session id, transaction id) as in the history's input.
@@ -63,9 +69,13 @@ typedef struct psi_witness_read {
 } psi_witness_read;
 
 typedef struct psi_witness {
-    unsigned version;   /* 1 or 2 */
+    unsigned version;   /* 1, 2 or 3 */
     bool has_isolation; /* an isolation line is present */
-    bool ser;           /* it says ser (else si) */
+    bool ser;           /* it says ser (else si, or level) */
+    /* Version 3: the weak level the isolation line names, lower case
+     * ("rc"); empty for si and ser. Which names exist is the checker's
+     * business (interpret/witness_level.c); the parser takes a word. */
+    char level[8];
     /* The transactions of all lines, line by line. */
     psi_witness_txn *tx;
     size_t n_tx;
