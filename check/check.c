@@ -259,6 +259,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
                           .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
                           .psi = lv == PSI_LEVEL_PSI,
+                          .pc = lv == PSI_LEVEL_PC,
                           .disabled = opts->no_pruning,
                           .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
