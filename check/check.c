@@ -223,6 +223,23 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
+    /* Timestamps are replayed or constrained under SI's or SER's rules,
+     * which forbid more than PC and PSI: there they would refuse valid
+     * histories. A version order is a fact of the history at every level
+     * that uses the polygraph. */
+    if ((res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI) &&
+        opts->timestamps) {
+        psi_status e = psi_diag_set(d, PSI_ERR_USAGE, "--timestamps is used by si and ser only");
+        append_level(d, res->level_checked);
+        return e;
+    }
+    if (psi_level_is_polynomial(res->level_checked) && (opts->version_order || opts->timestamps)) {
+        psi_status e =
+            psi_diag_set(d, PSI_ERR_USAGE, "%s: ordering information is used by si and ser only",
+                         opts->version_order ? "--version-order" : "--timestamps");
+        append_level(d, res->level_checked);
+        return e;
+    }
     if (psi_level_is_polynomial(res->level_checked)) {
         /* No polygraph: the level's own graph (check/level_poly.c), timed
          * as the construct stage. */
@@ -238,6 +255,24 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
+    if (opts->timestamps) {
+        st = psi_ts_resolve(h, &res->idx, opts->timestamps, &res->ts, d);
+        if (st != PSI_OK)
+            return st;
+        if (!opts->version_order && psi_ts_can_replay(h, &res->ts, opts->ser)) {
+            /* Complete timestamps: the replay decides, no polygraph. */
+            stage(opts, "construct");
+            t0 = psi_cpu_now();
+            st = psi_ts_replay(h, &res->idx, &res->ts, opts->ser, &res->ts_violation, d);
+            s->t_construct = psi_cpu_now() - t0;
+            res->ts.replayed = true;
+            if (st != PSI_OK)
+                return st;
+            res->verdict = res->ts_violation.kind ? PSI_REJECT : PSI_ACCEPT;
+            res->reason = res->ts_violation.kind ? PSI_BY_TIMESTAMPS : PSI_BY_NOTHING;
+            return PSI_OK;
+        }
+    }
     stage(opts, "construct");
     t0 = psi_cpu_now();
     /* Without pruning, every writer pair is a constraint, as in the paper;
@@ -246,6 +281,26 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
+    /* Known version orders are known WW edges before pruning: seeding
+     * then derives the RW edges they force, as for any ordered pair. */
+    if (opts->version_order) {
+        if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
+            (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
+            return st;
+    }
+    /* Partial timestamps: their direct checks, then their orders as
+     * known edges. */
+    if (opts->timestamps) {
+        st = psi_ts_constrain(h, &res->idx, &res->ts, opts->ser, &res->g, &res->ts_violation, d);
+        if (st != PSI_OK)
+            return st;
+        if (res->ts_violation.kind) {
+            s->t_construct = psi_cpu_now() - t0;
+            res->verdict = PSI_REJECT;
+            res->reason = PSI_BY_TIMESTAMPS;
+            return PSI_OK;
+        }
+    }
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
     s->t_construct = psi_cpu_now() - t0;
@@ -291,5 +346,7 @@ void psi_check_result_free(psi_check_result *res)
     free(res->model_choice);
     free(res->model_choice_edges);
     psi_level_result_free(&res->level);
+    psi_hints_free(&res->hints);
+    psi_ts_info_free(&res->ts);
     memset(res, 0, sizeof *res);
 }

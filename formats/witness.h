@@ -17,8 +17,18 @@
  *     read (S,ID) K (S',ID')|init      the writer the external read of key
  *                                      K by (S,ID) read from
  *
- * Version 3 (written only for the weak levels) allows any level on the
- * isolation line, written as `check --isolation` takes it:
+ * Version 3 adds two things (a version-3 reader takes both):
+ * ordering hints (`check --version-order`; never written for an accepted
+ * history's witness)
+ *     chain K (S,ID) (S,ID) ...        writers of key K known to be
+ *                                      installed in this order: any
+ *                                      subsequence of K's version order;
+ *                                      a key may have several chains
+ * A version-order file may also use key lines: there too they are read as
+ * chains (complete when they name every committed writer of the key).
+ * And witnesses of the levels other than SI and SER (written only for
+ * them), with any level on the isolation line, as `check --isolation`
+ * takes it:
  *     isolation pl2|rc|ra|cc|pc|psi   the level; the order line is then
  *                                      a commit order (check/level.h),
  *                                      no key lines are needed
@@ -90,6 +100,8 @@ typedef struct psi_witness {
     uint64_t second_init_line; /* line of a second init line, 0 if none */
     psi_witness_read *reads;   /* version 2: the read lines, in text order */
     size_t n_reads;
+    psi_witness_line *chains; /* version 3: the chain lines, in text order */
+    size_t n_chains;
 } psi_witness;
 
 /* Parses text[0..len) (any bytes; named `name` in messages). A malformed

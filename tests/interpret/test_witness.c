@@ -100,6 +100,8 @@ static void test_tampered_witnesses_refused(void **state)
         {"polysi-witness 1\nkey 1 (1,1) (9,9)\nkey 2 (3,3)\n", "(9,9) is not in the history"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2) (3,3)\nkey 2 (3,3)\n", "does not write key 1"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nkey 7 (3,3)\n", "key 7 does not occur"},
+        {"polysi-witness 3\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nchain 1 (1,1)\n",
+         "line 4: a chain line is an ordering hint"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\norder (1,1) (2,2) (3,3) (4,4)\n",
          "misses (4,5)"},
     };
