@@ -51,6 +51,7 @@
 #include "interpret/summary.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
+#include "interpret/witness_level.h"
 
 #include "solver/acyclic.h"
 #include "solver/dimacs.h"

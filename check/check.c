@@ -243,6 +243,16 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
+    /* Timestamps are replayed or constrained under SI's or SER's rules,
+     * which forbid more than PC and PSI: there they would refuse valid
+     * histories. A version order is a fact of the history at every level
+     * that uses the polygraph. */
+    if ((res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI) &&
+        opts->timestamps) {
+        psi_status e = psi_diag_set(d, PSI_ERR_USAGE, "--timestamps is used by si and ser only");
+        append_level(d, res->level_checked);
+        return e;
+    }
     if (psi_level_is_polynomial(res->level_checked) && (opts->version_order || opts->timestamps)) {
         psi_status e =
             psi_diag_set(d, PSI_ERR_USAGE, "%s: ordering information is used by si and ser only",
@@ -326,6 +336,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
                           .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
                           .psi = lv == PSI_LEVEL_PSI,
+                          .pc = lv == PSI_LEVEL_PC,
                           .disabled = opts->no_pruning,
                           .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);

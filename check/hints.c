@@ -122,7 +122,7 @@ static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
                              "key %llu is not in the history", (unsigned long long)c->key);
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
-        uint32_t t = 0;
+        uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
         psi_status st = node_of(r, &c->tx[i], c->key, f->key, &t);
         if (st != PSI_OK)
             return st;

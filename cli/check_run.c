@@ -14,6 +14,7 @@
 #include "interpret/hint_file.h"
 #include "interpret/render.h"
 #include "interpret/witness.h"
+#include "interpret/witness_level.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,12 @@ static bool write_witness(const psi_history *h, const psi_check_result *res, boo
                           const char *path, psi_diag *d)
 {
     psi_witness w;
-    if (psi_witness_build(h, res, ser, &w, d) != PSI_OK)
+    /* SI and SER: version orders; every other level: a commit order */
+    psi_level l = res->level_checked;
+    psi_status st = l == PSI_LEVEL_SI || l == PSI_LEVEL_SER
+                        ? psi_witness_build(h, res, ser, &w, d)
+                        : psi_witness_build_level(h, res, &w, d);
+    if (st != PSI_OK)
         return false;
     bool ok = psi_witness_write(&w, h->source, f, path, d) == PSI_OK;
     psi_witness_free(&w);

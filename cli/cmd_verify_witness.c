@@ -15,17 +15,19 @@
 
 static void help(void)
 {
-    printf(
-        "usage: polysi-solve verify-witness [--isolation si|ser] [--format F] HISTORY WITNESS\n\n"
-        "Rebuilds the dependency graph of HISTORY from the version orders in WITNESS\n"
-        "(written by 'polysi-solve check --witness') and checks it for a forbidden\n"
-        "cycle in polynomial time, without the checker's pruning, encoding or solver.\n\n"
-        "  --isolation L   si (default: no cycle without two adjacent RW edges) or ser\n"
-        "                  (no cycle; the witness's order line, if any, must put every\n"
-        "                  dependency forward)\n"
-        "  --format F      format of HISTORY (default: detect)\n\n"
-        "Exit codes: 0 the witness is valid, 1 it is refused (incomplete, inconsistent\n"
-        "or cyclic; the reason is printed), 2 malformed witness or other error.\n");
+    printf("usage: polysi-solve verify-witness [--isolation L] [--format F] HISTORY WITNESS\n\n"
+           "Rebuilds the dependency graph of HISTORY from the version orders in WITNESS\n"
+           "(written by 'polysi-solve check --witness') and checks it for a forbidden\n"
+           "cycle in polynomial time, without the checker's pruning, encoding or solver.\n"
+           "Under the other levels the witness is a commit order, checked against the\n"
+           "level's axiom read by read.\n\n"
+           "  --isolation L   si (default: no cycle without two adjacent RW edges) or ser\n"
+           "                  (no cycle; the witness's order line, if any, must put every\n"
+           "                  dependency forward); or pl2, rc, ra, cc, pc, psi (or their\n"
+           "                  long names, as check takes them)\n"
+           "  --format F      format of HISTORY (default: detect)\n\n"
+           "Exit codes: 0 the witness is valid, 1 it is refused (incomplete, inconsistent\n"
+           "or cyclic; the reason is printed), 2 malformed witness or other error.\n");
 }
 
 /* Reads the whole file; NULL on error (message printed). */
@@ -70,7 +72,8 @@ int psi_cmd_verify_witness(int argc, char **argv)
     psi_read_opts ro = {0};
     const char *paths[2] = {NULL, NULL}, *arg;
     int n_paths = 0;
-    bool ser = false, opt;
+    psi_level level = PSI_LEVEL_SI;
+    bool opt;
     while (psi_args_next(&a, &arg, &opt)) {
         if (!opt) {
             if (n_paths == 2) {
@@ -82,13 +85,10 @@ int psi_cmd_verify_witness(int argc, char **argv)
             help();
             return 0;
         } else if (psi_args_opt(&a, arg, "--isolation")) {
-            if (strcasecmp(a.value, "si") == 0)
-                ser = false;
-            else if (strcasecmp(a.value, "ser") == 0)
-                ser = true;
-            else {
+            if (!a.failed && !psi_level_parse(a.value, &level)) {
                 fprintf(stderr,
-                        "polysi-solve verify-witness: --isolation takes si or ser, not '%s'\n",
+                        "polysi-solve verify-witness: --isolation: unknown level '%s'; the "
+                        "levels are " PSI_LEVEL_NAMES "\n",
                         a.value);
                 return 2;
             }
@@ -123,19 +123,19 @@ int psi_cmd_verify_witness(int argc, char **argv)
     }
     psi_wverdict v;
     char *why = NULL;
-    psi_status st = psi_witness_verify(h, paths[1], text, len, ser, &v, &why, &d);
+    psi_status st = psi_witness_verify_level(h, paths[1], text, len, level, &v, &why, &d);
     free(text);
     psi_history_free(h);
     if (st != PSI_OK) {
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         return 2;
     }
-    const char *level = ser ? "SER" : "SI";
+    const char *name = psi_level_name(level);
     if (v == PSI_WITNESS_VALID) {
-        printf("VALID: the witness proves the history satisfies %s\n", level);
+        printf("VALID: the witness proves the history satisfies %s\n", name);
         return 0;
     }
-    printf("REFUSED: the witness does not prove %s: %s\n", level, why);
+    printf("REFUSED: the witness does not prove %s: %s\n", name, why);
     free(why);
     return 1;
 }

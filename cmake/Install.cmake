@@ -45,6 +45,7 @@ set(PSI_PUBLIC_HEADERS
   interpret/summary.h
   interpret/witness.h
   interpret/witness_check.h
+  interpret/witness_level.h
   solver/acyclic.h
   solver/dimacs.h
   solver/sat.h

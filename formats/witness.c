@@ -139,12 +139,25 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
     if (word(&q, le, "isolation")) {
         q = skip_blanks(q, le);
         const char *at = q;
-        if (word(&q, le, "si"))
+        if (word(&q, le, "si")) {
             w->ser = false;
-        else if (word(&q, le, "ser"))
+        } else if (word(&q, le, "ser")) {
             w->ser = true;
-        else
+        } else if (w->version >= 3) {
+            /* a level's name: letters and digits, at most 7 */
+            size_t n = 0;
+            while (q + n < le && n < sizeof w->level - 1 &&
+                   ((q[n] >= 'a' && q[n] <= 'z') || (q[n] >= '0' && q[n] <= '9')))
+                n++;
+            if (n == 0 || (q + n < le && !is_blank(q[n])))
+                return syntax(ps, line, ls, at,
+                              "expected a level: si, ser, pl2, rc, ra, cc, pc or psi");
+            memcpy(w->level, q, n);
+            w->level[n] = '\0';
+            q += n;
+        } else {
             return syntax(ps, line, ls, at, "expected 'si' or 'ser'");
+        }
         q = skip_blanks(q, le);
         if (q != le)
             return syntax(ps, line, ls, q, "unexpected text after the isolation level");
@@ -277,16 +290,26 @@ static void put_line(const psi_witness *w, const psi_witness_line *l, FILE *f)
 psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
                              psi_diag *d)
 {
-    fprintf(f,
-            "# polysi-solve witness for %s: the version order of every key, first\n"
-            "# installed first (the initial value precedes them all)%s.\n"
-            "# Re-check with: polysi-solve verify-witness%s HISTORY THIS-FILE\n",
-            history ? history : "a history", w->has_order ? ", and a serialization order" : "",
-            w->ser ? " --isolation ser" : "");
+    if (w->level[0])
+        fprintf(f,
+                "# polysi-solve witness for %s: a commit order under which every read\n"
+                "# satisfies the axiom of isolation level %s (README, \"Isolation levels\").\n"
+                "# Re-check with: polysi-solve verify-witness --isolation %s HISTORY THIS-FILE\n",
+                history ? history : "a history", w->level, w->level);
+    else
+        fprintf(f,
+                "# polysi-solve witness for %s: the version order of every key, first\n"
+                "# installed first (the initial value precedes them all)%s.\n"
+                "# Re-check with: polysi-solve verify-witness%s HISTORY THIS-FILE\n",
+                history ? history : "a history", w->has_order ? ", and a serialization order" : "",
+                w->ser ? " --isolation ser" : "");
     bool v2 = w->has_init || w->n_reads;
-    fputs(w->n_chains ? "polysi-witness 3\n" : v2 ? "polysi-witness 2\n" : "polysi-witness 1\n", f);
+    fputs(w->level[0] || w->n_chains ? "polysi-witness 3\n"
+          : v2                       ? "polysi-witness 2\n"
+                                     : "polysi-witness 1\n",
+          f);
     if (w->has_isolation)
-        fprintf(f, "isolation %s\n", w->ser ? "ser" : "si");
+        fprintf(f, "isolation %s\n", w->level[0] ? w->level : w->ser ? "ser" : "si");
     if (w->has_init)
         fprintf(f, "init (%llu,%llu)\n", (unsigned long long)w->init.sid,
                 (unsigned long long)w->init.tid);

@@ -17,14 +17,21 @@
  *     read (S,ID) K (S',ID')|init      the writer the external read of key
  *                                      K by (S,ID) read from
  *
- * Version 3 (ordering hints, `check --version-order`; never written for an
- * accepted history's witness) adds
+ * Version 3 adds two things (a version-3 reader takes both):
+ * ordering hints (`check --version-order`; never written for an accepted
+ * history's witness)
  *     chain K (S,ID) (S,ID) ...        writers of key K known to be
  *                                      installed in this order: any
  *                                      subsequence of K's version order;
  *                                      a key may have several chains
  * A version-order file may also use key lines: there too they are read as
  * chains (complete when they name every committed writer of the key).
+ * And witnesses of the levels other than SI and SER (written only for
+ * them), with any level on the isolation line, as `check --isolation`
+ * takes it:
+ *     isolation pl2|rc|ra|cc|pc|psi   the level; the order line is then
+ *                                      a commit order (check/level.h),
+ *                                      no key lines are needed
  *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
@@ -74,7 +81,11 @@ typedef struct psi_witness_read {
 typedef struct psi_witness {
     unsigned version;   /* 1, 2 or 3 */
     bool has_isolation; /* an isolation line is present */
-    bool ser;           /* it says ser (else si) */
+    bool ser;           /* it says ser (else si, or level) */
+    /* Version 3: the weak level the isolation line names, lower case
+     * ("rc"); empty for si and ser. Which names exist is the checker's
+     * business (interpret/witness_level.c); the parser takes a word. */
+    char level[8];
     /* The transactions of all lines, line by line. */
     psi_witness_txn *tx;
     size_t n_tx;

@@ -10,6 +10,7 @@
 #include "core/vec.h"
 #include "formats/witness.h"
 #include "interpret/describe.h"
+#include "interpret/witness_level.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,7 +53,8 @@ typedef struct chk {
     psi_history *h;
     psi_index idx;
     bool ser;
-    char **why; /* the refusal, allocated here */
+    psi_level level; /* SI or SER (ser), or a level witness_level.c checks */
+    char **why;      /* the refusal, allocated here */
     psi_wverdict *verdict;
     tid_ent *tids;
     key_ent *kmap;
@@ -600,11 +602,90 @@ out:
     return st;
 }
 
+/* The levels other than SI and SER: the order line is a commit order
+ * (witness_level.h); key lines are not needed and not read. */
+static psi_status check_level(chk *c, const psi_witness *w)
+{
+    psi_history *h = c->h;
+    char a[64], b[128];
+    if (c->idx.n_anomalies) {
+        const psi_anomaly *an = &c->idx.anomalies[0];
+        psi_fmt_txn(h, an->txn, a, sizeof a);
+        psi_fmt_op(h, an->op, b, sizeof b);
+        return refuse(c,
+                      "the history has a graph-free anomaly, %s (%s), in %s %s: no commit order "
+                      "can be valid",
+                      psi_anomaly_name(an->kind), psi_anomaly_title(an->kind), a, b);
+    }
+    if (!w->has_order)
+        return refuse(c,
+                      "no order line: under %s the witness is a commit order (witness "
+                      "version 3)",
+                      psi_level_name(c->level));
+    if (w->second_order_line)
+        return refuse(c, "line %llu: a second order line (the first is on line %llu)",
+                      (unsigned long long)w->second_order_line, (unsigned long long)w->order.line);
+    uint32_t *ord = malloc((size_t)h->n_txns * sizeof *ord);
+    if (!ord)
+        return PSI_ERR_NOMEM;
+    memset(ord, 0xff, (size_t)h->n_txns * sizeof *ord);
+    ord[PSI_INIT_TXN] = 0;
+    unsigned long long L = (unsigned long long)w->order.line;
+    psi_status st = PSI_OK;
+    for (size_t j = 0; j < w->order.n && st == PSI_OK && !*c->why; j++) {
+        const psi_witness_txn *t = &w->tx[w->order.first + j];
+        uint32_t x = find_txn(c, t->sid, t->tid);
+        snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)t->sid,
+                 (unsigned long long)t->tid);
+        if (x == UINT32_MAX)
+            st = refuse(c, "line %llu: transaction %s is not in the history", L, a);
+        else if (h->txns[x].status != PSI_TXN_COMMITTED)
+            st = refuse(c, "line %llu: transaction %s did not commit", L, a);
+        else if (ord[x] != UINT32_MAX)
+            st = refuse(c, "line %llu: transaction %s is listed twice in the order", L, a);
+        else
+            ord[x] = (uint32_t)j + 1;
+    }
+    for (uint32_t t = 1; t < h->n_txns && st == PSI_OK && !*c->why; t++)
+        if (h->txns[t].status == PSI_TXN_COMMITTED && ord[t] == UINT32_MAX) {
+            psi_fmt_txn(h, t, a, sizeof a);
+            st = refuse(c, "line %llu: the commit order misses %s", L, a);
+        }
+    for (uint32_t o = 0; o < h->n_ops && st == PSI_OK && !*c->why; o++)
+        if ((c->idx.op_info[o] & PSI_OI_LIVE) && (c->idx.op_info[o] & PSI_OI_AMBIG) &&
+            c->chosen[o] == UINT32_MAX) {
+            psi_fmt_txn(h, c->idx.op_txn[o], a, sizeof a);
+            st = refuse(c,
+                        "the read of key %llu by %s has several candidate writers, and the "
+                        "witness gives none (a 'read' line)",
+                        (unsigned long long)h->keys[h->ops[o].key], a);
+        }
+    if (st == PSI_OK && !*c->why) {
+        char *why = NULL;
+        st = psi_witness_level_check(h, &c->idx, c->chosen, ord, c->level, L, &why);
+        if (st == PSI_OK && why) {
+            *c->why = why;
+            *c->verdict = PSI_WITNESS_REFUSED;
+        }
+    }
+    free(ord);
+    return st;
+}
+
 psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
                               bool ser, psi_wverdict *verdict, char **why, psi_diag *d)
 {
+    return psi_witness_verify_level(h, wname, text, len, ser ? PSI_LEVEL_SER : PSI_LEVEL_SI,
+                                    verdict, why, d);
+}
+
+psi_status psi_witness_verify_level(psi_history *h, const char *wname, const char *text, size_t len,
+                                    psi_level level, psi_wverdict *verdict, char **why, psi_diag *d)
+{
     psi_witness w;
-    chk c = {.h = h, .ser = ser, .why = why, .verdict = verdict};
+    bool ser = level == PSI_LEVEL_SER;
+    bool weak = level != PSI_LEVEL_SER && level != PSI_LEVEL_SI;
+    chk c = {.h = h, .ser = ser, .level = level, .why = why, .verdict = verdict};
     *verdict = PSI_WITNESS_VALID;
     *why = NULL;
     psi_status st = psi_witness_parse(wname, text, len, &w, d);
@@ -641,6 +722,9 @@ psi_status psi_witness_verify(psi_history *h, const char *wname, const char *tex
         goto out;
     if ((st = psi_index_build(h, &c.idx, d)) != PSI_OK)
         goto out;
+    /* RC and PL-2 are per read (check.c): non-repeatable reads are theirs */
+    if (level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2)
+        psi_index_allow_nonrepeatable(&c.idx);
     c.tids = malloc((h->n_txns ? h->n_txns : 1) * sizeof *c.tids);
     c.kmap = malloc((h->n_keys ? h->n_keys : 1) * sizeof *c.kmap);
     c.chosen = malloc((h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
@@ -657,7 +741,7 @@ psi_status psi_witness_verify(psi_history *h, const char *wname, const char *tex
     memset(c.chosen, 0xff, (h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
     st = read_lines(&c, &w);
     if (st == PSI_OK && *verdict == PSI_WITNESS_VALID)
-        st = check(&c, &w);
+        st = weak ? check_level(&c, &w) : check(&c, &w);
     if (st == PSI_ERR_NOMEM)
         psi_diag_nomem(d, "checking a witness");
 out_idx:

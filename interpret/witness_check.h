@@ -12,6 +12,7 @@
 #ifndef PSI_INTERPRET_WITNESS_CHECK_H
 #define PSI_INTERPRET_WITNESS_CHECK_H
 
+#include "check/level.h"
 #include "core/history.h"
 
 #include <stdbool.h>
@@ -31,5 +32,11 @@ typedef enum psi_wverdict {
  * (core/index). */
 psi_status psi_witness_verify(psi_history *h, const char *wname, const char *text, size_t len,
                               bool ser, psi_wverdict *verdict, char **why, psi_diag *d);
+/* The same under any level: SI and SER as above; the others check the
+ * witness's order line as a commit order against the level's axiom
+ * (interpret/witness_level.h). */
+psi_status psi_witness_verify_level(psi_history *h, const char *wname, const char *text, size_t len,
+                                    psi_level level, psi_wverdict *verdict, char **why,
+                                    psi_diag *d);
 
 #endif

@@ -15,9 +15,10 @@
 
 /* How a side is judged: SER (any cycle), SI (the doubled graph), or DEP
  * (only DEP edges close cycles; prune.h dep_only). */
-typedef enum rule { RULE_SI = 0, RULE_SER = 1, RULE_DEP = 2, RULE_PSI = 3 } rule;
+typedef enum rule { RULE_SI = 0, RULE_SER = 1, RULE_DEP = 2, RULE_PSI = 3, RULE_PC = 4 } rule;
 
-/* RULE_PSI: the known RW edges by source and by target (plain graph). */
+/* RULE_PSI: the known RW edges by source and by target (plain graph).
+ * RULE_PC: the known SO and WR edges, by target. */
 typedef struct anti_index {
     const psi_graph *g;
     const psi_polygraph *pg;
@@ -63,9 +64,30 @@ static bool psi_anti_cycle(const psi_reach *r, const anti_index *a, uint32_t u, 
     return false;
 }
 
+/* PC: an RW edge x -> y closes a cycle after a known SO or WR edge p -> x
+ * whenever y reaches p over DEP (or is p): every RW edge of such a cycle
+ * follows SO or WR, which PC forbids (encode.h). *via: that edge. */
+static bool pc_rw_cycle(const psi_reach *r, const anti_index *a, uint32_t x, uint32_t y,
+                        uint64_t *via)
+{
+    uint64_t b, e;
+    psi_graph_in(a->g, x, false, &b, &e);
+    for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
+        if (reach_eq(r, y, a->g->in_src[b])) {
+            *via = a->g->in_eid[b];
+            return true;
+        }
+    return false;
+}
+
 static bool edge_closes_cycle(const psi_reach *r, const anti_index *a, rule ser, uint32_t from,
                               uint32_t to, psi_edge_type type)
 {
+    if (ser == RULE_PC) {
+        uint64_t via;
+        return psi_edge_is_anti(type) ? pc_rw_cycle(r, a, from, to, &via)
+                                      : psi_reach_to(r, to, from);
+    }
     if (ser == RULE_PSI) {
         uint64_t via;
         return psi_reach_to(r, to, from) ||
@@ -129,6 +151,38 @@ static psi_status psi_closing_cycle(const psi_reach *r, const anti_index *a, con
     return st;
 }
 
+/* PC: e (an RW edge x -> y), the DEP path from y to p, the known SO or
+ * WR edge p -> x (pc_rw_cycle). */
+static psi_status pc_closing_cycle(const psi_reach *r, const anti_index *a, const psi_edge *e,
+                                   psi_edge **out, uint32_t *len, psi_diag *d)
+{
+    const psi_polygraph *g = a->pg;
+    uint64_t via = 0;
+    bool found = pc_rw_cycle(r, a, e->from, e->to, &via);
+    assert(found);
+    (void)found;
+    const psi_edge *pe = &g->known[via];
+    uint32_t *p = NULL, n = 0;
+    psi_status st = PSI_OK;
+    if (e->to != pe->from)
+        st = psi_reach_path(r, e->to, pe->from, &p, &n, d);
+    if (st == PSI_OK) {
+        *out = malloc(((size_t)n + 2) * sizeof **out);
+        if (!*out)
+            st = psi_diag_nomem(d, "recording a cycle");
+    }
+    if (st == PSI_OK) {
+        uint32_t k = 0;
+        (*out)[k++] = *e;
+        for (uint32_t i = 0; i < n; i++)
+            (*out)[k++] = g->known[p[i]];
+        (*out)[k++] = *pe;
+        *len = k;
+    }
+    free(p);
+    return st;
+}
+
 static psi_status closing_cycle(const psi_reach *r, const anti_index *a, rule ser,
                                 const psi_edge *e, psi_edge **out, uint32_t *len, psi_diag *d)
 {
@@ -138,6 +192,8 @@ static psi_status closing_cycle(const psi_reach *r, const anti_index *a, rule se
     if (ser == RULE_PSI && !psi_edge_is_anti((psi_edge_type)e->type) &&
         !psi_reach_to(r, e->to, e->from))
         return psi_closing_cycle(r, a, e, out, len, d);
+    if (ser == RULE_PC && psi_edge_is_anti((psi_edge_type)e->type))
+        return pc_closing_cycle(r, a, e, out, len, d);
     if (ser != RULE_SI) {
         st = psi_reach_path(r, e->to, e->from, &path, &n, d);
     } else if (psi_edge_is_anti((psi_edge_type)e->type)) {
@@ -180,7 +236,7 @@ static bool choice_impossible(const psi_reach *r, const anti_index *ai, const ps
     if (w != PSI_SRC_INIT)
         return edge_closes_cycle(r, ai, ser, g->op_txn[w], a->txn, PSI_EDGE_WR);
     uint32_t b = g->w_off[a->key], e = g->w_off[a->key + 1];
-    if (e - b > MAX_INIT_TESTS || ser == RULE_DEP)
+    if (e - b > MAX_INIT_TESTS || ser == RULE_DEP || ser == RULE_PC)
         return false;
     for (uint32_t i = b; i < e; i++) {
         uint32_t s = g->op_txn[g->w_op[i]];
@@ -264,6 +320,30 @@ static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi
     return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
 }
 
+/* RULE_PC: the known SO and WR edges by target; *bad gets a known RW
+ * edge that closes a cycle after one of them (pc_rw_cycle). */
+static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, anti_index *ai,
+                                 psi_graph *ag, uint32_t *bad, psi_diag *d)
+{
+    uint8_t *sw = malloc(g->n_known ? g->n_known : 1);
+    if (!sw)
+        return psi_diag_nomem(d, "pruning");
+    for (uint64_t i = 0; i < g->n_known; i++)
+        sw[i] = g->known[i].type == PSI_EDGE_SO || g->known[i].type == PSI_EDGE_WR;
+    psi_edge_view v = {.first = g->known, .n = g->n_known, .active = sw};
+    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN, d);
+    free(sw);
+    if (st != PSI_OK)
+        return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    uint64_t via;
+    for (uint64_t i = 0; i < g->n_known && *bad == UINT32_MAX; i++) {
+        const psi_edge *e = &g->known[i];
+        if (psi_edge_is_anti((psi_edge_type)e->type) && pc_rw_cycle(r, ai, e->from, e->to, &via))
+            *bad = (uint32_t)i;
+    }
+    return PSI_OK;
+}
+
 static psi_status psi_known_anti_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t rw,
                                        psi_prune_result *res, psi_diag *d)
 {
@@ -311,7 +391,9 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
 {
     memset(res, 0, sizeof *res);
     bool disabled = opts && opts->disabled;
-    rule ser = opts && opts->dep_only ? (opts->psi ? RULE_PSI : RULE_DEP)
+    rule ser = opts && opts->dep_only ? (opts->psi  ? RULE_PSI
+                                         : opts->pc ? RULE_PC
+                                                    : RULE_DEP)
                : opts && opts->ser    ? RULE_SER
                                       : RULE_SI;
     const psi_progress *pr = opts ? opts->progress : NULL;
@@ -321,18 +403,24 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         uint32_t cyc;
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        st = ser == RULE_DEP || ser == RULE_PSI
+        st = ser == RULE_DEP || ser == RULE_PSI || ser == RULE_PC
                  ? psi_reach_build_dep(&r, h, g, &cyc, d)
                  : psi_reach_build(&r, h, g, ser == RULE_SI, &cyc, d);
         if (st != PSI_OK)
             return st;
         psi_graph ag = {0};
         anti_index ai = {.g = &ag, .pg = g};
-        if (ser == RULE_PSI && cyc == UINT32_MAX) {
+        if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
-            st = psi_anti_build(&r, g, &ag, &rw, d);
-            if (st == PSI_OK && rw != UINT32_MAX)
+            st = ser == RULE_PSI ? psi_anti_build(&r, g, &ag, &rw, d)
+                                 : pc_index_build(&r, g, &ai, &ag, &rw, d);
+            if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PSI)
                 st = psi_known_anti_cycle(&r, g, rw, res, d);
+            if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PC) {
+                psi_edge rwe = g->known[rw];
+                st = pc_closing_cycle(&r, &ai, &rwe, &res->cycle[0], &res->cycle_len[0], d);
+                res->outcome = PSI_PRUNE_KNOWN_CYCLE;
+            }
             if (st != PSI_OK || rw != UINT32_MAX) {
                 psi_graph_free(&ag);
                 psi_reach_free(&r);

@@ -48,6 +48,9 @@ typedef struct psi_prune_opts {
      * RW edge of a side or a known one next to the side's DEP edge's ends
      * (level_psi.h): PSI forbids every such cycle. */
     bool psi;
+    /* PC (with dep_only): also an RW edge after a known SO or WR edge whose
+     * head reaches that edge's tail: PC forbids such cycles (encode.h). */
+    bool pc;
     bool disabled;                /* --no-pruning: only check the known graph for a cycle */
     const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;

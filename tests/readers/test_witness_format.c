@@ -102,6 +102,10 @@ static void test_syntax_errors(void **state)
         {"polysi-witness\n", "w:1:15: unsupported witness version (expected 1, 2 or 3)"},
         {"polysi-witness 99999999999999999999\n",
          "w:1:16: unsupported witness version (expected 1, 2 or 3)"},
+        /* version 3 (weak levels' commit orders): any level word */
+        {"polysi-witness 2\nisolation rc\n", "w:2:11: expected 'si' or 'ser'"},
+        {"polysi-witness 3\nisolation r-c\n",
+         "w:2:11: expected a level: si, ser, pl2, rc, ra, cc, pc or psi"},
         {"polysi-witness 1\nread (1,1) 2 (3,3)\n", "w:2:1: expected 'key', 'order' or 'isolation'"},
         {"polysi-witness 2\nread (1,1) 2 (3,3\n",
          "w:2:14: expected the writer written (SESSION,ID), or init"},

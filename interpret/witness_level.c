@@ -1,0 +1,490 @@
+/* Commit-order witnesses for the levels other than SI and SER (see
+ * witness_level.h). */
+#include "interpret/witness_level.h"
+
+#include "core/graph.h"
+#include "core/vec.h"
+#include "interpret/describe.h"
+#include "interpret/witness.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+/* Clock tables above this many entries are refused (4 GiB). */
+#define MAX_CLOCK_ENTRIES (UINT64_C(1) << 30)
+
+static psi_witness_txn ext_txn(const psi_history *h, uint32_t t)
+{
+    return (psi_witness_txn){.sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id};
+}
+
+static bool committed(const psi_history *h, uint32_t t)
+{
+    return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
+}
+
+/* ---- writing ---- */
+
+typedef struct gedges {
+    psi_edge *e;
+    uint64_t n, cap;
+    bool pc;
+    uint32_t n_txns;
+} gedges;
+
+/* PSI: DEP edges. PC: DEP edges, and each SO/WR edge u -> v also to v's
+ * twin n + v, from which v's RW edges leave: paths through a twin are
+ * exactly the composed (SO ∪ WR);RW edges. */
+static bool gadd(gedges *g, const psi_edge *e)
+{
+    if (e->from == e->to)
+        return true;
+    uint32_t n = g->n_txns;
+    psi_edge x = *e;
+    if (!g->pc && e->type == PSI_EDGE_RW)
+        return true;
+    if (!psi_grow((void **)&g->e, &g->cap, g->n + 2, sizeof *g->e))
+        return false;
+    if (e->type == PSI_EDGE_RW) {
+        x.from = n + e->from;
+        g->e[g->n++] = x;
+        return true;
+    }
+    g->e[g->n++] = x;
+    if (g->pc && (e->type == PSI_EDGE_SO || e->type == PSI_EDGE_WR)) {
+        x.to = n + e->to;
+        g->e[g->n++] = x;
+    }
+    return true;
+}
+
+static bool gadd_side(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    psi_edge e = {.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    return gadd(ctx, &e);
+}
+
+/* PC and PSI: the order from the model (see witness_level.h) into
+ * order[0..), committed transactions only; returns how many, or NONE. */
+static uint32_t model_order(const psi_history *h, const psi_check_result *res, bool pc,
+                            uint32_t *order, psi_status *st, psi_diag *d)
+{
+    const psi_polygraph *g = &res->g;
+    gedges E = {.pc = pc, .n_txns = h->n_txns};
+    bool ok = true;
+    for (uint64_t i = 0; i < g->n_known && ok; i++)
+        ok = gadd(&E, &g->known[i]);
+    for (uint64_t i = 0; i < res->n_model_choice_edges && ok; i++)
+        ok = gadd(&E, &res->model_choice_edges[i]);
+    for (uint32_t c = 0; c < g->n_cons && ok; c++)
+        if (g->cons[c].state == PSI_C_OPEN)
+            ok = psi_constraint_for_each(g, &g->cons[c], res->model_either[c], gadd_side, &E);
+    uint32_t nodes = pc ? 2 * h->n_txns : h->n_txns, got = 0, n = 0;
+    uint32_t *all = malloc((size_t)nodes * sizeof *all);
+    psi_graph G = {0};
+    psi_edge_view v = {.first = E.e, .n = E.n};
+    if (!ok || !all || psi_graph_build(&G, nodes, &v, 0, d) != PSI_OK ||
+        psi_graph_topo(&G, false, all, &got, d) != PSI_OK) {
+        free(E.e);
+        free(all);
+        psi_graph_free(&G);
+        *st = psi_diag_nomem(d, "building a witness");
+        return NONE;
+    }
+    free(E.e);
+    psi_graph_free(&G);
+    if (got < nodes) {
+        free(all);
+        *st = psi_diag_set(d, PSI_ERR_INPUT,
+                           "the model's graph is cyclic; no witness can be written");
+        return NONE;
+    }
+    for (uint32_t i = 0; i < nodes; i++)
+        if (all[i] < h->n_txns && all[i] != PSI_INIT_TXN && committed(h, all[i]))
+            order[n++] = all[i];
+    free(all);
+    return n;
+}
+
+psi_status psi_witness_build_level(const psi_history *h, const psi_check_result *res,
+                                   psi_witness *w, psi_diag *d)
+{
+    psi_level l = res->level_checked;
+    assert(l != PSI_LEVEL_SI && l != PSI_LEVEL_SER);
+    memset(w, 0, sizeof *w);
+    psi_status st = PSI_OK;
+    uint32_t *order = malloc((size_t)h->n_txns * sizeof *order), n = 0;
+    if (!order)
+        return psi_diag_nomem(d, "building a witness");
+    if (psi_level_is_polynomial(l)) {
+        for (uint32_t i = 0; i < res->level.n_order; i++)
+            if (res->level.order[i] != PSI_INIT_TXN)
+                order[n++] = res->level.order[i];
+        if (res->idx.init_txn) {
+            w->has_init = true;
+            w->init = ext_txn(h, res->idx.init_txn);
+        }
+    } else {
+        if (!res->model_either && res->g.n_cons) {
+            free(order);
+            return psi_diag_set(d, PSI_ERR_USAGE, "no model kept: run psi_check with keep_model");
+        }
+        /* the init and read lines as for SI; the key lines give way to
+         * the order */
+        if ((st = psi_witness_build(h, res, false, w, d)) != PSI_OK) {
+            free(order);
+            return st;
+        }
+        w->n_keys = 0;
+        w->n_tx = 0;
+        n = model_order(h, res, l == PSI_LEVEL_PC, order, &st, d);
+        if (n == NONE) {
+            free(order);
+            psi_witness_free(w);
+            return st;
+        }
+    }
+    free(w->tx);
+    w->tx = malloc(((size_t)n ? n : 1) * sizeof *w->tx);
+    if (!w->tx) {
+        free(order);
+        psi_witness_free(w);
+        return psi_diag_nomem(d, "building a witness");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        w->tx[i] = ext_txn(h, order[i]);
+    w->n_tx = n;
+    w->has_order = true;
+    w->order = (psi_witness_line){.first = 0, .n = n};
+    w->has_isolation = true;
+    w->ser = false;
+    snprintf(w->level, sizeof w->level, "%s", psi_level_arg(l));
+    w->version = 3;
+    free(order);
+    return PSI_OK;
+}
+
+/* ---- checking ---- */
+
+typedef struct wl {
+    const psi_history *h;
+    const psi_index *idx;
+    const uint32_t *chosen, *ord;
+    psi_level level;
+    bool per_read;
+    unsigned long long line;
+    char **why;
+    uint64_t *woff; /* [n_keys + 1] committed writers of each key */
+    uint32_t *wt;
+    uint32_t *stamp, *src_stamp; /* [n_txns] */
+    uint32_t *vc, k;             /* CC, PSI: clocks, [n_txns * k] positions + 1 */
+    uint32_t *pre_max;           /* PC: the latest SO/WR predecessor's place */
+} wl;
+
+static psi_status refuse(wl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static psi_status refuse(wl *c, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    *c->why = strdup(buf);
+    return *c->why ? PSI_OK : PSI_ERR_NOMEM;
+}
+
+/* The writer transaction of read event o (PSI_INIT_TXN for the initial
+ * value), or NONE when o is no read event. */
+static uint32_t read_from(const wl *c, uint32_t o)
+{
+    uint8_t info = c->idx->op_info[o];
+    uint32_t s = PSI_SRC_NONE;
+    if (!(info & PSI_OI_LIVE))
+        return NONE;
+    if (info & PSI_OI_EXTERNAL_READ)
+        s = (info & PSI_OI_AMBIG) ? c->chosen[o] : c->idx->read_src[o];
+    else if (c->per_read && (info & PSI_OI_REPEAT_READ))
+        s = psi_index_repeat_src(c->h, c->idx, o);
+    if (s == PSI_SRC_NONE || s == UINT32_MAX)
+        return NONE;
+    return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
+}
+
+/* Forward edges: SO, WR, list-append version orders. */
+static psi_status forward(wl *c)
+{
+    const psi_history *h = c->h;
+    char a[64], b[64];
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        uint32_t prev = PSI_INIT_TXN;
+        for (uint32_t i = 0; i < h->sessions[s].n_txns; i++) {
+            uint32_t t = h->sessions[s].first_txn + i;
+            if (!committed(h, t))
+                continue;
+            if (c->ord[prev] > c->ord[t]) {
+                psi_fmt_txn(h, prev, a, sizeof a);
+                psi_fmt_txn(h, t, b, sizeof b);
+                return refuse(c, "line %llu: the commit order puts %s after %s, but %s -SO-> %s",
+                              c->line, a, b, a, b);
+            }
+            prev = t;
+        }
+    }
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        uint32_t w = read_from(c, o), t = c->idx->op_txn[o];
+        if (w == NONE || w == t || c->ord[w] < c->ord[t])
+            continue;
+        psi_fmt_txn(h, w, a, sizeof a);
+        psi_fmt_txn(h, t, b, sizeof b);
+        return refuse(c, "line %llu: the commit order puts %s after %s, but %s -WR(%llu)-> %s",
+                      c->line, a, b, a, (unsigned long long)h->keys[h->ops[o].key], b);
+    }
+    for (uint32_t i = 0; i < h->n_list_reads; i++) {
+        const psi_list_read *lr = &h->list_reads[i];
+        if (!(c->idx->op_info[lr->op] & PSI_OI_LIVE))
+            continue;
+        uint32_t key = h->ops[lr->op].key, prev = PSI_INIT_TXN;
+        for (uint32_t j = 0; j < lr->len; j++) {
+            uint32_t wo = psi_index_writer(c->idx, key, h->list_vals[lr->first + j]);
+            if (wo == PSI_SRC_NONE)
+                break;
+            uint32_t t = c->idx->op_txn[wo];
+            if (t != prev && c->ord[prev] > c->ord[t]) {
+                psi_fmt_txn(h, prev, a, sizeof a);
+                psi_fmt_txn(h, t, b, sizeof b);
+                return refuse(c,
+                              "line %llu: the commit order puts %s after %s, but a list read of "
+                              "key %llu shows %s's append first",
+                              c->line, a, b, (unsigned long long)h->keys[key], a);
+            }
+            prev = t;
+        }
+    }
+    return PSI_OK;
+}
+
+static bool vis(const wl *c, uint32_t t2, uint32_t t)
+{
+    const psi_txn *a = &c->h->txns[t2];
+    return c->vc[(size_t)t * c->k + a->session] > a->pos;
+}
+
+static void join(wl *c, uint32_t t, uint32_t p)
+{
+    if (p == PSI_INIT_TXN)
+        return;
+    uint32_t *ct = c->vc + (size_t)t * c->k;
+    const uint32_t *cp = c->vc + (size_t)p * c->k;
+    for (uint32_t s = 0; s < c->k; s++)
+        if (ct[s] < cp[s])
+            ct[s] = cp[s];
+    const psi_txn *tp = &c->h->txns[p];
+    if (ct[tp->session] < tp->pos + 1)
+        ct[tp->session] = tp->pos + 1;
+}
+
+/* CC, PSI: clocks along co (every predecessor comes earlier in it:
+ * forward() checked SO and WR, WW_co is co). PC: pre_max. */
+static psi_status clocks(wl *c, const uint32_t *by_place, uint32_t n_places)
+{
+    const psi_history *h = c->h;
+    uint32_t *lastw = NULL;
+    if (c->level == PSI_LEVEL_PSI) {
+        lastw = malloc((h->n_keys ? h->n_keys : 1) * sizeof *lastw);
+        if (!lastw)
+            return PSI_ERR_NOMEM;
+        memset(lastw, 0xff, (h->n_keys ? h->n_keys : 1) * sizeof *lastw);
+    }
+    for (uint32_t i = 0; i < n_places; i++) {
+        uint32_t t = by_place[i];
+        if (t == PSI_INIT_TXN)
+            continue;
+        const psi_txn *tx = &h->txns[t];
+        uint32_t prev = tx->pos ? NONE : PSI_INIT_TXN;
+        /* the committed SO predecessor */
+        for (uint32_t p = tx->pos; p-- > 0 && prev == NONE;) {
+            uint32_t q = h->sessions[tx->session].first_txn + p;
+            if (committed(h, q))
+                prev = q;
+        }
+        if (prev == NONE)
+            prev = PSI_INIT_TXN;
+        uint32_t mx = c->ord[prev];
+        if (c->vc)
+            join(c, t, prev);
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t o = tx->first_op + j, w = read_from(c, o);
+            if (w != NONE && w != t) {
+                if (c->vc)
+                    join(c, t, w);
+                if (c->ord[w] > mx)
+                    mx = c->ord[w];
+            }
+            if (lastw && h->ops[o].kind == PSI_OP_WRITE) {
+                uint32_t k = h->ops[o].key;
+                if (lastw[k] != NONE && lastw[k] != t)
+                    join(c, t, lastw[k]);
+            }
+        }
+        if (lastw)
+            for (uint32_t j = 0; j < tx->n_ops; j++)
+                if (h->ops[tx->first_op + j].kind == PSI_OP_WRITE)
+                    lastw[h->ops[tx->first_op + j].key] = t;
+        if (c->pre_max)
+            c->pre_max[t] = mx;
+    }
+    free(lastw);
+    return PSI_OK;
+}
+
+static const char *premise_text(psi_level l)
+{
+    switch (l) {
+    case PSI_LEVEL_RC:
+        return "an earlier read of the reader saw that writer";
+    case PSI_LEVEL_RA:
+        return "that writer is before the reader in session order or wrote what it read";
+    case PSI_LEVEL_CC:
+        return "that writer is in the reader's causal past, (SO ∪ WR)+";
+    case PSI_LEVEL_PC:
+        return "that writer is in the prefix the reader saw, co* ; (SO ∪ WR)";
+    case PSI_LEVEL_PSI:
+        return "that writer is visible to the reader, (SO ∪ WR ∪ WW)+";
+    default:
+        return "?";
+    }
+}
+
+/* The axiom for read event o of x in t from t1. */
+static psi_status axiom(wl *c, uint32_t o, uint32_t t, uint32_t t1)
+{
+    const psi_history *h = c->h;
+    uint32_t x = h->ops[o].key;
+    for (uint64_t i = c->woff[x]; i < c->woff[x + 1]; i++) {
+        uint32_t t2 = c->wt[i];
+        if (t2 == t1 || t2 == t || c->ord[t2] < c->ord[t1])
+            continue;
+        bool prem = false;
+        const psi_txn *a = &h->txns[t2], *r = &h->txns[t];
+        switch (c->level) {
+        case PSI_LEVEL_RC:
+            prem = c->stamp[t2] == t + 1;
+            break;
+        case PSI_LEVEL_RA:
+            prem = (a->session == r->session && a->pos < r->pos) || c->src_stamp[t2] == t + 1;
+            break;
+        case PSI_LEVEL_CC:
+        case PSI_LEVEL_PSI:
+            prem = vis(c, t2, t);
+            break;
+        case PSI_LEVEL_PC:
+            prem = c->ord[t2] <= c->pre_max[t];
+            break;
+        default:
+            break;
+        }
+        if (!prem)
+            continue;
+        char s1[64], s2[64], s3[64];
+        psi_fmt_txn(h, t2, s2, sizeof s2);
+        psi_fmt_txn(h, t1, s1, sizeof s1);
+        psi_fmt_txn(h, t, s3, sizeof s3);
+        return refuse(c,
+                      "line %llu: under %s, %s must come before %s in the commit order: %s reads "
+                      "key %llu from %s, %s also writes it, and %s",
+                      c->line, psi_level_name(c->level), s2, s1, s3, (unsigned long long)h->keys[x],
+                      s1, s2, premise_text(c->level));
+    }
+    return PSI_OK;
+}
+
+psi_status psi_witness_level_check(const psi_history *h, const psi_index *idx,
+                                   const uint32_t *chosen, const uint32_t *ord, psi_level level,
+                                   unsigned long long order_line, char **why)
+{
+    *why = NULL;
+    wl c = {.h = h,
+            .idx = idx,
+            .chosen = chosen,
+            .ord = ord,
+            .level = level,
+            .per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2,
+            .line = order_line,
+            .why = why,
+            .k = h->n_sessions ? h->n_sessions : 1};
+    uint32_t nk = h->n_keys, *by_place = NULL, n_places = 0;
+    psi_status st = forward(&c);
+    if (st != PSI_OK || *why || level == PSI_LEVEL_PL2)
+        return st;
+    c.woff = calloc((size_t)nk + 1, sizeof *c.woff);
+    c.stamp = calloc(h->n_txns, sizeof *c.stamp);
+    c.src_stamp = calloc(h->n_txns, sizeof *c.src_stamp);
+    by_place = malloc((size_t)h->n_txns * sizeof *by_place);
+    if (!c.woff || !c.stamp || !c.src_stamp || !by_place)
+        goto nomem;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_FINAL_WRITE))
+            c.woff[h->ops[o].key + 1]++;
+    for (uint32_t x = 0; x < nk; x++)
+        c.woff[x + 1] += c.woff[x];
+    c.wt = malloc((c.woff[nk] ? c.woff[nk] : 1) * sizeof *c.wt);
+    uint64_t *fill = malloc(((size_t)nk + 1) * sizeof *fill);
+    if (!c.wt || !fill) {
+        free(fill);
+        goto nomem;
+    }
+    memcpy(fill, c.woff, ((size_t)nk + 1) * sizeof *fill);
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_FINAL_WRITE))
+            c.wt[fill[h->ops[o].key]++] = idx->op_txn[o];
+    free(fill);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        if (ord[t] != UINT32_MAX)
+            by_place[ord[t]] = t, n_places++;
+    if (level == PSI_LEVEL_CC || level == PSI_LEVEL_PSI) {
+        if ((uint64_t)h->n_txns * c.k > MAX_CLOCK_ENTRIES) {
+            st = PSI_ERR_LIMIT;
+            goto out;
+        }
+        c.vc = calloc((size_t)h->n_txns * c.k, sizeof *c.vc);
+        if (!c.vc)
+            goto nomem;
+    }
+    if (level == PSI_LEVEL_PC && !(c.pre_max = malloc((size_t)h->n_txns * sizeof *c.pre_max)))
+        goto nomem;
+    if ((c.vc || c.pre_max) && clocks(&c, by_place, n_places) != PSI_OK)
+        goto nomem;
+    for (uint32_t t = 1; t < h->n_txns && !*why && st == PSI_OK; t++) {
+        if (!committed(h, t))
+            continue;
+        const psi_txn *tx = &h->txns[t];
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t w = read_from(&c, tx->first_op + j);
+            if (w != NONE)
+                c.src_stamp[w] = t + 1;
+        }
+        for (uint32_t j = 0; j < tx->n_ops && !*why && st == PSI_OK; j++) {
+            uint32_t o = tx->first_op + j, w = read_from(&c, o);
+            if (w == NONE)
+                continue;
+            st = axiom(&c, o, t, w);
+            c.stamp[w] = t + 1; /* RC: later reads of t have seen w */
+        }
+    }
+    goto out;
+nomem:
+    st = PSI_ERR_NOMEM;
+out:
+    free(c.woff);
+    free(c.wt);
+    free(c.stamp);
+    free(c.src_stamp);
+    free(c.vc);
+    free(c.pre_max);
+    free(by_place);
+    return st;
+}
