@@ -20,6 +20,7 @@
 
 #include "formats/output.h"
 
+#include <assert.h>
 #include <string.h>
 
 static const char *status_name(uint8_t st)
@@ -92,9 +93,15 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
                 char *p = buf + n;
                 *p++ = ops[i].kind == PSI_OP_WRITE ? 'w' : 'r';
                 *p++ = '(';
-                p = psi_put_u64(p, h->keys[ops[i].key]);
+                /* Integers (check_expressible refused names). */
+                uint64_t key = 0, value = 0;
+                bool ints = psi_history_key_u64(h, ops[i].key, &key) &&
+                            psi_history_value_u64(h, ops[i].value, &value);
+                assert(ints);
+                (void)ints;
+                p = psi_put_u64(p, key);
                 *p++ = ',';
-                p = psi_put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value);
+                p = psi_put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : value);
                 *p++ = ',';
                 p = psi_put_u64(p, se->id);
                 *p++ = ',';
