@@ -631,6 +631,23 @@ void psi_history_free(psi_history *h)
     free(h);
 }
 
+bool psi_name_u64(const char *s, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1] != '\0'))
+        return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned dgt = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - dgt) / 10)
+            return false;
+        v = v * 10 + dgt;
+    }
+    *out = v;
+    return true;
+}
+
 const char *psi_history_key_name(const psi_history *h, uint32_t k, char buf[24])
 {
     assert(k < h->n_keys);

@@ -172,6 +172,31 @@ const char *psi_history_key_name(const psi_history *h, uint32_t k, char buf[24])
 /* The spelling of value v: a pointer into value_names, "nil" for 0 when
  * values are named (the initial value), or buf holding v in decimal. */
 const char *psi_history_value_name(const psi_history *h, uint64_t v, char buf[24]);
+/* The same, as printf arguments ("%s"): the buffer is a compound literal,
+ * which lives until the end of the enclosing block. */
+#define PSI_KEY_NAME(h, k)   psi_history_key_name((h), (k), (char[24]){0})
+#define PSI_VALUE_NAME(h, v) psi_history_value_name((h), (v), (char[24]){0})
+/* Whether spelling s is an integer as this model writes it (decimal, no
+ * sign, no leading zero, at most 2^64-1); if so *out is its value. */
+bool psi_name_u64(const char *s, uint64_t *out);
+/* Key k / value v as an integer, for formats that only have integers:
+ * false when it is a name other than an integer's. Value 0 is 0. */
+static inline bool psi_history_key_u64(const psi_history *h, uint32_t k, uint64_t *out)
+{
+    if (!h->key_names) {
+        *out = h->keys[k];
+        return true;
+    }
+    return psi_name_u64(h->key_names[k], out);
+}
+static inline bool psi_history_value_u64(const psi_history *h, uint64_t v, uint64_t *out)
+{
+    if (!h->value_names || v == 0) {
+        *out = v;
+        return true;
+    }
+    return psi_name_u64(h->value_names[v - 1], out);
+}
 /* Whether the history has names for its keys or values: such a history
  * cannot be written in a format that only has integers. */
 static inline bool psi_history_has_names(const psi_history *h)

@@ -67,6 +67,9 @@ typedef struct edn_parser {
     /* The input is Jepsen JSON (json_scan.c), not EDN: values are parsed as
      * JSON, and a string names what a keyword names in EDN. */
     bool json;
+    /* json_spelling's output (owned, grown as needed). */
+    char *scratch;
+    size_t cap_scratch;
 } edn_parser;
 
 /* ---- edn_scan.c ---- */
@@ -160,6 +163,14 @@ void edn_lines_frame(edn_lines *L, edn_parser *p, size_t pos);
 
 /* One JSON value at p->pos (not at p->end), appended to the arena. */
 psi_status json_parse_value(edn_parser *p, uint32_t *out);
+/* The spelling of JSON string node nd as a key or value: the string with
+ * its escapes decoded and written again in one canonical way (only \" \\
+ * and control characters escaped, as \n \t \r \b \f or \u00XX; all else,
+ * UTF-8 included, as is), so "x" and "\u0078" are one key, and the
+ * spelling is a valid JSON and EDN string. Points into the buffer when the
+ * string has no escape, else into p->scratch (valid until the next call).
+ * NULL when out of memory. */
+const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len);
 /* edn_next_map for JSON: the next operation object of a JSON Lines file or
  * of the one array around the whole history. */
 psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);

@@ -35,6 +35,9 @@ void edn_parser_free(edn_parser *p)
 {
     free(p->nodes);
     p->nodes = NULL;
+    free(p->scratch);
+    p->scratch = NULL;
+    p->cap_scratch = 0;
     p->n_nodes = p->cap_nodes = 0;
 }
 

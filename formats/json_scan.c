@@ -343,6 +343,83 @@ psi_status json_parse_value(edn_parser *p, uint32_t *out)
     return parse_value(p, 0, out);
 }
 
+/* Appends code point c as UTF-8 at o; returns the end. */
+static char *put_utf8(char *o, unsigned long c)
+{
+    if (c < 0x80) {
+        *o++ = (char)c;
+    } else if (c < 0x800) {
+        *o++ = (char)(0xC0 | c >> 6);
+        *o++ = (char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        *o++ = (char)(0xE0 | c >> 12);
+        *o++ = (char)(0x80 | (c >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (c & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | c >> 18);
+        *o++ = (char)(0x80 | (c >> 12 & 0x3F));
+        *o++ = (char)(0x80 | (c >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (c & 0x3F));
+    }
+    return o;
+}
+
+const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len)
+{
+    assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
+    const char *s = p->buf + nd->pos, *end = s + nd->len - 1; /* at the closing quote */
+    *len = nd->len;
+    if (!memchr(s + 1, '\\', nd->len - 2))
+        return s; /* no escape: canonical already (JSON has no raw control characters) */
+    /* Every escape is at least as long as what it becomes, re-escaped: the
+     * output is never longer than the input. */
+    if (!psi_grow((void **)&p->scratch, &p->cap_scratch, nd->len, 1))
+        return NULL;
+    char *o = p->scratch;
+    *o++ = '"';
+    for (const char *i = s + 1; i < end;) {
+        if (*i != '\\') {
+            *o++ = *i++;
+            continue;
+        }
+        unsigned long c;
+        char e = i[1];
+        if (e == 'u') {
+            /* Validated by parse_string: four hex digits, surrogates paired. */
+            c = (unsigned long)u_escape(p, (size_t)(i - p->buf));
+            i += 6;
+            if (c >= 0xD800 && c <= 0xDBFF) {
+                unsigned long lo = (unsigned long)u_escape(p, (size_t)(i - p->buf));
+                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                i += 6;
+            }
+        } else {
+            c = e == 'b'   ? '\b'
+                : e == 'f' ? '\f'
+                : e == 'n' ? '\n'
+                : e == 'r' ? '\r'
+                : e == 't' ? '\t'
+                           : (unsigned char)e;
+            i += 2;
+        }
+        static const char short_esc[] = "\"\\\b\f\n\r\t";
+        static const char short_name[] = "\"\\bfnrt";
+        const char *k = c && c < 0x80 ? memchr(short_esc, (int)c, sizeof short_esc - 1) : NULL;
+        if (k) {
+            *o++ = '\\';
+            *o++ = short_name[k - short_esc];
+        } else if (c < 0x20) {
+            o += snprintf(o, 7, "\\u%04lx", c);
+        } else {
+            o = put_utf8(o, c);
+        }
+    }
+    *o++ = '"';
+    *len = (size_t)(o - p->scratch);
+    assert(*len <= nd->len);
+    return p->scratch;
+}
+
 /* ---- The history's layout ---- */
 
 psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark)

@@ -43,11 +43,15 @@
  *   list: a list-append read, [] being the initial empty list), [:w k v],
  *   [:append k v] (a write with PSI_OPF_APPEND). Any other micro-op (:cas,
  *   :inc, ...) is refused with its place, never dropped.
- * - Keys and values are non-negative integers up to 2^64-1 (hex 0x.. and a
- *   trailing N accepted). Negative numbers, strings and keywords are refused
- *   with their place: hashing them would make collisions possible.
- *   Integers too large for 64 bits are errors only where a number is used
- *   (an ignored field such as a huge :time is legal EDN and ignored).
+ * - Keys and values may be any EDN scalar but nil: while all of them are
+ *   non-negative integers up to 2^64-1 (hex 0x.. and a trailing N accepted)
+ *   they are integers as they always were; a keyword, string, symbol,
+ *   negative or huge integer, float, character or boolean makes the
+ *   builder intern them by spelling (history.h: exact spellings, no
+ *   hashing, so no collisions; integer 7 and keyword :7 are two keys; no
+ *   length limit but memory). :process and :index stay integers. Integers
+ *   too large for 64 bits there are errors only where a number is used (an
+ *   ignored field such as a huge :time is legal EDN and ignored).
  * - Transaction ids: every transaction's :index (of its completion, or of
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
@@ -135,14 +139,11 @@ static psi_status not_u64(const edn_parser *p, const edn_node *nd, const char *w
 static psi_status not_u64(const edn_parser *p, const edn_node *nd, const char *what)
 {
     if (nd->kind != EDN_INT) {
-        const char *hint = (nd->kind == EDN_STRING || nd->kind == EDN_KEYWORD)
-                               ? " (only integer keys and values are supported)"
-                               : "";
         if (nd->kind == EDN_NIL || nd->kind >= EDN_MAP) /* no text worth quoting */
-            return edn_error(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s%s", what,
-                             edn_kind_name(nd->kind), hint);
-        return edn_error(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s '%.*s'%s",
-                         what, edn_kind_name(nd->kind), EDN_NODE_TEXT(p, nd), hint);
+            return edn_error(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s", what,
+                             edn_kind_name(nd->kind));
+        return edn_error(p, PSI_ERR_SYNTAX, nd->pos, "expected an integer %s, found %s '%.*s'",
+                         what, edn_kind_name(nd->kind), EDN_NODE_TEXT(p, nd));
     }
     if (nd->big)
         return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
@@ -170,6 +171,98 @@ static psi_status check_limit(edn_reader *r, size_t pos)
                          "more than %llu operations (the configured limit)",
                          (unsigned long long)r->max_ops);
     return PSI_OK;
+}
+
+/* Keys and values (history.h): a non-negative integer that fits 64 bits
+ * is an integer (7, 0x7 and 7N alike); a keyword, string, symbol, boolean
+ * or negative integer is a name spelled as written (:x, "acct 1", foo,
+ * true; a negative integer as -DECIMAL whatever its base). Floats,
+ * characters and integers beyond 64 bits are refused: one of them has
+ * several spellings (1.0, 1.00; \a, \u0061), and interning by spelling
+ * would make them different values, so a read could miss its writer. */
+static bool is_u64(const edn_node *nd)
+{
+    return nd->kind == EDN_INT && !nd->big && !(nd->neg && nd->u != 0);
+}
+
+static psi_status not_scalar(const edn_parser *p, const edn_node *nd, const char *what)
+    __attribute__((cold, noinline));
+
+static psi_status not_scalar(const edn_parser *p, const edn_node *nd, const char *what)
+{
+    if (nd->kind == EDN_INT && nd->big)
+        return not_u64(p, nd, what);
+    if (nd->len == UINT32_MAX)
+        return edn_error(p, PSI_ERR_LIMIT, nd->pos, "%s '%.*s...' is too long (4 GB or more)", what,
+                         EDN_NODE_TEXT(p, nd));
+    if (nd->kind == EDN_NIL || nd->kind >= EDN_MAP) /* no text worth quoting */
+        return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
+                         "expected a %s (an integer, keyword, string or symbol), found %s", what,
+                         edn_kind_name(nd->kind));
+    return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
+                     "expected a %s (an integer, keyword, string or symbol), found %s '%.*s'", what,
+                     edn_kind_name(nd->kind), EDN_NODE_TEXT(p, nd));
+}
+
+/* Checks that node n can be a key or value (without interning it). */
+static psi_status check_scalar(const edn_parser *p, uint32_t n, const char *what)
+{
+    const edn_node *nd = &p->nodes[n];
+    bool ok = (nd->kind == EDN_INT && !nd->big) || nd->kind == EDN_KEYWORD ||
+              nd->kind == EDN_STRING || nd->kind == EDN_SYMBOL || nd->kind == EDN_BOOL;
+    return ok && nd->len != UINT32_MAX ? PSI_OK : not_scalar(p, nd, what);
+}
+
+/* The spelling of a named scalar (check_scalar passed, not is_u64). A
+ * JSON string is spelled canonically (json_spelling: "\u0078" is "x");
+ * NULL when out of memory for that. */
+static const char *spelling(edn_parser *p, const edn_node *nd, char buf[24], size_t *len)
+{
+    if (p->json && nd->kind == EDN_STRING)
+        return json_spelling(p, nd, len);
+    if (nd->kind == EDN_INT && !nd->big) { /* negative: one spelling whatever the base */
+        int n = snprintf(buf, 24, "-%llu", (unsigned long long)nd->u);
+        *len = (size_t)n;
+        return buf;
+    }
+    *len = nd->len;
+    return p->buf + nd->pos;
+}
+
+/* Interns node n as a key (named: the builder's dense key). */
+static psi_status get_key(edn_reader *r, uint32_t n, uint64_t *out)
+{
+    edn_parser *p = &r->p;
+    const edn_node *nd = &p->nodes[n];
+    if (is_u64(nd))
+        return psi_builder_key_int(r->b, nd->u, out, p->d);
+    psi_status st = check_scalar(p, n, "key");
+    if (st != PSI_OK)
+        return st;
+    char buf[24];
+    size_t len;
+    const char *s = spelling(p, nd, buf, &len);
+    if (!s)
+        return psi_diag_nomem(p->d, "reading a JSON string");
+    return psi_builder_key_named(r->b, s, len, out, p->d);
+}
+
+/* Interns node n as a value (named: an id >= 1; 0 is nil, never here). */
+static psi_status get_value(edn_reader *r, uint32_t n, const char *what, uint64_t *out)
+{
+    edn_parser *p = &r->p;
+    const edn_node *nd = &p->nodes[n];
+    if (is_u64(nd))
+        return psi_builder_value_int(r->b, nd->u, out, p->d);
+    psi_status st = check_scalar(p, n, what);
+    if (st != PSI_OK)
+        return st;
+    char buf[24];
+    size_t len;
+    const char *s = spelling(p, nd, buf, &len);
+    if (!s)
+        return psi_diag_nomem(p->d, "reading a JSON string");
+    return psi_builder_value_named(r->b, s, len, out, p->d);
 }
 
 /* One micro-op [:f k v] of a transaction with status `status`; `observed`:
@@ -200,21 +293,23 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
                          EDN_NODE_TEXT(p, &p->nodes[fn]));
     uint32_t kn = p->nodes[fn].next, vn = p->nodes[kn].next;
     uint64_t key = 0, val = 0;
-    psi_status st = get_u64(p, kn, "key", &key);
+    const edn_node *v = &p->nodes[vn];
+    /* A read that is dropped names no key or value: interning them would
+     * add keys and values that no operation has. */
+    bool keep = !is_r || status == PSI_TXN_COMMITTED || observed ||
+                (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
+    psi_status st = keep ? get_key(r, kn, &key) : check_scalar(p, kn, "key");
     if (st != PSI_OK)
         return st;
-    const edn_node *v = &p->nodes[vn];
 
     if (!is_r) {
-        if ((st = get_u64(p, vn, "value", &val)) != PSI_OK)
+        if ((st = get_value(r, vn, "value", &val)) != PSI_OK)
             return st;
         st = psi_builder_op(r->b, PSI_OP_WRITE, key, val, is_app ? PSI_OPF_APPEND : 0u, p->d);
         return st != PSI_OK ? st : check_limit(r, m->pos);
     }
 
-    /* A read: nil, an integer, or a list-append read's vector/list. */
-    bool keep = status == PSI_TXN_COMMITTED || observed ||
-                (status == PSI_TXN_ABORTED && v->kind != EDN_NIL);
+    /* A read: nil, a scalar, or a list-append read's vector/list. */
     if (v->kind == EDN_NIL) {
         if (keep)
             st = psi_builder_op(r->b, PSI_OP_READ, key, 0, PSI_OPF_INIT, p->d);
@@ -224,12 +319,14 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
             return psi_diag_nomem(p->d, "reading a list");
         uint32_t i = 0;
         for (uint32_t e = v->child; e; e = p->nodes[e].next)
-            if ((st = get_u64(p, e, "list element", &r->vals[i++])) != PSI_OK)
+            if ((st = keep ? get_value(r, e, "list element", &r->vals[i++])
+                           : check_scalar(p, e, "list element")) != PSI_OK)
                 return st;
         if (keep)
             st = psi_builder_list_read(r->b, key, r->vals, n, p->d);
     } else {
-        if ((st = get_u64(p, vn, "value read (or nil, or a list)", &val)) != PSI_OK)
+        const char *what = "value read (or nil, or a list)";
+        if ((st = keep ? get_value(r, vn, what, &val) : check_scalar(p, vn, what)) != PSI_OK)
             return st;
         if (keep)
             st = psi_builder_op(r->b, PSI_OP_READ, key, val, 0, p->d);

@@ -11,34 +11,50 @@ psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *pat
     uint64_t sid = h->sessions[tx->session].id;
     const psi_op *ops = psi_txn_ops(h, t);
     for (uint32_t i = 0; i < tx->n_ops; i++) {
+        /* Keys and values other than integers (EDN keywords, strings...):
+         * the first one is named, never replaced by its interned id. */
+        uint64_t key, value;
+        if (!psi_history_key_u64(h, ops[i].key, &key))
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as %s: transaction %llu (session %llu) uses key "
+                                "%.200s, which is not an integer; %s has only integer keys",
+                                path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
+                                PSI_KEY_NAME(h, ops[i].key), who);
+        if (!psi_history_value_u64(h, ops[i].value, &value))
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as %s: transaction %llu (session %llu) uses "
+                                "value %.200s (key %.200s), which is not an integer; %s has only "
+                                "integer values",
+                                path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
+                                PSI_VALUE_NAME(h, ops[i].value), PSI_KEY_NAME(h, ops[i].key), who);
         if (ops[i].flags & (PSI_OPF_LIST | PSI_OPF_APPEND))
             return psi_diag_set(d, PSI_ERR_INPUT,
                                 "%s: cannot write as %s: transaction %llu (session %llu) has a "
                                 "list-append operation on key %llu; %s has only register reads "
                                 "and writes",
                                 path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
-                                (unsigned long long)h->keys[ops[i].key], who);
+                                (unsigned long long)key, who);
         /* A read of 0 that is not of the initial value (EDN's [:r k 0],
          * Cobra's, or AWDIT's recorded state) would read the initial value
          * in text and dbcop: a read of a value nobody wrote could become
          * a valid one. */
-        if (ops[i].kind == PSI_OP_READ && ops[i].value == 0 &&
+        if (ops[i].kind == PSI_OP_READ && value == 0 &&
             !(ops[i].flags & (PSI_OPF_INIT | PSI_OPF_LIST)))
             return psi_diag_set(d, PSI_ERR_INPUT,
                                 "%s: cannot write as %s: transaction %llu (session %llu) reads "
                                 "value 0 of key %llu, which is not the initial value here; %s "
                                 "would read it as the initial value",
                                 path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
-                                (unsigned long long)h->keys[ops[i].key], who);
+                                (unsigned long long)key, who);
         /* A written 0 is the initial value again in text and dbcop; from
          * formats where it is an ordinary value, it would change meaning. */
-        if (ops[i].kind == PSI_OP_WRITE && ops[i].value == 0 &&
+        if (ops[i].kind == PSI_OP_WRITE && value == 0 &&
             (psi_format_is_jepsen(h->format) || h->format == PSI_FMT_COBRA))
             return psi_diag_set(d, PSI_ERR_INPUT,
                                 "%s: cannot write as %s: transaction %llu (session %llu) writes "
                                 "value 0 to key %llu, which %s reserves for the initial value",
                                 path, fmt, (unsigned long long)tx->id, (unsigned long long)sid,
-                                (unsigned long long)h->keys[ops[i].key], who);
+                                (unsigned long long)key, who);
     }
     return PSI_OK;
 }

@@ -17,6 +17,7 @@
 
 #include "formats/output.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,8 +129,14 @@ psi_status psi_write_dbcop(const psi_history *h, const char *path, psi_diag *d)
             for (uint32_t i = 0; i < tx->n_ops; i++) {
                 flush_if(w, 18);
                 unsigned char *p = w->buf + w->n;
-                uint64_t key = h->keys[ops[i].key];
-                uint64_t value = (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value;
+                /* Integers (psi_write_check_ops refused names). */
+                uint64_t key = 0, value = 0;
+                bool ints = psi_history_key_u64(h, ops[i].key, &key) &&
+                            psi_history_value_u64(h, ops[i].value, &value);
+                assert(ints);
+                (void)ints;
+                if (ops[i].flags & PSI_OPF_INIT)
+                    value = 0;
                 p[0] = ops[i].kind == PSI_OP_WRITE;
                 for (int b = 0; b < 8; b++) {
                     p[1 + b] = (unsigned char)(key >> (8 * b));

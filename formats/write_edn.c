@@ -56,6 +56,24 @@ static void put_u64(edn_line *l, uint64_t v)
     put(l, tmp, (size_t)(psi_put_u64(tmp, v) - tmp));
 }
 
+/* Keys and values as spelled (history.h): names are written back as read
+ * (:x, "acct 1", foo, -5), integers as integers. */
+static void put_key(edn_line *l, const psi_history *h, uint32_t k)
+{
+    if (h->key_names)
+        puts_(l, h->key_names[k]);
+    else
+        put_u64(l, h->keys[k]);
+}
+
+static void put_value(edn_line *l, const psi_history *h, uint64_t v)
+{
+    if (h->value_names)
+        puts_(l, psi_history_value_name(h, v, (char[24]){0}));
+    else
+        put_u64(l, v);
+}
+
 /* The micro-ops of transaction t; reads as nil when `invoke`. */
 static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
 {
@@ -68,14 +86,14 @@ static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
             puts_(l, " ");
         if (op->kind == PSI_OP_WRITE) {
             puts_(l, op->flags & PSI_OPF_APPEND ? "[:append " : "[:w ");
-            put_u64(l, h->keys[op->key]);
+            put_key(l, h, op->key);
             puts_(l, " ");
-            put_u64(l, op->value);
+            put_value(l, h, op->value);
             puts_(l, "]");
             continue;
         }
         puts_(l, "[:r ");
-        put_u64(l, h->keys[op->key]);
+        put_key(l, h, op->key);
         if (invoke) {
             puts_(l, " nil]");
         } else if (op->flags & PSI_OPF_LIST) {
@@ -85,14 +103,14 @@ static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
             for (uint32_t j = 0; j < n; j++) {
                 if (j)
                     puts_(l, " ");
-                put_u64(l, vals[j]);
+                put_value(l, h, vals[j]);
             }
             puts_(l, "]]");
         } else if (op->flags & PSI_OPF_INIT) {
             puts_(l, " nil]");
         } else {
             puts_(l, " ");
-            put_u64(l, op->value);
+            put_value(l, h, op->value);
             puts_(l, "]");
         }
     }

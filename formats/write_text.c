@@ -11,9 +11,8 @@
  * with a diagnostic rather than converted lossily: transactions of unknown
  * outcome, aborted transactions that read or write more than once,
  * list-append operations, and (see write_check.c) values whose meaning
- * would change. Reads of the initial value are written with value 0.
- * Transactions without operations have no line to live on and are left out
- * (they take part in no dependency).
+ * would change, and transactions without operations (no line to live on).
+ * Reads of the initial value are written with value 0.
  *
  * Reading the output back with psi_read_text_buf gives the same sessions,
  * transactions (ids of committed ones, order, status) and operations. */
@@ -21,6 +20,7 @@
 
 #include "formats/output.h"
 
+#include <assert.h>
 #include <string.h>
 
 static const char *status_name(uint8_t st)
@@ -50,6 +50,11 @@ static psi_status check_expressible(const psi_history *h, const char *path, psi_
                                 "aborted writes",
                                 path, (unsigned long long)tx->id, (unsigned long long)sid,
                                 status_name(tx->status));
+        if (tx->n_ops == 0)
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as text: transaction %llu (session %llu) has "
+                                "no operations, and the text format is one line per operation",
+                                path, (unsigned long long)tx->id, (unsigned long long)sid);
         psi_status st = psi_write_check_ops(h, t, path, "text", "the text format", d);
         if (st != PSI_OK)
             return st;
@@ -88,9 +93,15 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
                 char *p = buf + n;
                 *p++ = ops[i].kind == PSI_OP_WRITE ? 'w' : 'r';
                 *p++ = '(';
-                p = psi_put_u64(p, h->keys[ops[i].key]);
+                /* Integers (check_expressible refused names). */
+                uint64_t key = 0, value = 0;
+                bool ints = psi_history_key_u64(h, ops[i].key, &key) &&
+                            psi_history_value_u64(h, ops[i].value, &value);
+                assert(ints);
+                (void)ints;
+                p = psi_put_u64(p, key);
                 *p++ = ',';
-                p = psi_put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : ops[i].value);
+                p = psi_put_u64(p, (ops[i].flags & PSI_OPF_INIT) ? 0 : value);
                 *p++ = ',';
                 p = psi_put_u64(p, se->id);
                 *p++ = ',';

@@ -17,6 +17,7 @@
 int psi_fuzz_text(const uint8_t *data, size_t size);
 int psi_fuzz_dbcop(const uint8_t *data, size_t size);
 int psi_fuzz_edn(const uint8_t *data, size_t size);
+int psi_fuzz_json(const uint8_t *data, size_t size);
 int psi_fuzz_cobra(const uint8_t *data, size_t size);
 int psi_fuzz_awdit(const uint8_t *data, size_t size);
 int psi_fuzz_dimacs(const uint8_t *data, size_t size);

@@ -2,7 +2,7 @@
  *
  *     fuzz_seeds OUTDIR
  *
- * creates OUTDIR/{text,dbcop,edn,cobra,awdit,dimacs,verdict,witness}/ with small
+ * creates OUTDIR/{text,dbcop,edn,json,cobra,awdit,dimacs,verdict,witness}/ with small
  * histories from the workload generator (workload/) written by the
  * project's own writers (as `polysi-solve generate` / `convert` do), Cobra
  * logs encoded from generated histories, list-append EDN lines, small CNF
@@ -158,6 +158,9 @@ static void histories(void)
         snprintf(path, sizeof path, "%s/edn/%s.edn", outdir, name);
         if (psi_write_edn(h, path, &d) != PSI_OK)
             fprintf(stderr, "fuzz_seeds: edn: %s\n", d.msg);
+        snprintf(path, sizeof path, "%s/json/%s.json", outdir, name);
+        if (psi_write_json(h, path, &d) != PSI_OK)
+            fprintf(stderr, "fuzz_seeds: json: %s\n", d.msg);
         snprintf(name, sizeof name, "T%u.log", (unsigned)seed);
         write_cobra(h, name);
         snprintf(name, sizeof name, "gen-%02u.txt", (unsigned)seed);
@@ -197,6 +200,13 @@ static void handwritten(void)
                                  "          [:r 2 [1 2]]]}\n {:type :fail, :f :read,\n"
                                  "  :value [[:r 3 nil]], :polysi/reads :observed}]\n";
     write_seed("edn", "pretty.edn", pretty, sizeof pretty - 1);
+    /* Jepsen JSON: one array, pretty-printed, string keys with escapes. */
+    static const char json[] =
+        "[{\"type\": \"invoke\", \"f\": \"txn\", \"value\": [[\"append\", \"x\", 1], [\"r\", "
+        "\"y\", null]], \"process\": 0, \"index\": 0},\n {\"type\": \"ok\", \"f\": \"txn\", "
+        "\"value\": [[\"append\", \"\\u0078\", 1], [\"r\", \"y\", []]], \"process\": 0, "
+        "\"index\": 1},\n {\"type\": \"info\", \"f\": \"start\", \"process\": \"nemesis\"}]\n";
+    write_seed("json", "array.json", json, sizeof json - 1);
     static const char awdit[] = "w 0 0\nw 1 0\n=====\nw 0 1\n-----\nr 0 1\nr 1 0\n=====\n"
                                 "w 1 1\n-----\n\nr 1 1\r\nr 0 0\n";
     write_seed("awdit", "long-fork.txt", awdit, sizeof awdit - 1);
@@ -299,8 +309,8 @@ int main(int argc, char **argv)
         return 2;
     }
     outdir = argv[1];
-    const char *targets[] = {"text",   "dbcop",   "edn",     "cobra",     "awdit",
-                             "dimacs", "verdict", "witness", "timestamps"};
+    const char *targets[] = {"text",  "dbcop",  "edn",     "json",    "cobra",
+                             "awdit", "dimacs", "verdict", "witness", "timestamps"};
     if (mkdir(outdir, 0777) && errno != EEXIST) {
         perror(outdir);
         return 2;

@@ -78,26 +78,26 @@ static bool same_read_pair(const psi_history *h, const psi_index *idx, psi_cex *
         char x[64], y[64], w[64], r[160];
         psi_fmt_txn(h, a, x, sizeof x);
         psi_fmt_txn(h, b, y, sizeof y);
-        unsigned long long k = (unsigned long long)h->keys[key];
+        const char *k = PSI_KEY_NAME(h, key);
         cex->kind = PSI_CEX_LOST_UPDATE;
         uint32_t src = idx->read_src[ra];
         if (h->ops[ra].flags & PSI_OPF_LIST) {
             psi_fmt_op(h, ra, r, sizeof r);
             snprintf(cex->summary, sizeof cex->summary,
-                     "lost update on key %llu: %s and %s both read %s and both append to key "
-                     "%llu, so one of the two updates is lost",
+                     "lost update on key %s: %s and %s both read %s and both append to key "
+                     "%s, so one of the two updates is lost",
                      k, x, y, r, k);
         } else if (src == PSI_SRC_INIT) {
             snprintf(cex->summary, sizeof cex->summary,
-                     "lost update on key %llu: %s and %s both read its initial value and both "
-                     "overwrite key %llu, so one of the two updates is lost",
+                     "lost update on key %s: %s and %s both read its initial value and both "
+                     "overwrite key %s, so one of the two updates is lost",
                      k, x, y, k);
         } else {
             psi_fmt_txn(h, idx->op_txn[src], w, sizeof w);
             snprintf(cex->summary, sizeof cex->summary,
-                     "lost update on key %llu: %s writes value %llu; %s and %s both read it and "
-                     "both overwrite key %llu, so one of the two updates is lost",
-                     k, w, (unsigned long long)h->ops[src].value, x, y, k);
+                     "lost update on key %s: %s writes value %s; %s and %s both read it and "
+                     "both overwrite key %s, so one of the two updates is lost",
+                     k, w, PSI_VALUE_NAME(h, h->ops[src].value), x, y, k);
         }
         return true;
     }
@@ -125,10 +125,10 @@ static bool crossed_pair(const psi_history *h, psi_cex *cex)
         char x[64], y[64];
         psi_fmt_txn(h, ch->t, x, sizeof x);
         psi_fmt_txn(h, ch->s, y, sizeof y);
-        unsigned long long key = (unsigned long long)h->keys[ch->key];
+        const char *key = PSI_KEY_NAME(h, ch->key);
         cex->kind = PSI_CEX_LOST_UPDATE;
         snprintf(cex->summary, sizeof cex->summary,
-                 "lost update on key %llu: %s and %s both read key %llu and both overwrite it, "
+                 "lost update on key %s: %s and %s both read key %s and both overwrite it, "
                  "each missing the other's write, so one of the two updates is lost",
                  key, x, y, key);
         return true;
@@ -256,9 +256,8 @@ static void fmt_cycle(const psi_history *h, const psi_cex *cex, const psi_cex_cy
         if (e->type == PSI_EDGE_SO)
             k = snprintf(buf + used, n - used, "%s -SO-> ", a);
         else
-            k = snprintf(buf + used, n - used, "%s -%s(%llu)-> ", a,
-                         psi_edge_type_name((psi_edge_type)e->type),
-                         (unsigned long long)h->keys[e->key]);
+            k = snprintf(buf + used, n - used, "%s -%s(%s)-> ", a,
+                         psi_edge_type_name((psi_edge_type)e->type), PSI_KEY_NAME(h, e->key));
         used += k > 0 ? (size_t)k : 0;
     }
     if (used < n && c->len) {
@@ -283,9 +282,9 @@ static void fmt_open_pair(const psi_history *h, const psi_cex *cex, const psi_ce
         psi_fmt_txn(h, ch->t, x, sizeof x);
         psi_fmt_txn(h, ch->s, y, sizeof y);
         snprintf(buf, n,
-                 "; %s and %s both write key %llu, and either order of the two closes a "
+                 "; %s and %s both write key %s, and either order of the two closes a "
                  "forbidden cycle",
-                 x, y, (unsigned long long)h->keys[ch->key]);
+                 x, y, PSI_KEY_NAME(h, ch->key));
         return;
     }
 }
@@ -313,14 +312,14 @@ static void name_cycle(const psi_history *h, psi_cex *cex, const psi_cex_cycle *
         psi_fmt_txn(h, rw[0]->to, w, sizeof w);
         if (s.ww == 0)
             snprintf(sum, n,
-                     "G-single (a causality violation): %s reads key %llu but misses the write "
+                     "G-single (a causality violation): %s reads key %s but misses the write "
                      "of %s, which its session or causal past had already seen: %s%s",
-                     r, (unsigned long long)h->keys[rw[0]->key], w, cyc, pair);
+                     r, PSI_KEY_NAME(h, rw[0]->key), w, cyc, pair);
         else
             snprintf(sum, n,
-                     "G-single (read skew): %s reads key %llu but misses the write of %s, which "
+                     "G-single (read skew): %s reads key %s but misses the write of %s, which "
                      "the rest of the cycle puts before it: %s%s",
-                     r, (unsigned long long)h->keys[rw[0]->key], w, cyc, pair);
+                     r, PSI_KEY_NAME(h, rw[0]->key), w, cyc, pair);
         break;
     case PSI_CEX_LONG_FORK:
         psi_fmt_txn(h, rw[0]->from, r, sizeof r);
@@ -344,10 +343,9 @@ static void name_cycle(const psi_history *h, psi_cex *cex, const psi_cex_cycle *
             psi_fmt_txn(h, rw[0]->to, w, sizeof w);
             snprintf(sum, n,
                      "G2-item (write skew): %s and %s each overwrite a key the other read (keys "
-                     "%llu and %llu); snapshot isolation allows it, serializability does not: "
+                     "%s and %s); snapshot isolation allows it, serializability does not: "
                      "%s%s",
-                     r, w, (unsigned long long)h->keys[rw[0]->key],
-                     (unsigned long long)h->keys[rw[1]->key], cyc, pair);
+                     r, w, PSI_KEY_NAME(h, rw[0]->key), PSI_KEY_NAME(h, rw[1]->key), cyc, pair);
         } else {
             snprintf(sum, n,
                      "G2-item: a cycle of %u dependencies with adjacent anti-dependencies "
@@ -434,10 +432,10 @@ static void name_anomaly(const psi_history *h, psi_cex *cex)
         uint64_t va, vb;
         uint32_t at = first_difference(h, op, an->other_op, &va, &vb);
         snprintf(sum, n,
-                 "incompatible order: %s in %s and %s in %s disagree at element %u (%llu vs "
-                 "%llu): no order of key %llu's appends gives both",
-                 o, t, oo, ot, at + 1, (unsigned long long)va, (unsigned long long)vb,
-                 (unsigned long long)h->keys[h->ops[op].key]);
+                 "incompatible order: %s in %s and %s in %s disagree at element %u (%s vs "
+                 "%s): no order of key %s's appends gives both",
+                 o, t, oo, ot, at + 1, PSI_VALUE_NAME(h, va), PSI_VALUE_NAME(h, vb),
+                 PSI_KEY_NAME(h, h->ops[op].key));
         break;
     }
     default:

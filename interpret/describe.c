@@ -18,16 +18,17 @@ void psi_fmt_txn(const psi_history *h, uint32_t t, char *buf, size_t n)
 void psi_fmt_op(const psi_history *h, uint32_t op, char *buf, size_t n)
 {
     const psi_op *o = &h->ops[op];
-    unsigned long long key = (unsigned long long)h->keys[o->key];
+    char kb[24], vb[24];
+    const char *key = psi_history_key_name(h, o->key, kb);
     if (o->kind == PSI_OP_WRITE) {
-        snprintf(buf, n, "%s(%llu,%llu)", (o->flags & PSI_OPF_APPEND) ? "append" : "w", key,
-                 (unsigned long long)o->value);
+        snprintf(buf, n, "%s(%s,%s)", (o->flags & PSI_OPF_APPEND) ? "append" : "w", key,
+                 psi_history_value_name(h, o->value, vb));
         return;
     }
     if (o->flags & PSI_OPF_LIST) {
         uint32_t len;
         const uint64_t *v = psi_history_list(h, op, &len);
-        int k = snprintf(buf, n, "r(%llu,[", key);
+        int k = snprintf(buf, n, "r(%s,[", key);
         size_t used = k > 0 ? (size_t)k : 0;
         for (uint32_t i = 0; i < len && used < n; i++) {
             if (i == 6 && len > 8) {
@@ -36,7 +37,8 @@ void psi_fmt_op(const psi_history *h, uint32_t op, char *buf, size_t n)
                 i = len - 2;
                 continue;
             }
-            k = snprintf(buf + used, n - used, "%s%llu", i ? " " : "", (unsigned long long)v[i]);
+            k = snprintf(buf + used, n - used, "%s%s", i ? " " : "",
+                         psi_history_value_name(h, v[i], vb));
             used += k > 0 ? (size_t)k : 0;
         }
         if (used < n)
@@ -44,9 +46,9 @@ void psi_fmt_op(const psi_history *h, uint32_t op, char *buf, size_t n)
         return;
     }
     if (o->flags & PSI_OPF_INIT)
-        snprintf(buf, n, "r(%llu,init)", key);
+        snprintf(buf, n, "r(%s,init)", key);
     else
-        snprintf(buf, n, "r(%llu,%llu)", key, (unsigned long long)o->value);
+        snprintf(buf, n, "r(%s,%s)", key, psi_history_value_name(h, o->value, vb));
 }
 
 void psi_fmt_txn_ops(const psi_history *h, uint32_t t, const char *sep, char *buf, size_t n)

@@ -198,11 +198,11 @@ static void summarize(lcx *c, const psi_check_result *res, const psi_level_edge 
                       : f->premise == PSI_LP_SO         ? "after its own session's"
                                                         : "causally after";
     snprintf(cx->summary, sizeof cx->summary,
-             "%s under %s: %s reads key %llu from %s %s %s, which also wrote key %llu, so %s "
+             "%s under %s: %s reads key %s from %s %s %s, which also wrote key %s, so %s "
              "needs %s's write before %s's; the rest of the cycle (%u dependencies) puts %s "
              "before %s",
-             psi_cex_kind_name(cx->kind), level, r, (unsigned long long)h->keys[f->key], b, how, a,
-             (unsigned long long)h->keys[f->key], level, a, b, lr->cycle_len, b, a);
+             psi_cex_kind_name(cx->kind), level, r, PSI_KEY_NAME(h, f->key), b, how, a,
+             PSI_KEY_NAME(h, f->key), level, a, b, lr->cycle_len, b, a);
 }
 
 psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res, psi_cex *cx,

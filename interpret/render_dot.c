@@ -55,8 +55,8 @@ static void dot_edges(FILE *f, const psi_history *h, const psi_cex *cx)
         if (e->type == PSI_EDGE_SO)
             snprintf(label, sizeof label, "SO");
         else
-            snprintf(label, sizeof label, "%s(%llu)", psi_edge_type_name((psi_edge_type)e->type),
-                     (unsigned long long)h->keys[e->key]);
+            snprintf(label, sizeof label, "%s(%s)", psi_edge_type_name((psi_edge_type)e->type),
+                     PSI_KEY_NAME(h, e->key));
         const char *style = "solid", *color = "black";
         if (e->origin == PSI_CEX_DECIDED) {
             style = "dashed";

@@ -17,6 +17,16 @@ static const char *reason_name(psi_reject_reason r)
     return r <= PSI_BY_TIMESTAMPS ? names[r] : "?";
 }
 
+/* A key: a number when every key of the history is an integer (as it has
+ * always been), else its spelling as a string (":x", "\"acct 1\"", "7"). */
+static void json_key(psi_json *j, const char *name, const psi_history *h, uint32_t k)
+{
+    if (h->key_names)
+        psi_json_str(j, name, h->key_names[k]);
+    else
+        psi_json_u64(j, name, h->keys[k]);
+}
+
 /* A raw cycle pruning or the solver reported, as an array of edges. */
 static void json_cycle(psi_json *j, const psi_history *h, const psi_edge *c, uint32_t n)
 {
@@ -30,7 +40,7 @@ static void json_cycle(psi_json *j, const psi_history *h, const psi_edge *c, uin
         psi_json_str(j, "to", b);
         psi_json_str(j, "type", psi_edge_type_name((psi_edge_type)c[i].type));
         if (c[i].type != PSI_EDGE_SO)
-            psi_json_u64(j, "key", h->keys[c[i].key]);
+            json_key(j, "key", h, c[i].key);
         psi_json_end_object(j);
     }
     psi_json_end_array(j);
@@ -81,7 +91,7 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
         if (e->type == PSI_EDGE_SO)
             psi_json_null(j, "key");
         else
-            psi_json_u64(j, "key", h->keys[e->key]);
+            json_key(j, "key", h, e->key);
         psi_json_str(j, "origin", psi_cex_origin_name((psi_cex_origin)e->origin));
         if (e->shown_by) {
             /* the list-append read that orders the two writers */
@@ -119,7 +129,7 @@ static void json_cex_choices(psi_json *j, const psi_history *h, const psi_cex *c
         psi_json_begin_object(j, NULL);
         psi_json_str(j, "either_first", a);
         psi_json_str(j, "or_first", b);
-        psi_json_u64(j, "key", h->keys[cx->choices[i].key]);
+        json_key(j, "key", h, cx->choices[i].key);
         psi_json_str(j, "decided",
                      cx->choices[i].decided == 1   ? "either"
                      : cx->choices[i].decided == 2 ? "or"

@@ -277,8 +277,8 @@ static void edge_label(const psi_history *h, const psi_cex *cx, const psi_cex_ed
     if (e->type == PSI_EDGE_SO)
         snprintf(l1, n, "SO");
     else
-        snprintf(l1, n, "%s(%llu)", psi_edge_type_name((psi_edge_type)e->type),
-                 (unsigned long long)h->keys[e->key]);
+        snprintf(l1, n, "%s(%s)", psi_edge_type_name((psi_edge_type)e->type),
+                 PSI_KEY_NAME(h, e->key));
     l2[0] = '\0';
     if (e->origin == PSI_CEX_EXCLUDED) {
         snprintf(l2, n, "(ruled out)");

@@ -43,8 +43,8 @@ static void fmt_edge(const psi_history *h, const psi_edge *e, char *buf, size_t 
     if (e->type == PSI_EDGE_SO)
         snprintf(buf, n, "%s -SO-> %s", a, b);
     else
-        snprintf(buf, n, "%s -%s(%llu)-> %s", a, psi_edge_type_name((psi_edge_type)e->type),
-                 (unsigned long long)h->keys[e->key], b);
+        snprintf(buf, n, "%s -%s(%s)-> %s", a, psi_edge_type_name((psi_edge_type)e->type),
+                 PSI_KEY_NAME(h, e->key), b);
 }
 
 static void anomaly_text(FILE *out, const psi_history *h, const psi_anomaly *a,
@@ -165,8 +165,8 @@ static void fmt_cond(const psi_history *h, const psi_cex *cx, const psi_cex_cycl
         char a[64], b[64];
         psi_fmt_txn(h, orr ? ch->s : ch->t, a, sizeof a);
         psi_fmt_txn(h, orr ? ch->t : ch->s, b, sizeof b);
-        int k = snprintf(buf + used, n - used, "%s%s installs key %llu before %s",
-                         used ? " and " : "if ", a, (unsigned long long)h->keys[ch->key], b);
+        int k = snprintf(buf + used, n - used, "%s%s installs key %s before %s",
+                         used ? " and " : "if ", a, PSI_KEY_NAME(h, ch->key), b);
         used += k > 0 ? (size_t)k : 0;
     }
     if (!used)
@@ -235,8 +235,8 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             const psi_cex_choice *ch = &cx->choices[e->choice];
             char a[64];
             psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
-            fprintf(out, "    %-48s only if %s installs key %llu first\n", buf, a,
-                    (unsigned long long)h->keys[ch->key]);
+            fprintf(out, "    %-48s only if %s installs key %s first\n", buf, a,
+                    PSI_KEY_NAME(h, ch->key));
         } else if (e->origin == PSI_CEX_HINT) {
             fprintf(out, "    %-48s version-order %s:%llu\n", buf, cx->hint_file,
                     (unsigned long long)e->hint_line);
@@ -259,12 +259,12 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
         psi_fmt_txn(h, ch->decided == 2 ? ch->t : ch->s, b, sizeof b);
         if (ch->decided)
             fprintf(out,
-                    "  decided: %s installs key %llu before %s (the other order closes a cycle, "
+                    "  decided: %s installs key %s before %s (the other order closes a cycle, "
                     "below)\n",
-                    a, (unsigned long long)h->keys[ch->key], b);
+                    a, PSI_KEY_NAME(h, ch->key), b);
         else
-            fprintf(out, "  %s and %s both write key %llu; neither order is possible\n", a, b,
-                    (unsigned long long)h->keys[ch->key]);
+            fprintf(out, "  %s and %s both write key %s; neither order is possible\n", a, b,
+                    PSI_KEY_NAME(h, ch->key));
     }
     if (cx->n_cycles)
         fprintf(out, "  forbidden cycles:\n");
@@ -280,8 +280,8 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             if (e->type == PSI_EDGE_SO)
                 fprintf(out, "%s -SO-> ", a);
             else
-                fprintf(out, "%s -%s(%llu)-> ", a, psi_edge_type_name((psi_edge_type)e->type),
-                        (unsigned long long)h->keys[e->key]);
+                fprintf(out, "%s -%s(%s)-> ", a, psi_edge_type_name((psi_edge_type)e->type),
+                        PSI_KEY_NAME(h, e->key));
         }
         if (c->len) {
             char a[64];

@@ -226,8 +226,7 @@ static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, strbuf *b)
         const psi_edge *e = &c->e[cyc[i]];
         psi_fmt_txn(c->h, e->from, a, sizeof a);
         if (e->type != PSI_EDGE_SO) {
-            sb_printf(b, "%s -%s(%llu)-> ", a, type_name(e->type),
-                      (unsigned long long)c->h->keys[e->key]);
+            sb_printf(b, "%s -%s(%s)-> ", a, type_name(e->type), PSI_KEY_NAME(c->h, e->key));
             i++;
             continue;
         }
@@ -445,12 +444,12 @@ static psi_status check(chk *c, const psi_witness *w)
         psi_fmt_txn(h, miss != UINT32_MAX ? idx->op_txn[miss] : 0, a, sizeof a);
         if (!key_line[k])
             st = refuse(c,
-                        "key %llu: no version order given, but %u committed transactions "
+                        "key %s: no version order given, but %u committed transactions "
                         "write it (%s, ...)",
-                        (unsigned long long)h->keys[k], writers[k], a);
+                        PSI_KEY_NAME(h, k), writers[k], a);
         else
-            st = refuse(c, "line %llu: the version order of key %llu misses %s",
-                        (unsigned long long)key_line[k], (unsigned long long)h->keys[k], a);
+            st = refuse(c, "line %llu: the version order of key %s misses %s",
+                        (unsigned long long)key_line[k], PSI_KEY_NAME(h, k), a);
         goto out;
     }
     /* Version arrays per key, in order. */
@@ -498,9 +497,9 @@ static psi_status check(chk *c, const psi_witness *w)
             if (src == UINT32_MAX) {
                 psi_fmt_txn(h, r, a, sizeof a);
                 st = refuse(c,
-                            "the read of key %llu by %s has several candidate writers, and the "
+                            "the read of key %s by %s has several candidate writers, and the "
                             "witness gives none (a 'read' line, witness version 2)",
-                            (unsigned long long)h->keys[k], a);
+                            PSI_KEY_NAME(h, k), a);
                 goto out;
             }
         }
@@ -583,9 +582,8 @@ static psi_status check(chk *c, const psi_witness *w)
                     st = refuse(c, "line %llu: the order puts %s after %s, but %s -SO-> %s", L, a,
                                 x2, a, x2);
                 else
-                    st = refuse(c, "line %llu: the order puts %s after %s, but %s -%s(%llu)-> %s",
-                                L, a, x2, a, type_name(e->type),
-                                (unsigned long long)h->keys[e->key], x2);
+                    st = refuse(c, "line %llu: the order puts %s after %s, but %s -%s(%s)-> %s", L,
+                                a, x2, a, type_name(e->type), PSI_KEY_NAME(h, e->key), x2);
                 goto out;
             }
         }

@@ -31,6 +31,7 @@ static const target targets[] = {
     {"text", psi_fuzz_text},       {"dbcop", psi_fuzz_dbcop},   {"edn", psi_fuzz_edn},
     {"cobra", psi_fuzz_cobra},     {"dimacs", psi_fuzz_dimacs}, {"verdict", psi_fuzz_verdict},
     {"witness", psi_fuzz_witness}, {"awdit", psi_fuzz_awdit},   {"timestamps", psi_fuzz_timestamps},
+    {"json", psi_fuzz_json},
 };
 
 static uint8_t *slurp(const char *path, size_t *len)
