@@ -110,10 +110,11 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
                     /* The first candidate the model (or pruning) took. */
                     uint32_t j = 0;
                     const uint8_t *cs = res->g.choice_state + idx->amb[a].first;
-                    while (j + 1 < idx->amb[a].n && cs[j] != PSI_CH_FORCED &&
-                           (cs[j] == PSI_CH_EXCLUDED ||
-                            psi_sat_value(enc.sat,
-                                          enc.choice_var0 + 1 + (int)(idx->amb[a].first + j)) <= 0))
+                    while (
+                        j + 1 < idx->amb[a].n && cs[j] != PSI_CH_FORCED &&
+                        (cs[j] == PSI_CH_EXCLUDED ||
+                         psi_sat_value(enc.sat, psi_encoding_choice_var(
+                                                    &enc, (uint32_t)(idx->amb[a].first + j))) <= 0))
                         j++;
                     res->model_choice[a] = j;
                 }

@@ -124,8 +124,11 @@ typedef struct psi_cread {
 
 /* An edge that exists iff choice `choice` is taken: the consequences the
  * seeding (or all_pairs) derived for a conditional reader of an ordered
- * writer pair. Never a known edge: pruning does not see it (it reasons on
- * fewer edges, which keeps its deductions sound); encode/ labels it. */
+ * writer pair, and pruning for one of a resolved constraint. Never a known
+ * edge while the choice is open: pruning excludes the choice when the edge
+ * closes a forbidden cycle with the known graph, makes it known when the
+ * choice is forced, and drops the edges of settled choices; encode/
+ * labels it. */
 typedef struct psi_cond_edge {
     uint32_t from, to, key, choice;
     uint8_t type; /* psi_edge_type */

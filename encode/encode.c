@@ -1,6 +1,7 @@
 /* Encoding the pruned polygraph into the solver (see encode.h). */
 #include "encode/encode.h"
 
+#include "core/graph.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -77,7 +78,8 @@ static bool add_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_e
  * leave out the edges of choices pruning excluded (choice_out). */
 static int choice_lit(const psi_polygraph *g, const psi_encoding *enc, uint32_t choice)
 {
-    return g->choice_state[choice] == PSI_CH_FORCED ? 0 : enc->choice_var0 + 1 + (int)choice;
+    (void)g;
+    return enc->choice_var[choice];
 }
 
 static bool choice_out(const psi_polygraph *g, uint32_t choice)
@@ -85,14 +87,14 @@ static bool choice_out(const psi_polygraph *g, uint32_t choice)
     return g->choice_state[choice] == PSI_CH_EXCLUDED;
 }
 
-/* The conditional readers' RW edges of one side of constraint c. */
+/* The conditional readers' RW edges of one side of open constraint c. */
 static bool constraint_choice_edges(const psi_polygraph *g, psi_encoding *enc, uint32_t c,
                                     bool either)
 {
     const psi_constraint *con = &g->cons[c];
-    if ((con->state == PSI_C_EITHER && !either) || (con->state == PSI_C_OR && either))
-        return true; /* that side is excluded */
-    int sel = con->state == PSI_C_OPEN ? (either ? enc->cons_var[c] : -enc->cons_var[c]) : 0;
+    if (con->state != PSI_C_OPEN)
+        return true; /* pruning recorded the resolved side's edges (as known or conditional) */
+    int sel = either ? enc->cons_var[c] : -enc->cons_var[c];
     uint32_t to = either ? con->s : con->t;
     const psi_ckey *ks = g->ckeys + con->first;
     for (uint32_t i = 0; i < con->n_keys; i++) {
@@ -115,18 +117,26 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
     if (g->n_choices > (uint32_t)INT32_MAX - 1 - enc->n_vars)
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u read-from choices exceed the solver's variables",
                             g->n_choices);
-    enc->choice_var0 = (int)enc->n_vars;
+    /* Only open choices get a variable: a forced one's edges are certain,
+     * an excluded one's are left out, and a variable no edge or clause
+     * mentions would still be decided after every restart. */
+    enc->choice_var = calloc(g->n_choices, sizeof *enc->choice_var);
+    if (!enc->choice_var)
+        goto nomem;
+    int next_var = (int)enc->n_vars;
+    for (uint32_t c = 0; c < g->n_choices; c++)
+        if (g->choice_state[c] == PSI_CH_OPEN)
+            enc->choice_var[c] = ++next_var;
     /* Chronological backtracking (solver option chrono) is off on
-     * instances with read-from choices: at 6ecc1b3 it tripped the solver's
-     * assertion qhead == trail_n in psi_new_level on them (e.g. generate
-     * --sessions 6 --txns 12 --ops 5 --keys 10 --value-range 2 --seed 3).
-     * At 3a60c18, which re-propagates the literals kept above the cut, that
-     * no longer reproduces and the differential test passes with it on;
-     * it stays off here until the repeated-value benchmarks and a fuzz run
-     * with choices have exercised it. Plain backjumping is correct. */
+     * instances with read-from choices: it trips the solver's assertion
+     * qhead == trail_n in psi_new_level on them (first seen at 6ecc1b3,
+     * still at this commit: the differential test's
+     * test_pruning_matches_full_polygraph under the Debug build). It
+     * would halve the decisions on hot keys (generate --value-range 4,
+     * 4000 transactions: 2.6M -> 0.9M); plain backjumping is correct. */
     if (psi_sat_set_option(enc->sat, "chrono", 0) != 0)
         return psi_diag_set(d, PSI_ERR_LIMIT, "the solver has no option chrono");
-    if (psi_sat_reserve(enc->sat, enc->choice_var0 + (int)g->n_choices) != 0)
+    if (psi_sat_reserve(enc->sat, next_var) != 0)
         goto nomem;
     for (uint32_t c = 0; c < g->n_cons; c++)
         if (!constraint_choice_edges(g, enc, c, true) || !constraint_choice_edges(g, enc, c, false))
@@ -173,10 +183,83 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
         }
     }
     free(clause);
-    enc->n_vars += g->n_choices;
+    enc->n_vars = (uint32_t)next_var;
     return PSI_OK;
 nomem:
     return psi_diag_nomem(d, "encoding read-from choices");
+}
+
+/* Phases of the read-from choices: each read with open choices starts on
+ * one candidate, the latest writer before the reader in a topological
+ * order of the known graph (the writer a store would most likely have
+ * shown it), and off every other one; with no writer before it, on the
+ * initial value if that is a candidate, else on the earliest writer. The
+ * known graph's vote (psi_acyc_suggest_phases) would switch on every
+ * candidate that precedes the reader, and each extra choice only adds
+ * edges, hence conflicts. A hint only: any phase is sound. */
+static psi_status choice_phases(const psi_polygraph *g, const psi_encoding *enc, bool ser,
+                                psi_diag *d)
+{
+    psi_graph kg;
+    psi_edge_view known = {.first = g->known, .n = g->n_known};
+    psi_status st = psi_graph_build(&kg, g->n_nodes, &known, ser ? 0 : PSI_GRAPH_SI, d);
+    if (st != PSI_OK)
+        return st;
+    uint32_t *order = malloc((kg.n_nodes ? kg.n_nodes : 1) * sizeof *order);
+    uint32_t *pos = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *pos);
+    uint32_t n_ordered = 0;
+    if (!order || !pos)
+        st = psi_diag_nomem(d, "choosing initial phases");
+    if (st == PSI_OK)
+        st = psi_graph_topo(&kg, !ser, order, &n_ordered, d);
+    if (st == PSI_OK) {
+        /* Nodes on a cycle (pruning found none, but --no-pruning does not
+         * look) keep UINT32_MAX: last. */
+        memset(pos, 0xff, g->n_nodes * sizeof *pos);
+        for (uint32_t i = 0; i < n_ordered; i++)
+            if (ser || order[i] % 2 == 0)
+                pos[ser ? order[i] : order[i] / 2] = i;
+    }
+    for (uint32_t a = 0; a < g->n_amb && st == PSI_OK; a++) {
+        const psi_amb_read *r = &g->amb[a];
+        uint32_t best = UINT32_MAX, best_pos = 0, first = UINT32_MAX, first_pos = UINT32_MAX;
+        uint32_t init = UINT32_MAX, rpos = pos[r->txn];
+        bool forced = false;
+        for (uint32_t j = 0; j < r->n; j++) {
+            uint32_t ch = (uint32_t)(r->first + j), w = g->amb_cand[ch];
+            forced |= g->choice_state[ch] == PSI_CH_FORCED;
+            if (g->choice_state[ch] != PSI_CH_OPEN)
+                continue;
+            if (w == PSI_SRC_INIT) {
+                init = ch;
+                continue;
+            }
+            uint32_t p = pos[g->op_txn[w]];
+            if (p < rpos && (best == UINT32_MAX || p > best_pos)) {
+                best = ch;
+                best_pos = p;
+            }
+            if (p < first_pos || first == UINT32_MAX) {
+                first = ch;
+                first_pos = p;
+            }
+        }
+        if (forced)
+            continue;
+        uint32_t pick = best != UINT32_MAX ? best : init != UINT32_MAX ? init : first;
+        for (uint32_t j = 0; j < r->n && st == PSI_OK; j++) {
+            uint32_t ch = (uint32_t)(r->first + j);
+            if (g->choice_state[ch] != PSI_CH_OPEN)
+                continue;
+            int lit = enc->choice_var[ch];
+            if (psi_sat_set_phase(enc->sat, ch == pick ? lit : -lit) != 0)
+                st = psi_diag_nomem(d, "choosing initial phases");
+        }
+    }
+    free(order);
+    free(pos);
+    psi_graph_free(&kg);
+    return st;
 }
 
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
@@ -255,6 +338,13 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
      * the history's real version order mostly agrees with it. */
     if (!(opts && opts->no_phase_hints) && psi_acyc_suggest_phases(enc->graph) != 0)
         goto nomem;
+    if (g->n_choices && !(opts && opts->no_phase_hints)) {
+        psi_status st = choice_phases(g, enc, ser, d);
+        if (st != PSI_OK) {
+            psi_encoding_free(enc);
+            return st;
+        }
+    }
     return PSI_OK;
 
 nomem:
@@ -269,6 +359,7 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->cons_var);
     free(enc->cons_edge);
     free(enc->choice_edge);
+    free(enc->choice_var);
     free(enc->psi_edges);
     free(enc->psi_lits);
     memset(enc, 0, sizeof *enc);

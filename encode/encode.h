@@ -66,10 +66,11 @@ typedef struct psi_encoding {
     uint64_t *cons_edge; /* [n_cons] first theory edge id of the constraint's edges */
     uint32_t n_vars;
     uint64_t n_known_edges, n_constraint_edges;
-    /* Choices: variable choice_var0 + 1 + choice; the edges they label
+    /* [n_choices] the variable of each open choice, 0 for those pruning
+     * forced or excluded (psi_encoding_choice_var). The edges they label
      * follow the constraints' (ids n_known_edges + n_constraint_edges + i
      * is choice_edge[i]). */
-    int choice_var0;
+    int *choice_var;
     psi_edge *choice_edge;
     uint64_t n_choice_edges, cap_choice_edge;
     bool pc, psi;
@@ -85,6 +86,14 @@ typedef struct psi_encoding {
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
                       psi_diag *d);
 void psi_encoding_free(psi_encoding *enc);
+
+/* The solver variable of read-from choice `choice` (true iff the read
+ * reads from that candidate), or 0 when pruning settled it (its
+ * polygraph choice_state says how). */
+static inline int psi_encoding_choice_var(const psi_encoding *enc, uint32_t choice)
+{
+    return enc->choice_var ? enc->choice_var[choice] : 0;
+}
 
 /* Maps a theory edge id back: known edge index (*is_known) or constraint
  * index and side. */

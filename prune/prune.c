@@ -246,17 +246,36 @@ static bool choice_impossible(const psi_reach *r, const anti_index *ai, const ps
     return false;
 }
 
+/* Marks in imp[] every open choice one of whose conditional edges (the
+ * consequences seeding and resolved constraints derived for it: RW from
+ * the reader to the writers that must follow its candidate) closes a
+ * forbidden cycle with the known graph: the reader would have to see a
+ * write that overwrites its candidate. */
+static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_polygraph *g,
+                            rule ser, uint8_t *imp)
+{
+    for (uint64_t i = 0; i < g->n_cond; i++) {
+        const psi_cond_edge *e = &g->cond[i];
+        if (g->choice_state[e->choice] != PSI_CH_OPEN || imp[e->choice])
+            continue;
+        imp[e->choice] = edge_closes_cycle(r, ai, ser, e->from, e->to, (psi_edge_type)e->type);
+    }
+}
+
 /* Pruning of read-from choices (hyper-polygraph): excludes the candidates
- * that close a forbidden cycle with the known graph, never a read's last
- * one (a read with none left is for the solver to refute, with its cycle);
- * a read left with one candidate gets its WR edge and the conditional
- * edges of that choice as known edges. *changed counts the choices
- * settled. */
+ * whose WR edge or conditional edges close a forbidden cycle with the
+ * known graph, never a read's last one (a read with none left is for the
+ * solver to refute, with its cycle); a read left with one candidate gets
+ * its WR edge and the conditional edges of that choice as known edges.
+ * *changed counts the choices settled. imp is scratch of n_choices
+ * bytes. */
 static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_polygraph *g,
-                                rule ser, uint32_t *changed, psi_diag *d)
+                                rule ser, uint8_t *imp, uint32_t *changed, psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint32_t forced = 0;
+    memset(imp, 0, g->n_choices);
+    cond_impossible(r, ai, g, ser, imp);
     for (uint32_t i = 0; i < g->n_amb && st == PSI_OK; i++) {
         const psi_amb_read *a = &g->amb[i];
         uint8_t *cs = g->choice_state + a->first;
@@ -267,7 +286,8 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
             continue; /* already forced */
         for (uint32_t j = 0; j < a->n && alive > 1; j++) {
             if (cs[j] != PSI_CH_OPEN ||
-                !choice_impossible(r, ai, g, ser, a, g->amb_cand[a->first + j]))
+                (!imp[a->first + j] &&
+                 !choice_impossible(r, ai, g, ser, a, g->amb_cand[a->first + j])))
                 continue;
             cs[j] = PSI_CH_EXCLUDED;
             alive--;
@@ -296,6 +316,45 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
     for (uint32_t c = 0; forced && c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_NEWLY_FORCED)
             g->choice_state[c] = PSI_CH_FORCED;
+    /* Only the open choices' conditional edges still say anything: a
+     * forced choice's are known edges now, an excluded one's never
+     * exist. Dropping the others keeps later rounds and encode/ from
+     * walking them (on hot keys they are most of them). */
+    uint64_t keep = 0;
+    for (uint64_t i = 0; st == PSI_OK && i < g->n_cond; i++)
+        if (g->choice_state[g->cond[i].choice] == PSI_CH_OPEN)
+            g->cond[keep++] = g->cond[i];
+    if (st == PSI_OK)
+        g->n_cond = keep;
+    return st;
+}
+
+/* Resolves constraint c to one side and, for the reads with a choice of
+ * writers that may read the side's first writer, records the side's RW
+ * edges as conditional on that choice (encode/ takes a resolved
+ * constraint's conditional RW edges from there, and pruning tests them
+ * like seeding's). */
+static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d)
+{
+    psi_status st = psi_polygraph_resolve(g, c, either, d);
+    const psi_constraint *con = &g->cons[c];
+    uint32_t to = either ? con->s : con->t;
+    const psi_ckey *ks = g->ckeys + con->first;
+    for (uint32_t i = 0; i < con->n_keys && st == PSI_OK; i++) {
+        uint32_t n;
+        const psi_cread *cr = psi_polygraph_creaders(g, either ? ks[i].op_t : ks[i].op_s, &n);
+        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
+            uint8_t cs = g->choice_state[cr[k].choice];
+            if (cr[k].txn == to)
+                continue; /* S's own read of T's write: no edge */
+            if (cs == PSI_CH_FORCED)
+                st = psi_polygraph_add_known(g, cr[k].txn, to, PSI_EDGE_RW, ks[i].key,
+                                             PSI_FROM_PRUNING, d);
+            else if (cs == PSI_CH_OPEN)
+                st = psi_polygraph_add_cond(g, cr[k].txn, to, PSI_EDGE_RW, ks[i].key, cr[k].choice,
+                                            d);
+        }
+    }
     return st;
 }
 
@@ -386,10 +445,10 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, uint32
     return PSI_OK;
 }
 
-psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
-                     psi_prune_result *res, psi_diag *d)
+/* psi_prune with imp, scratch for prune_choices. */
+static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
+                               psi_prune_result *res, uint8_t *imp, psi_diag *d)
 {
-    memset(res, 0, sizeof *res);
     bool disabled = opts && opts->disabled;
     rule ser = opts && opts->dep_only ? (opts->psi  ? RULE_PSI
                                          : opts->pc ? RULE_PC
@@ -475,12 +534,12 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             }
             if (!e.bad && !o.bad)
                 continue;
-            st = psi_polygraph_resolve(g, c, !e.bad, d);
+            st = resolve(g, c, !e.bad, d);
             changed++;
         }
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = prune_choices(&r, &ai, g, ser, &settled, d);
+            st = prune_choices(&r, &ai, g, ser, imp, &settled, d);
         psi_graph_free(&ag);
         psi_reach_free(&r);
         if (st != PSI_OK)
@@ -501,6 +560,18 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             psi_constraint_side_size(g, con, true) + psi_constraint_side_size(g, con, false);
     }
     return PSI_OK;
+}
+
+psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
+                     psi_prune_result *res, psi_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    uint8_t *imp = g->n_choices ? malloc(g->n_choices) : NULL;
+    if (g->n_choices && !imp)
+        return psi_diag_nomem(d, "pruning read-from choices");
+    psi_status st = prune_rounds(h, g, opts, res, imp, d);
+    free(imp);
+    return st;
 }
 
 void psi_prune_result_free(psi_prune_result *res)
