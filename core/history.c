@@ -351,7 +351,8 @@ psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_i
          * name the place the way the format's own errors do. */
         const psi_txn *prev = &b->txns[*slot];
         unsigned long long id = (unsigned long long)txn_id, at = (unsigned long long)prev->src;
-        if (b->format == PSI_FMT_TEXT || b->format == PSI_FMT_EDN || b->format == PSI_FMT_AWDIT)
+        if (b->format == PSI_FMT_TEXT || psi_format_is_jepsen(b->format) ||
+            b->format == PSI_FMT_AWDIT)
             return psi_diag_line(d, PSI_ERR_INPUT, b->source, src, 1,
                                  "transaction id %llu repeats the id of the transaction at line "
                                  "%llu; transaction ids must be unique",
@@ -729,6 +730,8 @@ const char *psi_format_name(psi_format f)
         return "edn";
     case PSI_FMT_AWDIT:
         return "awdit";
+    case PSI_FMT_JSON:
+        return "json";
     }
     return "unknown";
 }
@@ -738,10 +741,10 @@ psi_format psi_format_from_name(const char *name)
     static const struct {
         const char *name;
         psi_format f;
-    } names[] = {{"text", PSI_FMT_TEXT},       {"polysi", PSI_FMT_TEXT}, {"dbcop", PSI_FMT_DBCOP},
-                 {"bincode", PSI_FMT_DBCOP},   {"cobra", PSI_FMT_COBRA}, {"edn", PSI_FMT_EDN},
-                 {"jepsen", PSI_FMT_EDN},      {"elle", PSI_FMT_EDN},    {"awdit", PSI_FMT_AWDIT},
-                 {"awdit-test", PSI_FMT_AWDIT}};
+    } names[] = {{"text", PSI_FMT_TEXT},        {"polysi", PSI_FMT_TEXT}, {"dbcop", PSI_FMT_DBCOP},
+                 {"bincode", PSI_FMT_DBCOP},    {"cobra", PSI_FMT_COBRA}, {"edn", PSI_FMT_EDN},
+                 {"jepsen", PSI_FMT_EDN},       {"elle", PSI_FMT_EDN},    {"awdit", PSI_FMT_AWDIT},
+                 {"awdit-test", PSI_FMT_AWDIT}, {"json", PSI_FMT_JSON}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].name) == 0)
             return names[i].f;

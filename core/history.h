@@ -104,7 +104,15 @@ typedef enum psi_format {
     PSI_FMT_COBRA,
     PSI_FMT_EDN,
     PSI_FMT_AWDIT, /* AWDIT's test format: r|w KEY VALUE, ----- and ===== */
+    PSI_FMT_JSON,  /* Jepsen JSON: EDN's operations as JSON objects */
 } psi_format;
+
+/* Whether histories of format f are Jepsen's (EDN or JSON): the initial
+ * value is nil, so a written 0 is an ordinary value. */
+static inline bool psi_format_is_jepsen(psi_format f)
+{
+    return f == PSI_FMT_EDN || f == PSI_FMT_JSON;
+}
 
 /* What a read of the initial value means (issue 12, README "Formats").
  * implicit: an initial transaction writes every key's initial value (0 in
