@@ -203,9 +203,9 @@ static psi_status check_consistent(resolver *r)
         uint64_t line = cyclic_line(r->e + b, e - b, indeg, queue, done);
         if (line)
             st = psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, line, 1,
-                               "the version order of key %llu contradicts itself: its chains "
+                               "the version order of key %s contradicts itself: its chains "
                                "order two writers both ways",
-                               (unsigned long long)r->h->keys[r->e[b].key]);
+                               PSI_KEY_NAME(r->h, r->e[b].key));
         b = e;
     }
     free(indeg);

@@ -79,10 +79,10 @@ int psi_cmd_convert(int argc, char **argv)
             if (h->ops[o].value == 0 && !(h->ops[o].flags & (PSI_OPF_INIT | PSI_OPF_LIST))) {
                 fprintf(stderr,
                         "polysi-solve convert: %s has a recorded initial state and reads or "
-                        "writes value 0 (key %llu); %s has an implicit initial state and cannot "
+                        "writes value 0 (key %s); %s has an implicit initial state and cannot "
                         "express it (read it with --initial-state implicit if 0 is meant as "
                         "the initial value)\n",
-                        pos[0], (unsigned long long)h->keys[h->ops[o].key], psi_format_name(to));
+                        pos[0], PSI_KEY_NAME(h, h->ops[o].key), psi_format_name(to));
                 psi_history_free(h);
                 return 2;
             }

@@ -213,13 +213,15 @@ static bool locate_edn(const psi_history *h, const src_file *f, uint32_t t, uint
                     q++;
                 while (q < end && !strchr(" \t\r\n,]", *q))
                     q++; /* the micro-op's function */
-                uint64_t key;
+                uint64_t key, hkey;
                 const char *q0 = q;
                 while (q < end && strchr(" \t\r\n,", *q))
                     q++;
                 q0 = q;
+                /* With named keys, keys[] holds dense ids: compare the
+                 * integer the name spells (a keyword :7 is no 7). */
                 if (psi_input_u64(&q, end, &key) == PSI_DIGITS_OK && q > q0 &&
-                    key != h->keys[h->ops[op].key])
+                    (!psi_history_key_u64(h, h->ops[op].key, &hkey) || key != hkey))
                     return false;
                 uint64_t line = 1;
                 size_t ls = 0;

@@ -96,6 +96,9 @@ typedef struct edn_reader {
     bool all_indexed; /* every transaction so far has an :index */
     uint64_t *vals;   /* scratch for a list read */
     size_t cap_vals;
+    /* The builder switched to named keys / values (psi_builder_keys_named),
+     * cached so that the all-integer path makes no call. */
+    bool keys_named, values_named;
     uint64_t n_maps;              /* maps seen (any kind) */
     uint64_t n_processless;       /* transactions without :process */
     bool seen_process;            /* a transaction with an integer :process */
@@ -234,8 +237,13 @@ static psi_status get_key(edn_reader *r, uint32_t n, uint64_t *out)
 {
     edn_parser *p = &r->p;
     const edn_node *nd = &p->nodes[n];
-    if (is_u64(nd))
+    if (is_u64(nd)) {
+        if (!r->keys_named) {
+            *out = nd->u;
+            return PSI_OK;
+        }
         return psi_builder_key_int(r->b, nd->u, out, p->d);
+    }
     psi_status st = check_scalar(p, n, "key");
     if (st != PSI_OK)
         return st;
@@ -244,6 +252,7 @@ static psi_status get_key(edn_reader *r, uint32_t n, uint64_t *out)
     const char *s = spelling(p, nd, buf, &len);
     if (!s)
         return psi_diag_nomem(p->d, "reading a JSON string");
+    r->keys_named = true; /* on failure too: the read stops there */
     return psi_builder_key_named(r->b, s, len, out, p->d);
 }
 
@@ -252,8 +261,13 @@ static psi_status get_value(edn_reader *r, uint32_t n, const char *what, uint64_
 {
     edn_parser *p = &r->p;
     const edn_node *nd = &p->nodes[n];
-    if (is_u64(nd))
+    if (is_u64(nd)) {
+        if (!r->values_named) {
+            *out = nd->u;
+            return PSI_OK;
+        }
         return psi_builder_value_int(r->b, nd->u, out, p->d);
+    }
     psi_status st = check_scalar(p, n, what);
     if (st != PSI_OK)
         return st;
@@ -262,6 +276,7 @@ static psi_status get_value(edn_reader *r, uint32_t n, const char *what, uint64_
     const char *s = spelling(p, nd, buf, &len);
     if (!s)
         return psi_diag_nomem(p->d, "reading a JSON string");
+    r->values_named = true;
     return psi_builder_value_named(r->b, s, len, out, p->d);
 }
 

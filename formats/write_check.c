@@ -74,12 +74,12 @@ psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const 
                 return psi_diag_set(
                     d, PSI_ERR_INPUT,
                     "%s: cannot write as %s: transaction %llu (session %llu) writes value 0 to "
-                    "key %llu, which the %s format reads as the initial value written again; in "
+                    "key %s, which the %s format reads as the initial value written again; in "
                     "%s the initial value is nil and a written 0 is an ordinary value, so reads "
                     "of 0 would change meaning",
                     path, fmt, (unsigned long long)tx->id,
                     (unsigned long long)h->sessions[tx->session].id,
-                    (unsigned long long)h->keys[ops[i].key], psi_format_name(h->format), fmt);
+                    PSI_KEY_NAME(h, ops[i].key), psi_format_name(h->format), fmt);
     }
     return PSI_OK;
 }

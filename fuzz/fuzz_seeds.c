@@ -125,6 +125,59 @@ static void write_awdit(const psi_history *h, const char *name)
     fclose(f);
 }
 
+/* h with every key renamed to a keyword (:k<N>), values odd-numbered by
+ * seed turned into symbols (v<N>), so the EDN seeds exercise interning by
+ * spelling (issue 12). NULL on failure. */
+static psi_history *with_names(const psi_history *h, bool symbols)
+{
+    psi_builder *b = psi_builder_new(h->source, PSI_FMT_EDN);
+    psi_diag d;
+    psi_status st = b ? PSI_OK : PSI_ERR_NOMEM;
+    uint64_t *vals = malloc((h->n_list_vals + 1) * sizeof *vals);
+    char buf[32];
+    for (uint32_t s = 0; s < h->n_sessions && st == PSI_OK && vals; s++) {
+        const psi_session *se = &h->sessions[s];
+        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns && st == PSI_OK; t++) {
+            const psi_txn *tx = &h->txns[t];
+            st = psi_builder_begin(b, se->id, tx->id, tx->src, &d);
+            for (uint32_t i = 0; i < tx->n_ops && st == PSI_OK; i++) {
+                uint32_t o = tx->first_op + i;
+                const psi_op *op = &h->ops[o];
+                uint64_t key, value = 0;
+                int n = snprintf(buf, sizeof buf, ":k%llu", (unsigned long long)h->keys[op->key]);
+                st = psi_builder_key_named(b, buf, (size_t)n, &key, &d);
+                uint32_t len = 0;
+                const uint64_t *lv = psi_history_list(h, o, &len);
+                for (uint32_t j = 0; j < len && st == PSI_OK; j++) {
+                    n = snprintf(buf, sizeof buf, "v%llu", (unsigned long long)lv[j]);
+                    st = symbols ? psi_builder_value_named(b, buf, (size_t)n, &vals[j], &d)
+                                 : psi_builder_value_int(b, lv[j], &vals[j], &d);
+                }
+                if (st == PSI_OK && (op->flags & PSI_OPF_LIST)) {
+                    st = psi_builder_list_read(b, key, vals, len, &d);
+                    continue;
+                }
+                if (st == PSI_OK && !(op->flags & PSI_OPF_INIT)) {
+                    n = snprintf(buf, sizeof buf, "v%llu", (unsigned long long)op->value);
+                    st = symbols ? psi_builder_value_named(b, buf, (size_t)n, &value, &d)
+                                 : psi_builder_value_int(b, op->value, &value, &d);
+                }
+                if (st == PSI_OK)
+                    st = psi_builder_op(b, (psi_op_kind)op->kind, key, value, op->flags, &d);
+            }
+            if (st == PSI_OK)
+                st = psi_builder_end(b, (psi_txn_status)tx->status, &d);
+        }
+    }
+    free(vals);
+    psi_history *out = NULL;
+    if (st == PSI_OK && b)
+        st = psi_builder_finish(b, &out, &d);
+    else
+        psi_builder_free(b);
+    return st == PSI_OK ? out : NULL;
+}
+
 static void histories(void)
 {
     for (uint64_t seed = 1; seed <= 24; seed++) {
@@ -161,6 +214,11 @@ static void histories(void)
         snprintf(path, sizeof path, "%s/json/%s.json", outdir, name);
         if (psi_write_json(h, path, &d) != PSI_OK)
             fprintf(stderr, "fuzz_seeds: json: %s\n", d.msg);
+        psi_history *named = with_names(h, seed % 2 == 1);
+        snprintf(path, sizeof path, "%s/edn/%s-names.edn", outdir, name);
+        if (!named || psi_write_edn(named, path, &d) != PSI_OK)
+            fprintf(stderr, "fuzz_seeds: edn with names failed\n");
+        psi_history_free(named);
         snprintf(name, sizeof name, "T%u.log", (unsigned)seed);
         write_cobra(h, name);
         snprintf(name, sizeof name, "gen-%02u.txt", (unsigned)seed);
@@ -207,6 +265,12 @@ static void handwritten(void)
         "\"value\": [[\"append\", \"\\u0078\", 1], [\"r\", \"y\", []]], \"process\": 0, "
         "\"index\": 1},\n {\"type\": \"info\", \"f\": \"start\", \"process\": \"nemesis\"}]\n";
     write_seed("json", "array.json", json, sizeof json - 1);
+    /* keys and values by spelling: integer 1 and keyword :1 are two keys */
+    static const char names[] =
+        "{:type :ok, :process 0, :value [[:w :x a] [:w \"acct 1\" -5] [:append sym :e]]}\n"
+        "{:type :ok, :process 1, :value [[:r :x a] [:r 1 nil] [:r :1 nil] [:r sym [:e]] "
+        "[:r \"acct 1\" true]]}\n";
+    write_seed("edn", "names.edn", names, sizeof names - 1);
     static const char awdit[] = "w 0 0\nw 1 0\n=====\nw 0 1\n-----\nr 0 1\nr 1 0\n=====\n"
                                 "w 1 1\n-----\n\nr 1 1\r\nr 0 0\n";
     write_seed("awdit", "long-fork.txt", awdit, sizeof awdit - 1);

@@ -49,7 +49,7 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
     fmt_ts(h, ts, v->a, a, sizeof a);
     fmt_ts(h, ts, v->b, b, sizeof b);
     fmt_ts(h, ts, v->other, o, sizeof o);
-    unsigned long long key = v->key < h->n_keys ? (unsigned long long)h->keys[v->key] : 0;
+    const char *key = v->key < h->n_keys ? PSI_KEY_NAME(h, v->key) : "0";
     if (v->op != UINT32_MAX)
         psi_fmt_op(h, v->op, rd, sizeof rd);
     const char *when = res->ts.replayed ? "" : " (partial timestamps)";
@@ -57,7 +57,7 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
     case PSI_TS_CONCURRENT_WRITERS:
         cx->kind = PSI_CEX_LOST_UPDATE;
         snprintf(cx->summary, sizeof cx->summary,
-                 "lost update: %s and %s both write key %llu but overlap in time: neither "
+                 "lost update: %s and %s both write key %s but overlap in time: neither "
                  "commits before the other starts%s",
                  a, b, key, when);
         break;
@@ -65,7 +65,7 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
         cx->kind = PSI_CEX_STALE_READ;
         cx->anomaly_op = v->op;
         snprintf(cx->summary, sizeof cx->summary,
-                 "stale read: %s in %s misses the version of key %llu that %s committed before "
+                 "stale read: %s in %s misses the version of key %s that %s committed before "
                  "it %s%s%s%s",
                  rd, b, key, v->a == PSI_INIT_TXN ? "nobody" : a,
                  res->level_checked == PSI_LEVEL_SER ? "committed" : "started",
@@ -76,7 +76,7 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
         cx->kind = PSI_CEX_FUTURE_READ;
         cx->anomaly_op = v->op;
         snprintf(cx->summary, sizeof cx->summary,
-                 "future read: %s in %s reads the version of key %llu that %s commits only "
+                 "future read: %s in %s reads the version of key %s that %s commits only "
                  "after %s%s",
                  rd, b, key, a, res->level_checked == PSI_LEVEL_SER ? "it commits" : "it starts",
                  when);

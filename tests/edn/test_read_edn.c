@@ -731,6 +731,64 @@ static void test_hostile(void **state)
     psi_history_free(h);
 }
 
+/* Keywords, strings, symbols, booleans and negative integers as keys and
+ * values, list-append values too; a read the reader drops names nothing;
+ * EDN -> EDN keeps every spelling. */
+static void test_named_keys_and_values(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :ok, :f :txn, :value [[:w :x a] [:w \"acct 1\" -5] [:append sym :e1]], "
+        ":process 0, :index 1}\n"
+        "{:type :ok, :f :txn, :value [[:r :x a] [:r \"acct 1\" -5] [:r sym [:e1]] "
+        "[:r :ns/k true]], :process 1, :index 2}\n"
+        "{:type :info, :f :txn, :value [[:r :gone :never] [:w 7 8]], :process 2, :index 3}\n";
+    psi_history *h, *back;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    char kb[24], vb[24];
+    const psi_txn *t = edn_txn(h, 0, 0);
+    const psi_op *o = h->ops + t->first_op;
+    assert_string_equal(psi_history_key_name(h, o[0].key, kb), ":x");
+    assert_string_equal(psi_history_value_name(h, o[0].value, vb), "a");
+    assert_string_equal(psi_history_key_name(h, o[1].key, kb), "\"acct 1\"");
+    assert_string_equal(psi_history_value_name(h, o[1].value, vb), "-5");
+    assert_string_equal(psi_history_key_name(h, o[2].key, kb), "sym");
+    assert_true(o[2].flags & PSI_OPF_APPEND);
+    t = edn_txn(h, 1, 0);
+    o = h->ops + t->first_op;
+    assert_int_equal(o[0].key, h->ops[edn_txn(h, 0, 0)->first_op].key);
+    assert_int_equal(o[0].value, h->ops[edn_txn(h, 0, 0)->first_op].value);
+    uint32_t n;
+    const uint64_t *l = psi_history_list(h, t->first_op + 2, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(psi_history_value_name(h, l[0], vb), ":e1");
+    assert_string_equal(psi_history_key_name(h, o[3].key, kb), ":ns/k");
+    assert_string_equal(psi_history_value_name(h, o[3].value, vb), "true");
+    /* the :info read is dropped and :gone is no key; 7 is "7" */
+    assert_int_equal(h->n_keys, 5);
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        assert_string_not_equal(h->key_names[k], ":gone");
+    t = edn_txn(h, 2, 0);
+    assert_int_equal(t->n_ops, 1);
+    assert_string_equal(psi_history_key_name(h, h->ops[t->first_op].key, kb), "7");
+    assert_string_equal(psi_history_value_name(h, h->ops[t->first_op].value, vb), "8");
+
+    char path[64];
+    edn_temp_path(path);
+    assert_int_equal(psi_write_edn(h, path, &d), PSI_OK);
+    size_t len;
+    char *out = edn_slurp(path, &len);
+    assert_non_null(strstr(out, "[:w \"acct 1\" -5]"));
+    assert_non_null(strstr(out, "[:r sym [:e1]]"));
+    assert_int_equal(psi_read_edn_buf(path, out, len, 0, &back, &d), PSI_OK);
+    edn_assert_equivalent(h, back);
+    psi_history_free(back);
+    free(out);
+    unlink(path);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_ok_fail_info),
         cmocka_unit_test(test_multi_line_maps),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_named_keys_and_values),
         cmocka_unit_test(test_processless_and_f_read),
         cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_completions_only),

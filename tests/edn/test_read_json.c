@@ -323,6 +323,9 @@ static void test_syntax_errors(void **state)
                       PSI_ERR_SYNTAX, "t.json:2:15:", "does not fit 64 bits");
     json_expect_error("{\"type\":\"ok\",\"value\":[[\"w\",1,-2.5]]}", PSI_ERR_SYNTAX,
                       "t.json:1:30:", "found a non-integer number");
+    /* -2 is a value like "x" (issue 12: spelled, test_read_edn.c); null is none */
+    json_expect_error("{\"type\":\"ok\",\"value\":[[\"w\",1,null]]}", PSI_ERR_SYNTAX,
+                      "t.json:1:30:", "found nil");
     json_expect_error("{\"type\":\"ok\",\"value\":[[\"w\",1,2.5]]}", PSI_ERR_SYNTAX,
                       "t.json:1:30:", "found a non-integer number");
 }

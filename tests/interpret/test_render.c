@@ -203,6 +203,58 @@ static void test_reports_of_a_lost_update(void **state)
     checked_free(&c);
 }
 
+/* Keys and values other than integers (EDN keywords, strings, symbols) are
+ * named as spelled in every report; JSON gives a named key as a string. */
+static void test_reports_name_keys_by_spelling(void **state)
+{
+    (void)state;
+    char path[512];
+    put("lost.edn",
+        "{:type :ok, :f :txn, :value [[:r :x nil] [:w :x :a]], :process 0, :index 1}\n"
+        "{:type :ok, :f :txn, :value [[:r :x nil] [:w :x \"b b\"]], :process 1, :index 2}\n",
+        path, sizeof path);
+    checked c;
+    check_file(&c, path, false, PSI_INTERPRET_BUDGET_DEFAULT);
+    assert_int_equal(c.res.verdict, PSI_REJECT);
+    assert_true(c.cx.present);
+    char *text = render(&c, TEXT);
+    assert_non_null(strstr(text, "\nanomaly: lost update on key :x: (0,1) and (1,2) both read"));
+    assert_non_null(strstr(text, "r(:x,init) w(:x,:a)"));
+    assert_non_null(strstr(text, "r(:x,init) w(:x,\"b b\")"));
+    assert_non_null(strstr(text, "-RW(:x)->"));
+    free(text);
+    char *json = render(&c, JSON);
+    assert_non_null(strstr(json, "\"summary\":\"lost update on key :x:"));
+    assert_non_null(strstr(json, "\"key\":\":x\""));
+    assert_non_null(strstr(json, "w(:x,\\\"b b\\\")")); /* escaped in a JSON string */
+    free(json);
+    char *dot = render(&c, DOT);
+    assert_non_null(strstr(dot, ":x"));
+    free(dot);
+    checked_free(&c);
+
+    /* G-single (read skew) on keys :x and "acct y", symbol values. */
+    put("skew.edn",
+        "{:type :ok, :f :txn, :value [[:w :x a1] [:w \"acct y\" b1]], :process 0, :index 1}\n"
+        "{:type :ok, :f :txn, :value [[:r :x a1] [:r \"acct y\" nil]], :process 1, :index 2}\n",
+        path, sizeof path);
+    check_file(&c, path, false, PSI_INTERPRET_BUDGET_DEFAULT);
+    assert_int_equal(c.res.verdict, PSI_REJECT);
+    assert_true(c.cx.present);
+    text = render(&c, TEXT);
+    assert_non_null(strstr(text, "G-single"));
+    assert_non_null(strstr(text, "reads key \"acct y\" but misses the write of (0,1)"));
+    assert_non_null(strstr(text, "r(:x,a1) r(\"acct y\",init)"));
+    assert_non_null(strstr(text, "-WR(:x)->"));
+    free(text);
+    json = render(&c, JSON);
+    assert_non_null(strstr(json, "\"anomaly\":\"G-single\""));
+    assert_non_null(strstr(json, "\"key\":\"\\\"acct y\\\"\""));
+    assert_non_null(strstr(json, "\"key\":\":x\""));
+    free(json);
+    checked_free(&c);
+}
+
 static void test_accept_and_no_interpretation(void **state)
 {
     (void)state;
@@ -350,6 +402,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reports_of_a_lost_update),
+        cmocka_unit_test(test_reports_name_keys_by_spelling),
         cmocka_unit_test(test_accept_and_no_interpretation),
         cmocka_unit_test(test_history_shape),
         cmocka_unit_test(test_write_errors_are_reported),
