@@ -197,7 +197,7 @@ void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out)
     for (uint32_t v = 0; v < g->N; v++)
         b += ((size_t)g->out[v].cap + g->in[v].cap) * sizeof(adj);
     b += g->var_cap * (sizeof *g->val + 4 * sizeof(uint32_t));
-    if (g->occ_start)
+    if (!g->tables_dirty && g->occ_start && g->cand_start) /* built and whole */
         b += (g->occ_lits + 1 + (size_t)g->N + 1) * sizeof(uint32_t) +
              (g->occ_start[g->occ_lits] + g->cand_start[g->N]) * sizeof(uint32_t);
     b += g->act_cap * sizeof *g->act + g->asg_cap * sizeof *g->asg;
