@@ -83,62 +83,32 @@ void psi_acyc_free(psi_acyc *g)
         free(g->out[v].a);
     for (uint32_t v = 0; g->in && v < g->N; v++)
         free(g->in[v].a);
-    void *ptrs[] = {g->ue,
-                    g->ie_from,
-                    g->ie_to,
-                    g->ie_user,
-                    g->ie_act,
-                    g->out,
-                    g->in,
-                    g->ord,
-                    g->occ_start,
-                    g->occ,
-                    g->cand_start,
-                    g->cand,
-                    g->val,
-                    g->lvl,
-                    g->prop_edge,
-                    g->prop_stamp,
-                    g->lit_mark,
-                    g->act,
-                    g->asg,
-                    g->fmark,
-                    g->bmark,
-                    g->dist,
-                    g->parent,
-                    g->fwd.a,
-                    g->bwd.a,
-                    g->cur.a,
-                    g->next.a,
-                    g->pool.a,
-                    g->sortbuf,
-                    g->cycle.a,
-                    g->known_cycle.a,
-                    g->onext,
+    void *ptrs[] = {g->ue,     g->ie_user,   g->ie_act,    g->out,           g->in,
+                    g->ord,    g->occ_start, g->occ,       g->cand_start,    g->cand,
+                    g->val,    g->lvl,       g->prop_edge, g->prop_stamp,    g->lit_mark,
+                    g->act,    g->asg,       g->fmark,     g->bmark,         g->dist,
+                    g->parent, g->fwd.a,     g->bwd.a,     g->cur.a,         g->next.a,
+                    g->pool.a, g->sortbuf,   g->cycle.a,   g->known_cycle.a, g->onext,
                     g->oprev};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
     free(g);
 }
 
-static bool push_internal(psi_acyc *g, uint32_t from, uint32_t to, uint32_t user)
+static bool push_internal(psi_acyc *g, uint32_t user)
 {
     if (g->ie_n == g->ie_cap) {
         size_t cap = g->ie_cap;
         if (g->ie_n >= UINT32_MAX - 16)
             return false;
-        size_t c2 = cap, c3 = cap, c4 = cap;
-        if (!psi_grow_array((void **)&g->ie_from, &cap, g->ie_n + 1, sizeof(uint32_t)) ||
-            !psi_grow_array((void **)&g->ie_to, &c2, g->ie_n + 1, sizeof(uint32_t)) ||
-            !psi_grow_array((void **)&g->ie_user, &c3, g->ie_n + 1, sizeof(uint32_t)) ||
-            !psi_grow_array((void **)&g->ie_act, &c4, g->ie_n + 1, sizeof(uint32_t)))
+        size_t c2 = cap;
+        if (!psi_grow_array((void **)&g->ie_user, &cap, g->ie_n + 1, sizeof(uint32_t)) ||
+            !psi_grow_array((void **)&g->ie_act, &c2, g->ie_n + 1, sizeof(uint32_t)))
             return false;
-        if (c2 != cap || c3 != cap || c4 != cap)
+        if (c2 != cap)
             return false;
         g->ie_cap = cap;
     }
-    g->ie_from[g->ie_n] = from;
-    g->ie_to[g->ie_n] = to;
     g->ie_user[g->ie_n] = user;
     g->ie_act[g->ie_n] = 0;
     g->ie_n++;
@@ -186,15 +156,16 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
     for (int k = 0; k < u.need; k++)
         if (g->val[lit_var0(u.lit[k])] == (u.lit[k] > 0 ? 1 : -1))
             u.cnt++;
+    /* The internal edges' endpoints follow from u (ie_src, ie_dst). */
     bool ok = true;
     if (g->mode == PSI_ACYC_SER) {
-        ok = push_internal(g, from, to, id);
+        ok = push_internal(g, id);
         u.nie = 1;
     } else if (kind == PSI_EDGE_DEP) {
-        ok = push_internal(g, 2 * from, 2 * to, id) && push_internal(g, 2 * from + 1, 2 * to, id);
+        ok = push_internal(g, id) && push_internal(g, id);
         u.nie = 2;
     } else {
-        ok = push_internal(g, 2 * from, 2 * to + 1, id);
+        ok = push_internal(g, id);
         u.nie = 1;
     }
     if (!ok) {
@@ -219,6 +190,18 @@ size_t psi_acyc_num_edges(const psi_acyc *g)
 void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out)
 {
     *out = g->st;
+    /* Bytes held, from the capacities (what malloc was asked for). */
+    size_t b = sizeof *g + g->ue_cap * sizeof *g->ue + g->ie_cap * 2 * sizeof(uint32_t);
+    b += (size_t)g->N * (2 * sizeof(adjvec) + sizeof *g->ord + 2 * sizeof(uint32_t) /* list */ +
+                         4 * sizeof(uint32_t) /* search marks */);
+    for (uint32_t v = 0; v < g->N; v++)
+        b += ((size_t)g->out[v].cap + g->in[v].cap) * sizeof(adj);
+    b += g->var_cap * (sizeof *g->val + 4 * sizeof(uint32_t));
+    if (!g->tables_dirty && g->occ_start && g->cand_start) /* built and whole */
+        b += (g->occ_lits + 1 + (size_t)g->N + 1) * sizeof(uint32_t) +
+             (g->occ_start[g->occ_lits] + g->cand_start[g->N]) * sizeof(uint32_t);
+    b += g->act_cap * sizeof *g->act + g->asg_cap * sizeof *g->asg;
+    out->bytes = b;
 }
 
 const uint32_t *psi_acyc_conflict_cycle(const psi_acyc *g, size_t *n)
@@ -263,7 +246,7 @@ bool psi_acyc_build_tables(psi_acyc *g)
         for (int k = 0; k < u->need; k++)
             g->occ_start[lit_index(u->lit[k]) + 1]++, nocc++;
         for (uint32_t j = 0; j < u->nie; j++)
-            g->cand_start[g->ie_from[u->ie + j] + 1]++, ncand++;
+            g->cand_start[ie_src(g, u->ie + j) + 1]++, ncand++;
     }
     for (size_t i = 0; i < nl; i++)
         g->occ_start[i + 1] += g->occ_start[i];
@@ -281,7 +264,7 @@ bool psi_acyc_build_tables(psi_acyc *g)
         for (int k = 0; k < u->need; k++)
             g->occ[g->occ_start[lit_index(u->lit[k])]++] = (uint32_t)i;
         for (uint32_t j = 0; j < u->nie; j++)
-            g->cand[g->cand_start[g->ie_from[u->ie + j]]++] = u->ie + j;
+            g->cand[g->cand_start[ie_src(g, u->ie + j)]++] = u->ie + j;
     }
     for (size_t i = nl; i > 0; i--)
         g->occ_start[i] = g->occ_start[i - 1];
@@ -312,7 +295,7 @@ int psi_acyc_suggest_phases(psi_acyc *g)
         int l = u->lit[0] ? u->lit[0] : u->lit[1];
         for (uint32_t j = 0; j < u->nie; j++) {
             uint32_t e = u->ie + j;
-            bool agree = g->ord[g->ie_from[e]] < g->ord[g->ie_to[e]];
+            bool agree = g->ord[ie_src(g, e)] < g->ord[ie_dst(g, e)];
             vote[lit_var0(l)] += (l > 0) == agree ? 1 : -1;
         }
     }

@@ -57,6 +57,7 @@ typedef struct psi_acyc_stats {
     uint64_t conflict_lits; /* total length of the conflict clauses */
     uint64_t propagations;  /* labels set false because they would close a cycle */
     uint64_t explanations, explanation_lits;
+    uint64_t bytes; /* memory the graph holds (psi_acyc_get_stats fills it in) */
 } psi_acyc_stats;
 
 /* Creates a graph of nodes 0..nodes-1 and attaches it to s as its theory.

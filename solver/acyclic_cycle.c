@@ -86,7 +86,7 @@ bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t s
 /* Builds the conflict for cycle: new edge e (x->y) plus the BFS path y->x. */
 bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause)
 {
-    uint32_t x = g->ie_from[e], y = g->ie_to[e];
+    uint32_t x = ie_src(g, e), y = ie_dst(g, e);
     g->cycle.n = 0;
     new_lit_epoch(g);
     clause->n = 0;
@@ -98,7 +98,7 @@ bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause)
         uint32_t pe = g->parent[v];
         if (!psi_u32_push(&g->cycle, g->ie_user[pe]) || !add_labels(g, pe, clause))
             return false;
-        v = g->ie_from[pe];
+        v = ie_src(g, pe);
     }
     /* The path was collected backwards: reverse it into cycle order. */
     for (size_t i = first, j = g->cycle.n - 1; i < j; i++, j--) {
@@ -117,7 +117,7 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out)
     psi_acyc *g = ctx;
     size_t var = lit_var0(lit);
     uint32_t e = g->prop_edge[var], stamp = g->prop_stamp[var];
-    uint32_t a = g->ie_from[e], b = g->ie_to[e];
+    uint32_t a = ie_src(g, e), b = ie_dst(g, e);
     const uedge *u = &g->ue[g->ie_user[e]];
     bool nomem = false;
     g->st.explanations++;
@@ -150,7 +150,7 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out)
         assert(g->ie_act[pe] <= stamp); /* active before the implication */
         if (!add_labels(g, pe, &out->clause))
             return PSI_THEORY_ENOMEM;
-        v = g->ie_from[pe];
+        v = ie_src(g, pe);
     }
     g->st.explanation_lits += out->clause.n;
     return PSI_THEORY_OK;

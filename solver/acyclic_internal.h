@@ -91,8 +91,11 @@ struct psi_acyc {
     uedge *ue;
     size_t ue_n, ue_cap;
 
-    /* Internal edges. */
-    uint32_t *ie_from, *ie_to, *ie_user, *ie_act; /* ie_act: activation index + 1 */
+    /* Internal edges: user edge, activation index + 1 (0: none). Their
+     * endpoints are not stored but derived from the user edge (ie_src,
+     * ie_dst): 8 bytes less per internal edge, which matters with tens of
+     * millions of known edges. */
+    uint32_t *ie_user, *ie_act;
     size_t ie_n, ie_cap;
 
     adjvec *out, *in; /* active edges per internal node */
@@ -159,6 +162,21 @@ static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
         return false;
     v->a[v->n++] = (adj){node, edge};
     return true;
+}
+
+/* Endpoints of internal edge e: the user edge itself in SER mode; in SI
+ * mode DEP u->v gives u0->v0 then u1->v0, ANTI u->v gives u0->v1 (acyclic.h),
+ * node v's copies being 2v and 2v+1. */
+static inline uint32_t ie_src(const psi_acyc *g, uint32_t e)
+{
+    const uedge *u = &g->ue[g->ie_user[e]];
+    return g->mode == PSI_ACYC_SER ? u->from : 2 * u->from + (e - u->ie);
+}
+
+static inline uint32_t ie_dst(const psi_acyc *g, uint32_t e)
+{
+    const uedge *u = &g->ue[g->ie_user[e]];
+    return g->mode == PSI_ACYC_SER ? u->to : 2 * u->to + (u->kind == PSI_EDGE_ANTI);
 }
 
 /* Does internal edge e add literals to a clause? */

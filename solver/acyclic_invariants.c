@@ -59,9 +59,9 @@ static bool check_list(const psi_acyc *g, uint32_t v, bool out, uint8_t *emark, 
             return fail(why, n, "node %u lists edge %u twice or out of range", v, e);
         emark[e] |= bit;
         uint32_t from = out ? v : w, to = out ? w : v;
-        if (g->ie_from[e] != from || g->ie_to[e] != to)
-            return fail(why, n, "edge %u listed as %u->%u, is %u->%u", e, from, to, g->ie_from[e],
-                        g->ie_to[e]);
+        if (ie_src(g, e) != from || ie_dst(g, e) != to)
+            return fail(why, n, "edge %u listed as %u->%u, is %u->%u", e, from, to, ie_src(g, e),
+                        ie_dst(g, e));
         const uedge *u = &g->ue[g->ie_user[e]];
         if (u->dead)
             return fail(why, n, "edge %u of a contradictory label is active", e);

@@ -81,8 +81,8 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
         if (!g->ue[i].need && !g->ue[i].dead)
             for (uint32_t j = 0; j < g->ue[i].nie; j++) {
                 uint32_t e = g->ue[i].ie + j;
-                ostart[g->ie_from[e] + 1]++;
-                istart[g->ie_to[e] + 1]++;
+                ostart[ie_src(g, e) + 1]++;
+                istart[ie_dst(g, e) + 1]++;
             }
     for (size_t v = 0; v < N; v++) {
         ostart[v + 1] += ostart[v];
@@ -92,8 +92,8 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
         if (!g->ue[i].need && !g->ue[i].dead)
             for (uint32_t j = 0; j < g->ue[i].nie; j++) {
                 uint32_t e = g->ue[i].ie + j;
-                oe[ostart[g->ie_from[e]]++] = e;
-                ie[istart[g->ie_to[e]]++] = e;
+                oe[ostart[ie_src(g, e)]++] = e;
+                ie[istart[ie_dst(g, e)]++] = e;
             }
     for (size_t v = N; v > 0; v--) {
         ostart[v] = ostart[v - 1];
@@ -118,7 +118,7 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
             ord[v] = tail;
         tail++;
         for (uint32_t k = ostart[v]; k < ostart[v + 1]; k++) {
-            uint32_t w = g->ie_to[oe[k]];
+            uint32_t w = ie_dst(g, oe[k]);
             if (depth[w] < depth[v] + 1)
                 depth[w] = depth[v] + 1;
             if (--indeg[w] == 0)
@@ -146,14 +146,14 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
         g->dist[v] = step++;
         uint32_t pick = UINT32_MAX;
         for (uint32_t k = istart[v]; k < istart[v + 1] && pick == UINT32_MAX; k++)
-            if (indeg[g->ie_from[ie[k]]])
+            if (indeg[ie_src(g, ie[k])])
                 pick = ie[k];
         assert(pick != UINT32_MAX);
         if (pick == UINT32_MAX || !psi_u32_push(&g->fwd, pick)) {
             res = -1;
             goto out;
         }
-        v = g->ie_from[pick];
+        v = ie_src(g, pick);
     }
     /* The walk's edges from index dist[v] on form the cycle, backwards. */
     for (size_t i = g->fwd.n; i-- > g->dist[v];)
@@ -204,14 +204,44 @@ bool psi_acyc_static_setup(psi_acyc *g)
     }
     for (uint32_t v = g->ohead, p = PSI_ACYC_NONE; v != PSI_ACYC_NONE; p = v, v = g->onext[v])
         g->oprev[v] = p;
+    /* The lists get exactly the room their known edges need (counted in
+     * cap first): known edges are most of the graph, and doubling growth
+     * would leave a quarter of it empty on average. Nothing is active yet;
+     * lists allocated by an earlier attempt that ran out of memory keep
+     * their room and grow as usual. */
+    for (size_t i = 0; i < g->ue_n; i++) {
+        const uedge *u = &g->ue[i];
+        if (u->need || u->dead)
+            continue;
+        for (uint32_t j = 0; j < u->nie; j++) {
+            adjvec *o = &g->out[ie_src(g, u->ie + j)], *in = &g->in[ie_dst(g, u->ie + j)];
+            assert(!o->n && !in->n);
+            o->cap += !o->a;
+            in->cap += !in->a;
+        }
+    }
+    bool ok = true;
+    for (uint32_t v = 0; v < g->N; v++) {
+        adjvec *l[2] = {&g->out[v], &g->in[v]};
+        for (int k = 0; k < 2; k++)
+            if (ok && !l[k]->a && l[k]->cap && !(l[k]->a = malloc(l[k]->cap * sizeof *l[k]->a)))
+                ok = false;
+    }
+    if (!ok) {
+        for (uint32_t v = 0; v < g->N; v++) {
+            g->out[v].cap = g->out[v].a ? g->out[v].cap : 0;
+            g->in[v].cap = g->in[v].a ? g->in[v].cap : 0;
+        }
+        return false;
+    }
     for (size_t i = 0; i < g->ue_n; i++) {
         uedge *u = &g->ue[i];
         if (u->need || u->dead)
             continue;
         for (uint32_t j = 0; j < u->nie; j++) {
             uint32_t e = u->ie + j;
-            if (!adj_push(&g->out[g->ie_from[e]], g->ie_to[e], e) ||
-                !adj_push(&g->in[g->ie_to[e]], g->ie_from[e], e))
+            if (!adj_push(&g->out[ie_src(g, e)], ie_dst(g, e), e) ||
+                !adj_push(&g->in[ie_dst(g, e)], ie_src(g, e), e))
                 return false;
         }
         u->active = u->root = 1;

@@ -24,7 +24,7 @@ static bool propagate_candidates(psi_acyc *g, psi_theory_out *out)
         uint32_t a = g->fwd.a[i];
         for (uint32_t k = g->cand_start[a]; k < g->cand_start[a + 1]; k++) {
             uint32_t e = g->cand[k];
-            if (g->bmark[g->ie_to[e]] != g->epoch)
+            if (g->bmark[ie_dst(g, e)] != g->epoch)
                 continue;
             const uedge *u = &g->ue[g->ie_user[e]];
             if (u->active || u->dead)
@@ -58,7 +58,7 @@ static bool propagate_candidates(psi_acyc *g, psi_theory_out *out)
  * in out) or ENOMEM. */
 static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out)
 {
-    uint32_t x = g->ie_from[e], y = g->ie_to[e];
+    uint32_t x = ie_src(g, e), y = ie_dst(g, e);
     bool searched = false, nomem = false;
     g->st.activations++;
     if (x == y) {
@@ -161,7 +161,7 @@ static void pop_activations(psi_acyc *g, size_t from)
 {
     while (g->act_n > from) {
         uint32_t e = g->act[--g->act_n].ie;
-        uint32_t x = g->ie_from[e], y = g->ie_to[e];
+        uint32_t x = ie_src(g, e), y = ie_dst(g, e);
         assert(g->out[x].n && g->out[x].a[g->out[x].n - 1].edge == e);
         assert(g->in[y].n && g->in[y].a[g->in[y].n - 1].edge == e);
         g->out[x].n--;
@@ -252,8 +252,8 @@ static void cb_backtrack(void *ctx, unsigned level)
                 continue;
             uint32_t e = a.ie;
             /* Cannot fail: the lists held these edges a moment ago. */
-            (void)adj_push(&g->out[g->ie_from[e]], g->ie_to[e], e);
-            (void)adj_push(&g->in[g->ie_to[e]], g->ie_from[e], e);
+            (void)adj_push(&g->out[ie_src(g, e)], ie_dst(g, e), e);
+            (void)adj_push(&g->in[ie_dst(g, e)], ie_src(g, e), e);
             a.pmax = w && g->act[w - 1].pmax > a.level ? g->act[w - 1].pmax : a.level;
             g->act[w++] = a;
             g->ie_act[e] = (uint32_t)w;

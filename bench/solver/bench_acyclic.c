@@ -269,7 +269,8 @@ static int run(const inst *g, bool si, bool prop, const char *tag)
     psi_sat_get_stats(s, &ss);
     psi_acyc_get_stats(a, &as);
     printf("%-6s %-3s prop=%-3s %-7s build %7.3fs solve %7.3fs conflicts %8llu decisions %9llu "
-           "learned-len %6.1f cycle-len %5.1f theory-props %8llu theory %5.1f%%\n",
+           "learned-len %6.1f cycle-len %5.1f theory-props %8llu theory %5.1f%% reorders %llu "
+           "moved %llu B/edge %.1f\n",
            tag, si ? "SI" : "SER", prop ? "on" : "off",
            r == PSI_SAT_SAT     ? "SAT"
            : r == PSI_SAT_UNSAT ? "UNSAT"
@@ -278,7 +279,9 @@ static int run(const inst *g, bool si, bool prop, const char *tag)
            ss.learned ? (double)ss.learned_literals / (double)ss.learned : 0.0,
            as.conflicts ? (double)as.conflict_lits / (double)as.conflicts : 0.0,
            (unsigned long long)ss.theory_propagations,
-           ss.solve_seconds > 0 ? 100.0 * ss.theory_seconds / ss.solve_seconds : 0.0);
+           ss.solve_seconds > 0 ? 100.0 * ss.theory_seconds / ss.solve_seconds : 0.0,
+           (unsigned long long)as.reorders, (unsigned long long)as.moved,
+           g->n ? (double)as.bytes / (double)g->n : 0.0);
     /* Check the model: every constraint side chosen must be acyclic, which
      * the theory guarantees; here we only confirm labels are consistent. */
     if (r == PSI_SAT_SAT)
