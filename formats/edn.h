@@ -171,6 +171,10 @@ psi_status json_parse_value(edn_parser *p, uint32_t *out);
  * string has no escape, else into p->scratch (valid until the next call).
  * NULL when out of memory. */
 const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len);
+/* Appends code point c at o in the canonical string spelling (json_spelling:
+ * \" \\ \b \f \n \r \t, other control characters as \u00XX, the rest as
+ * UTF-8); at most 6 bytes. Returns the end. */
+char *edn_spell_cp(char *o, unsigned long c);
 /* edn_next_map for JSON: the next operation object of a JSON Lines file or
  * of the one array around the whole history. */
 psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);

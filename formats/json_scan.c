@@ -364,6 +364,22 @@ static char *put_utf8(char *o, unsigned long c)
     return o;
 }
 
+char *edn_spell_cp(char *o, unsigned long c)
+{
+    static const char short_esc[] = "\"\\\b\f\n\r\t";
+    static const char short_name[] = "\"\\bfnrt";
+    const char *k = c && c < 0x80 ? memchr(short_esc, (int)c, sizeof short_esc - 1) : NULL;
+    if (k) {
+        *o++ = '\\';
+        *o++ = short_name[k - short_esc];
+    } else if (c < 0x20) {
+        o += snprintf(o, 7, "\\u%04lx", c);
+    } else {
+        o = put_utf8(o, c);
+    }
+    return o;
+}
+
 const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len)
 {
     assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
@@ -402,17 +418,7 @@ const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len)
                            : (unsigned char)e;
             i += 2;
         }
-        static const char short_esc[] = "\"\\\b\f\n\r\t";
-        static const char short_name[] = "\"\\bfnrt";
-        const char *k = c && c < 0x80 ? memchr(short_esc, (int)c, sizeof short_esc - 1) : NULL;
-        if (k) {
-            *o++ = '\\';
-            *o++ = short_name[k - short_esc];
-        } else if (c < 0x20) {
-            o += snprintf(o, 7, "\\u%04lx", c);
-        } else {
-            o = put_utf8(o, c);
-        }
+        o = edn_spell_cp(o, c);
     }
     *o++ = '"';
     *len = (size_t)(o - p->scratch);

@@ -734,6 +734,34 @@ static void test_hostile(void **state)
 /* Keywords, strings, symbols, booleans and negative integers as keys and
  * values, list-append values too; a read the reader drops names nothing;
  * EDN -> EDN keeps every spelling. */
+/* A string has one value however it is written: escapes (\u, octal, \t)
+ * and raw tabs are decoded and spelled one way, so a read written with an
+ * escape finds the write written without one. A lone surrogate has no
+ * character: refused at its line:column. */
+static void test_string_spellings(void **state)
+{
+    (void)state;
+    const char *text =
+        "{:type :ok, :f :txn, :value [[:w \"k\" \"ab\"] [:w :t \"a\tb\"]], :process 0, :index 1}\n"
+        "{:type :ok, :f :txn, :value [[:r \"\\u006b\" \"a\\u0062\"] [:r :t \"a\\tb\"] "
+        "[:r \"k\" \"a\\142\"]], :process 1, :index 2}\n";
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(edn_read(text, &h, &d), PSI_OK);
+    const psi_op *w = h->ops + edn_txn(h, 0, 0)->first_op;
+    const psi_op *r = h->ops + edn_txn(h, 1, 0)->first_op;
+    assert_int_equal(h->n_keys, 2);
+    assert_int_equal(r[0].key, w[0].key);
+    assert_int_equal(r[0].value, w[0].value);
+    assert_int_equal(r[1].value, w[1].value);
+    assert_int_equal(r[2].value, w[0].value);
+    char vb[24];
+    assert_string_equal(psi_history_value_name(h, w[1].value, vb), "\"a\\tb\"");
+    psi_history_free(h);
+    edn_expect_error("{:type :ok, :f :txn, :value [[:w 1 \"a\\ud800\"]], :process 0}\n",
+                     PSI_ERR_SYNTAX, "t.edn:1:38: ", "unpaired surrogate");
+}
+
 static void test_named_keys_and_values(void **state)
 {
     (void)state;
@@ -798,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_multi_line_maps),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_named_keys_and_values),
+        cmocka_unit_test(test_string_spellings),
         cmocka_unit_test(test_processless_and_f_read),
         cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_completions_only),
