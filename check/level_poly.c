@@ -660,11 +660,18 @@ static psi_status cc_edges(lctx *c)
             if (!ext_read(c, o))
                 continue;
             uint32_t x = h->ops[o].key, t1 = src_txn(c, o);
+            /* t1's clock (all zero for the initial transaction, whose row
+             * cc_clocks leaves alone): a writer of session s at a position
+             * below cv1[s] happened before t1, so its edge to t1 is implied
+             * (what add_forced's hb_before would say, without loading the
+             * writer's transaction). Only sessions where t saw more than t1
+             * can give an edge: the others need no search. */
+            const uint32_t *cv1 = c->vc + (size_t)t1 * k;
             for (uint64_t g = goff[x]; g < goff[x + 1]; g++) {
                 const wgroup *gr = &grp[g];
                 /* before t: positions < cv[s], and in t's own session < pos(t) */
                 uint32_t lim = gr->session == tx->session ? tx->pos : cv[gr->session];
-                if (!lim || wpos[gr->first] >= lim)
+                if (lim <= cv1[gr->session] || wpos[gr->first] >= lim)
                     continue;
                 /* last run entry with pos < lim */
                 uint32_t lo = 0, hi = gr->len;
@@ -675,9 +682,10 @@ static psi_status cc_edges(lctx *c)
                     else
                         hi = mid;
                 }
-                if (!lo)
+                if (!lo || wpos[gr->first + lo - 1] < cv1[gr->session])
                     continue;
                 uint32_t t2 = wt[gr->first + lo - 1];
+                assert(t2 == t1 || t2 == t || !hb_before(c, t2, t1));
                 if (t2 != t1 && t2 != t && !add_forced(c, t2, t1, x, PSI_LP_CAUSAL, t, o, NONE))
                     goto nomem;
             }
