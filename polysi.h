@@ -32,17 +32,21 @@
 
 #include "formats/locate.h"
 #include "formats/read.h"
+#include "formats/timestamps.h"
 #include "formats/witness.h"
 #include "formats/write.h"
 
 #include "prune/prune.h"
 
 #include "check/check.h"
+#include "check/hints.h"
+#include "check/timestamps.h"
 #include "check/level.h"
 
 #include "interpret/all.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
+#include "interpret/hint_file.h"
 #include "interpret/render.h"
 #include "interpret/summary.h"
 #include "interpret/witness.h"

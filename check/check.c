@@ -1,6 +1,7 @@
 /* The check pipeline (see check.h). */
 #include "check/check.h"
 
+#include "check/level_psi.h"
 #include "encode/encode.h"
 
 #include <stdio.h>
@@ -30,13 +31,18 @@ static void solve_progress(void *ctx, uint64_t conflicts)
     psi_progress_report(&opts->progress, "solve", 0, 0, conflicts);
 }
 
-static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_diag *d)
+static psi_status solve(const psi_history *h, psi_check_result *res, const psi_check_opts *opts,
+                        psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
     stage(opts, "encode");
     double t0 = psi_cpu_now();
     psi_encoding enc;
-    psi_encode_opts eo = {.ser = opts->ser, .no_theory_propagation = opts->no_theory_propagation};
+    psi_level l = res->level_checked;
+    psi_encode_opts eo = {.ser = l == PSI_LEVEL_SER,
+                          .pc = l == PSI_LEVEL_PC,
+                          .psi = l == PSI_LEVEL_PSI,
+                          .no_theory_propagation = opts->no_theory_propagation};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
     if (st != PSI_OK)
         return st;
@@ -50,6 +56,25 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
         psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
     int r = psi_sat_solve(enc.sat);
+    /* PSI: refine until a model has no forbidden cycle (level_psi.h) */
+    while (r == PSI_SAT_SAT && eo.psi) {
+        uint32_t added;
+        psi_edge *cyc = NULL;
+        uint32_t cyc_len = 0;
+        if ((st = psi_psi_refine(h, &enc, &added, &cyc, &cyc_len, d)) != PSI_OK) {
+            psi_encoding_free(&enc);
+            return st;
+        }
+        if (cyc) {
+            res->solver_cycle = cyc;
+            res->solver_cycle_len = cyc_len;
+            r = PSI_SAT_UNSAT;
+            break;
+        }
+        if (!added)
+            break;
+        r = psi_sat_solve(enc.sat);
+    }
     s->t_solve = psi_cpu_now() - t1;
     psi_sat_stats ss;
     psi_sat_get_stats(enc.sat, &ss);
@@ -108,8 +133,9 @@ static psi_status solve(psi_check_result *res, const psi_check_opts *opts, psi_d
     } else if (r == PSI_SAT_UNSAT) {
         res->verdict = PSI_REJECT;
         res->reason = PSI_BY_SOLVER;
-        st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle, &res->solver_cycle_len,
-                                         d);
+        if (!res->solver_cycle)
+            st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle,
+                                             &res->solver_cycle_len, d);
     } else if (r == PSI_SAT_UNKNOWN) {
         st = psi_diag_set(d, PSI_ERR_LIMIT,
                           "time limit of %g s reached in the solve stage; no verdict",
@@ -197,6 +223,13 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
+    if (psi_level_is_polynomial(res->level_checked) && (opts->version_order || opts->timestamps)) {
+        psi_status e =
+            psi_diag_set(d, PSI_ERR_USAGE, "%s: ordering information is used by si and ser only",
+                         opts->version_order ? "--version-order" : "--timestamps");
+        append_level(d, res->level_checked);
+        return e;
+    }
     if (psi_level_is_polynomial(res->level_checked)) {
         /* No polygraph: the level's own graph (check/level_poly.c), timed
          * as the construct stage. */
@@ -212,6 +245,24 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
+    if (opts->timestamps) {
+        st = psi_ts_resolve(h, &res->idx, opts->timestamps, &res->ts, d);
+        if (st != PSI_OK)
+            return st;
+        if (!opts->version_order && psi_ts_can_replay(h, &res->ts, opts->ser)) {
+            /* Complete timestamps: the replay decides, no polygraph. */
+            stage(opts, "construct");
+            t0 = psi_cpu_now();
+            st = psi_ts_replay(h, &res->idx, &res->ts, opts->ser, &res->ts_violation, d);
+            s->t_construct = psi_cpu_now() - t0;
+            res->ts.replayed = true;
+            if (st != PSI_OK)
+                return st;
+            res->verdict = res->ts_violation.kind ? PSI_REJECT : PSI_ACCEPT;
+            res->reason = res->ts_violation.kind ? PSI_BY_TIMESTAMPS : PSI_BY_NOTHING;
+            return PSI_OK;
+        }
+    }
     stage(opts, "construct");
     t0 = psi_cpu_now();
     /* Without pruning, every writer pair is a constraint, as in the paper;
@@ -220,6 +271,26 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
+    /* Known version orders are known WW edges before pruning: seeding
+     * then derives the RW edges they force, as for any ordered pair. */
+    if (opts->version_order) {
+        if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
+            (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
+            return st;
+    }
+    /* Partial timestamps: their direct checks, then their orders as
+     * known edges. */
+    if (opts->timestamps) {
+        st = psi_ts_constrain(h, &res->idx, &res->ts, opts->ser, &res->g, &res->ts_violation, d);
+        if (st != PSI_OK)
+            return st;
+        if (res->ts_violation.kind) {
+            s->t_construct = psi_cpu_now() - t0;
+            res->verdict = PSI_REJECT;
+            res->reason = PSI_BY_TIMESTAMPS;
+            return PSI_OK;
+        }
+    }
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
     s->t_construct = psi_cpu_now() - t0;
@@ -229,8 +300,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "prune");
     t0 = psi_cpu_now();
-    psi_prune_opts pro = {
-        .ser = opts->ser, .disabled = opts->no_pruning, .progress = &opts->progress};
+    psi_level lv = res->level_checked;
+    psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
+                          .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
+                          .psi = lv == PSI_LEVEL_PSI,
+                          .disabled = opts->no_pruning,
+                          .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;
     if (st != PSI_OK)
@@ -247,7 +322,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
         return PSI_OK;
     }
-    return solve(res, opts, d);
+    return solve(h, res, opts, d);
 }
 
 void psi_check_result_free(psi_check_result *res)
@@ -260,5 +335,7 @@ void psi_check_result_free(psi_check_result *res)
     free(res->model_choice);
     free(res->model_choice_edges);
     psi_level_result_free(&res->level);
+    psi_hints_free(&res->hints);
+    psi_ts_info_free(&res->ts);
     memset(res, 0, sizeof *res);
 }

@@ -11,7 +11,9 @@
 #ifndef PSI_CHECK_CHECK_H
 #define PSI_CHECK_CHECK_H
 
+#include "check/hints.h"
 #include "check/level.h"
+#include "check/timestamps.h"
 #include "core/clock.h"
 #include "core/history.h"
 #include "core/index.h"
@@ -33,6 +35,12 @@ typedef struct psi_check_opts {
     double time_limit;          /* seconds for the solver, <= 0: none */
     bool keep_model;            /* on accept, keep the solver's choice per constraint */
     psi_init_opts init;         /* --init: the recorded initial state (default auto) */
+    /* --version-order: known version orders (check/hints.h), borrowed;
+     * NULL: none. SI and SER only. */
+    const psi_version_order *version_order;
+    /* --timestamps: start/commit timestamps (check/timestamps.h), borrowed;
+     * NULL: none. SI and SER only. */
+    const psi_timestamps *timestamps;
     /* Called as each stage starts ("validate", "construct", "prune",
      * "encode", "solve"), so a caller can show progress or say in which
      * stage a limit was hit. May be NULL. */
@@ -52,6 +60,7 @@ typedef enum psi_reject_reason {
     PSI_BY_PRUNING = 3,     /* a constraint with both sides impossible (prune.cycle[0..1]) */
     PSI_BY_SOLVER = 4,      /* no choice of the remaining constraints is acyclic */
     PSI_BY_LEVEL = 5,       /* a polynomial level's graph has a cycle (level.cycle) */
+    PSI_BY_TIMESTAMPS = 6,  /* the timestamps show a violation directly (ts_violation) */
 } psi_reject_reason;
 
 typedef struct psi_check_stats {
@@ -104,6 +113,13 @@ typedef struct psi_check_result {
      * accept a commit order, on PSI_BY_LEVEL the cycle. */
     psi_level level_checked;
     psi_level_result level;
+    /* The known version orders used (opts.version_order), resolved: the
+     * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. */
+    psi_hints hints;
+    /* The timestamps used (opts.timestamps), resolved; with
+     * PSI_BY_TIMESTAMPS the violation they show. */
+    psi_ts_info ts;
+    psi_ts_violation ts_violation;
 } psi_check_result;
 
 /* Returns PSI_OK with a verdict, or an error (bad input, limits, memory):

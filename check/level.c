@@ -5,16 +5,18 @@
 
 typedef struct level_row {
     const char *arg, *longname, *alias, *name;
-    int rank; /* position in the chain PL-2 < RC < RA < CC < SI < SER */
+    int rank; /* height in the lattice (level.h): equal ranks are incomparable */
 } level_row;
 
 static const level_row rows[] = {
-    [PSI_LEVEL_SI] = {"si", "snapshot-isolation", "snapshot-isolation", "SI", 4},
-    [PSI_LEVEL_SER] = {"ser", "serializability", "serializability", "SER", 5},
+    [PSI_LEVEL_SI] = {"si", "snapshot-isolation", "snapshot-isolation", "SI", 5},
+    [PSI_LEVEL_SER] = {"ser", "serializability", "serializability", "SER", 6},
     [PSI_LEVEL_PL2] = {"pl2", "adya-pl-2", "pl-2", "PL-2", 0},
     [PSI_LEVEL_RC] = {"rc", "read-committed", "read_committed", "RC", 1},
     [PSI_LEVEL_RA] = {"ra", "read-atomic", "read_atomic", "RA", 2},
     [PSI_LEVEL_CC] = {"cc", "causal-consistency", "causal", "CC", 3},
+    [PSI_LEVEL_PC] = {"pc", "prefix-consistency", "prefix", "PC", 4},
+    [PSI_LEVEL_PSI] = {"psi", "parallel-si", "parallel-snapshot-isolation", "PSI", 4},
 };
 _Static_assert(sizeof rows / sizeof rows[0] == PSI_LEVEL_LAST + 1, "a row per level");
 
@@ -48,9 +50,9 @@ psi_level psi_level_of(bool ser, psi_level level)
 
 bool psi_level_implies(psi_level strong, psi_level weak)
 {
-    /* Today's levels form a chain; PSI and PC (not yet here) would make
-     * it a lattice with PC and PSI incomparable. */
-    return rows[strong].rank >= rows[weak].rank;
+    /* Every level but PC and PSI is comparable with every other by rank;
+     * PC and PSI share a rank and are incomparable (level.h). */
+    return strong == weak || rows[strong].rank > rows[weak].rank;
 }
 
 bool psi_level_is_polynomial(psi_level l)

@@ -40,25 +40,31 @@ typedef enum psi_level {
     PSI_LEVEL_RC,
     PSI_LEVEL_RA,
     PSI_LEVEL_CC,
+    PSI_LEVEL_PC,  /* prefix consistency: polygraph and solver (encode.h) */
+    PSI_LEVEL_PSI, /* parallel snapshot isolation: polygraph and solver */
 } psi_level;
-#define PSI_LEVEL_LAST PSI_LEVEL_CC
+#define PSI_LEVEL_LAST PSI_LEVEL_PSI
 
 /* The names --isolation takes, for messages: "rc, ra, cc, si, ser, pl2
  * (or their long names)". */
 #define PSI_LEVEL_NAMES                                                                            \
-    "pl2 (adya-pl-2), rc (read-committed), ra (read-atomic), cc (causal), si "                     \
-    "(snapshot-isolation), ser (serializability)"
+    "pl2 (adya-pl-2), rc (read-committed), ra (read-atomic), cc (causal), pc "                     \
+    "(prefix-consistency), psi (parallel-si), si (snapshot-isolation), ser (serializability)"
 
 /* Case-insensitive short or long name -> level; false when unknown. */
 bool psi_level_parse(const char *name, psi_level *out);
-/* "PL-2", "RC", "RA", "CC", "SI", "SER": what reports say. */
+/* "PL-2", "RC", "RA", "CC", "PC", "PSI", "SI", "SER": what reports say. */
 const char *psi_level_name(psi_level l);
 /* Lower-case short name ("rc"), as --isolation takes it. */
 const char *psi_level_arg(psi_level l);
 /* The level a (ser, level) pair of options means: level, or SER when
  * level is SI and ser is set. */
 psi_level psi_level_of(bool ser, psi_level level);
-/* True when every history `strong` accepts, `weak` accepts too. */
+/* True when every history `strong` accepts, `weak` accepts too. The
+ * levels form a lattice, not a chain: PL-2 < RC < RA < CC, then CC < PC <
+ * SI and CC < PSI < SI with PC and PSI incomparable (PSI allows a long
+ * fork, which PC forbids; PC allows a lost update, which PSI forbids),
+ * then SI < SER. */
 bool psi_level_implies(psi_level strong, psi_level weak);
 /* RC, RA, CC and PL-2: checked by psi_level_check, without the solver. */
 bool psi_level_is_polynomial(psi_level l);

@@ -1,6 +1,8 @@
 /* Long-option parsing for the subcommands (see args.h). */
 #include "cli/args.h"
 
+#include "formats/read.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -113,6 +115,22 @@ bool psi_args_u32(psi_args *a, const char *name, uint32_t *out)
         return false;
     }
     *out = (uint32_t)v;
+    return true;
+}
+
+bool psi_args_initial_state(psi_args *a, const char *arg, psi_initial_state *out)
+{
+    if (!psi_args_opt(a, arg, "--initial-state"))
+        return false;
+    if (a->failed) /* no value */
+        return true;
+    bool ok;
+    psi_initial_state s = psi_initial_state_from_name(a->value, &ok);
+    if (ok) /* "default" too: the format's own */
+        *out = s;
+    else
+        fail(a, PSI_ARGS_BAD_VALUE, "--initial-state takes implicit or recorded, not '%s'\n",
+             a->value);
     return true;
 }
 

@@ -8,6 +8,7 @@
 #ifndef PSI_CLI_ARGS_H
 #define PSI_CLI_ARGS_H
 
+#include "core/history.h"
 #include "core/index.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,6 +54,11 @@ bool psi_args_double(psi_args *a, const char *name, double *out);
 bool psi_args_u32(psi_args *a, const char *name, uint32_t *out);
 /* "polysi-solve CMD: unknown option ARG" (PSI_ARGS_UNKNOWN). */
 void psi_args_unknown(psi_args *a, const char *arg);
+
+/* Matches `--initial-state S` (check, stats, convert): *out becomes
+ * implicit or recorded; any other S is an error naming the option
+ * (PSI_ARGS_BAD_VALUE, "--initial-state takes implicit or recorded"). */
+bool psi_args_initial_state(psi_args *a, const char *arg, psi_initial_state *out);
 
 /* --init MODE: "auto", "none" or "(SESSION,ID)" (parentheses optional).
  * False when MODE is none of them. */

@@ -8,8 +8,10 @@
 
 #include "cli/html.h"
 #include "cli/outfile.h"
+#include "formats/input.h"
 #include "formats/locate.h"
 #include "interpret/explain.h"
+#include "interpret/hint_file.h"
 #include "interpret/render.h"
 #include "interpret/witness.h"
 
@@ -173,6 +175,32 @@ static bool finish_outputs(run *r, outputs *o, const psi_history *h, const psi_c
     return ok;
 }
 
+/* --version-order FILE, read whole and parsed (interpret/hint_file.h). */
+static psi_status load_hints(const char *path, psi_hint_file *f, psi_diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    memset(f, 0, sizeof *f);
+    psi_status st = psi_read_file(path, &buf, &len, d);
+    if (st == PSI_OK)
+        st = psi_hint_file_parse(path, buf, len, f, d);
+    free(buf);
+    return st;
+}
+
+/* --timestamps FILE, read whole and parsed. */
+static psi_status load_timestamps(const char *path, psi_ts_file *f, psi_diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    memset(f, 0, sizeof *f);
+    psi_status st = psi_read_file(path, &buf, &len, d);
+    if (st == PSI_OK)
+        st = psi_ts_file_parse(path, buf, len, f, d);
+    free(buf);
+    return st;
+}
+
 static psi_status open_outputs(const psi_check_cli *c, outputs *o, psi_diag *d)
 {
     memset(o, 0, sizeof *o);
@@ -217,6 +245,10 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     memset(&res, 0, sizeof res);
     psi_cex cx;
     memset(&cx, 0, sizeof cx);
+    psi_hint_file hints;
+    memset(&hints, 0, sizeof hints);
+    psi_ts_file tsf;
+    memset(&tsf, 0, sizeof tsf);
     if (wd_failed) {
         psi_diag_set(&d, PSI_ERR_NOMEM, "cannot start the limits watchdog");
         rc = fail(&r, &d, NULL);
@@ -236,6 +268,22 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     s->format = h->format;
     s->seconds[PSI_STAGE_LOAD] = psi_cpu_now() - t0;
     psi_check_opts co = c->co;
+    if (c->version_order_path) {
+        if (load_hints(c->version_order_path, &hints, &d) != PSI_OK) {
+            stop_watchdog(&r);
+            rc = fail(&r, &d, c->version_order_path);
+            goto done;
+        }
+        co.version_order = &hints.vo;
+    }
+    if (c->timestamps_path) {
+        if (load_timestamps(c->timestamps_path, &tsf, &d) != PSI_OK) {
+            stop_watchdog(&r);
+            rc = fail(&r, &d, c->timestamps_path);
+            goto done;
+        }
+        co.timestamps = &tsf.ts;
+    }
     co.keep_model = io->outputs && c->witness_path != NULL;
     co.on_stage = on_stage;
     co.stage_ctx = &r;
@@ -342,6 +390,8 @@ done:
         s->peak_bytes = peak_rss_bytes();
     psi_cex_free(&cx);
     psi_check_result_free(&res);
+    psi_hint_file_free(&hints);
+    psi_ts_file_free(&tsf);
     psi_history_free(h);
     return rc;
 }

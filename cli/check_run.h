@@ -25,6 +25,8 @@ typedef struct psi_check_cli {
     psi_check_opts co;
     psi_limits lim;
     const char *dot_path, *witness_path;
+    const char *version_order_path; /* --version-order FILE (interpret/hint_file.h), NULL: none */
+    const char *timestamps_path;    /* --timestamps FILE, NULL: none */
     const char *html_path;  /* --html FILE (written by cmd_check.c from the runs' results) */
     uint64_t budget;        /* --interpret-budget */
     uint32_t max_anomalies; /* --all-anomalies[=N]: 0 when not asked */

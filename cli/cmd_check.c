@@ -31,10 +31,10 @@ static void help(void)
            "                            si (snapshot-isolation, the default) or ser\n"
            "                            (serializability); pl2, rc, ra and cc are checked\n"
            "                            in polynomial time without the solver\n"
-           "  --format F                text | dbcop | cobra | edn | awdit (default: detect)\n"
+           "  --format F                text|dbcop|cobra|edn|json|awdit (default: detect)\n"
            "  --initial-state S         implicit (reads of 0 / nil read an initial\n"
            "                            transaction) or recorded (every write is recorded,\n"
-           "                            AWDIT's test format only); default: the format's\n"
+           "                            text, dbcop, AWDIT only); default: the format's\n"
            "                            own (AWDIT: recorded, others: implicit)\n"
            "  --json                    one JSON object on stdout instead of text (an array\n"
            "                            of them for several PATHs); errors are JSON objects\n"
@@ -72,6 +72,12 @@ static void help(void)
            "                            else by a layout of our own), its transactions and\n"
            "                            the text report; per accept the stage timings.\n"
            "                            Self-contained: no scripts, nothing fetched\n"
+           "  --version-order FILE      known version orders (the witness format's key and\n"
+           "                            chain lines): known WW edges before pruning; a\n"
+           "                            contradiction is a violation naming FILE:LINE\n"
+           "  --timestamps FILE         start and commit timestamps, '(SESSION,ID) START\n"
+           "                            COMMIT' lines: complete ones are checked by replay\n"
+           "                            (no solver), partial ones add known edges\n"
            "  --witness FILE            on accept, write the version order of every key (and\n"
            "                            for --isolation ser a serialization order) to FILE;\n"
            "                            re-check it with 'polysi-solve verify-witness'\n"
@@ -183,6 +189,10 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             c->html_path = a.value;
         } else if (psi_args_opt(&a, arg, "--witness")) {
             c->witness_path = a.value;
+        } else if (psi_args_opt(&a, arg, "--version-order")) {
+            c->version_order_path = a.value;
+        } else if (psi_args_opt(&a, arg, "--timestamps")) {
+            c->timestamps_path = a.value;
         } else if (jobs_option(&a, arg)) {
             if (!a.failed && psi_args_u32(&a, "-j", &c->jobs) && (c->jobs == 0 || c->jobs > 1024))
                 snprintf(msg, sizeof msg, "-j takes 1 to 1024 jobs, not %u", c->jobs);
@@ -204,10 +214,8 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
                          "--isolation: unknown level '%s'; the levels are " PSI_LEVEL_NAMES,
                          a.value);
             }
-        } else if (psi_args_opt(&a, arg, "--initial-state")) {
-            bool ok;
-            c->ro.initial_state = psi_initial_state_from_name(a.value, &ok);
-            if (!ok && !a.failed)
+        } else if (psi_args_initial_state(&a, arg, &c->ro.initial_state)) {
+            if (a.failed && a.error == PSI_ARGS_BAD_VALUE)
                 snprintf(msg, sizeof msg, "--initial-state takes implicit or recorded, not '%s'",
                          a.value);
         } else if (psi_args_opt(&a, arg, "--format")) {
@@ -232,6 +240,14 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
     bool batch = c->n_paths > 1 || c->recursive;
     if (batch && (c->dot_path || c->witness_path))
         return usage_error(json, "--dot and --witness take one history; check it alone");
+    if (batch && (c->version_order_path || c->timestamps_path))
+        return usage_error(json,
+                           "--version-order and --timestamps describe one history; check it alone");
+    if ((c->version_order_path || c->timestamps_path) && c->max_anomalies)
+        /* The other anomalies are found in sub-histories, which the
+         * hints' transactions need not be part of. */
+        return usage_error(json,
+                           "--all-anomalies does not take --version-order or --timestamps yet");
     if (psi_level_is_polynomial(c->co.level) && (c->witness_path || c->max_anomalies)) {
         /* Their witness is a commit order and their violations are
          * independent cycles of another graph: neither is written yet. */

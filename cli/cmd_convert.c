@@ -11,7 +11,7 @@
 
 static void help(void)
 {
-    printf("usage: polysi-solve convert --to text|dbcop|edn [--format F] [--initial-state S] "
+    printf("usage: polysi-solve convert --to text|dbcop|edn|json [--format F] [--initial-state S] "
            "PATH OUT\n\n"
            "Reads PATH (any supported format, or --format F) and writes it to OUT in the\n"
            "target format. Fails (exit 2) when the history cannot be expressed in the\n"
@@ -39,21 +39,14 @@ int psi_cmd_convert(int argc, char **argv)
             return 0;
         } else if (psi_args_opt(&a, arg, "--to")) {
             to = psi_format_from_name(a.value);
-            if (to == PSI_FMT_AUTO || to == PSI_FMT_COBRA) {
-                fprintf(stderr, "polysi-solve convert: --to takes text, dbcop or edn, not '%s'\n",
-                        a.value);
-                return 2;
-            }
-        } else if (psi_args_opt(&a, arg, "--initial-state")) {
-            bool ok;
-            ro.initial_state = psi_initial_state_from_name(a.value, &ok);
-            if (!ok) {
+            if (to == PSI_FMT_AUTO || to == PSI_FMT_COBRA || to == PSI_FMT_AWDIT) {
                 fprintf(stderr,
-                        "polysi-solve convert: --initial-state takes implicit or recorded, not "
-                        "'%s'\n",
+                        "polysi-solve convert: --to takes text, dbcop, edn or json, not '%s'\n",
                         a.value);
                 return 2;
             }
+        } else if (psi_args_initial_state(&a, arg, &ro.initial_state)) {
+            /* a.failed (printed) when the value is not implicit or recorded */
         } else if (psi_args_opt(&a, arg, "--format")) {
             ro.format = psi_format_from_name(a.value);
             if (ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {
@@ -100,6 +93,9 @@ int psi_cmd_convert(int argc, char **argv)
         break;
     case PSI_FMT_DBCOP:
         st = psi_write_dbcop(h, pos[1], &d);
+        break;
+    case PSI_FMT_JSON:
+        st = psi_write_json(h, pos[1], &d);
         break;
     default:
         st = psi_write_edn(h, pos[1], &d);

@@ -54,11 +54,29 @@ static void help(void)
            "  --explicit-init     start with a transaction (session 0, id 0) writing 0 to\n"
            "                      every key: a recorded initial state\n"
            "output:\n"
+           "  --timestamps FILE   also write the store's true start and commit\n"
+           "                      timestamps of the committed transactions, as\n"
+           "                      '(SESSION,ID) START COMMIT' lines (si and ser stores,\n"
+           "                      text format), for check --timestamps\n"
            "  --format F          text | dbcop | edn (text; text drops aborted\n"
            "                      transactions, which it cannot express)\n\n"
            "A summary goes to stderr, including each fault's count of transactions it\n"
            "changed and of those that provably break SI (such a history must be\n"
            "rejected under SI and SER).\n");
+}
+
+/* --timestamps: where the store's true timestamps go. */
+typedef struct ts_sink {
+    FILE *f;
+    bool failed;
+} ts_sink;
+
+static void put_ts(void *ctx, uint64_t session, uint64_t id, int64_t start, int64_t commit)
+{
+    ts_sink *t = ctx;
+    if (fprintf(t->f, "(%" PRIu64 ",%" PRIu64 ") %" PRId64 " %" PRId64 "\n", session, id, start,
+                commit) < 0)
+        t->failed = true;
 }
 
 /* Parses one option; returns false when it is unknown. */
@@ -139,7 +157,7 @@ int psi_cmd_generate(int argc, char **argv)
     psi_gen_opts o;
     psi_gen_opts_default(&o);
     psi_format fmt = PSI_FMT_TEXT;
-    const char *out = NULL, *arg;
+    const char *out = NULL, *arg, *ts_path = NULL;
     bool opt;
     while (psi_args_next(&a, &arg, &opt)) {
         if (!opt) {
@@ -153,6 +171,8 @@ int psi_cmd_generate(int argc, char **argv)
             return 0;
         } else if (psi_args_flag(&a, arg, "--no-retry")) {
             o.retry_aborted = false;
+        } else if (psi_args_opt(&a, arg, "--timestamps")) {
+            ts_path = a.value;
         } else if (!parse_opt(&a, arg, &o, &fmt)) {
             psi_args_unknown(&a, arg);
         }
@@ -164,12 +184,34 @@ int psi_cmd_generate(int argc, char **argv)
         return 2;
     }
     o.keep_aborted = fmt != PSI_FMT_TEXT;
+    ts_sink ts = {0};
+    if (ts_path) {
+        /* Transaction ids survive only in the text format. */
+        if (fmt != PSI_FMT_TEXT || (o.store != PSI_STORE_SI && o.store != PSI_STORE_SER)) {
+            fprintf(stderr, "polysi-solve generate: --timestamps needs --format text and "
+                            "--isolation si or ser\n");
+            return 2;
+        }
+        if (!(ts.f = fopen(ts_path, "w"))) {
+            fprintf(stderr, "polysi-solve generate: %s: cannot open for writing\n", ts_path);
+            return 2;
+        }
+        fprintf(ts.f, "# true start and commit timestamps of the committed transactions\n");
+        o.on_timestamps = put_ts;
+        o.timestamps_ctx = &ts;
+    }
 
     psi_diag d;
     psi_diag_clear(&d);
     psi_history *h;
     psi_gen_report rep;
-    if (psi_generate(&o, &h, &rep, &d) != PSI_OK) {
+    psi_status gst = psi_generate(&o, &h, &rep, &d);
+    if (ts.f && (fclose(ts.f) != 0 || ts.failed) && gst == PSI_OK) {
+        psi_history_free(h);
+        fprintf(stderr, "polysi-solve generate: %s: write failed\n", ts_path);
+        return 2;
+    }
+    if (gst != PSI_OK) {
         fprintf(stderr, "polysi-solve: %s\n", d.msg);
         return 2;
     }

@@ -14,8 +14,8 @@ static void help(void)
            "Prints the number of sessions, transactions (committed/aborted/unknown), reads,\n"
            "writes, keys, and read-only / write-only / read-write transactions.\n"
            "Statuses are as recorded (unknown outcomes are not settled here).\n\n"
-           "  --format F   text | dbcop | cobra | edn | awdit (default: detect)\n"
-           "  --initial-state S  implicit or recorded (AWDIT only; its default)\n"
+           "  --format F   text | dbcop | cobra | edn | json | awdit (default: detect)\n"
+           "  --initial-state S  implicit or recorded (text, dbcop, AWDIT; AWDIT's default)\n"
            "  --json       one JSON object instead of text\n");
 }
 
@@ -38,16 +38,8 @@ int psi_cmd_stats(int argc, char **argv)
             return 0;
         } else if (psi_args_flag(&a, arg, "--json")) {
             json = true;
-        } else if (psi_args_opt(&a, arg, "--initial-state")) {
-            bool ok;
-            ro.initial_state = psi_initial_state_from_name(a.value, &ok);
-            if (!ok) {
-                fprintf(stderr,
-                        "polysi-solve stats: --initial-state takes implicit or recorded, not "
-                        "'%s'\n",
-                        a.value);
-                return 2;
-            }
+        } else if (psi_args_initial_state(&a, arg, &ro.initial_state)) {
+            /* a.failed (printed) when the value is not implicit or recorded */
         } else if (psi_args_opt(&a, arg, "--format")) {
             ro.format = psi_format_from_name(a.value);
             if (ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {

@@ -29,14 +29,18 @@ set(PSI_PUBLIC_HEADERS
   core/progress.h
   formats/locate.h
   formats/read.h
+  formats/timestamps.h
   formats/witness.h
   formats/write.h
   prune/prune.h
   check/check.h
+  check/hints.h
+  check/timestamps.h
   check/level.h
   interpret/all.h
   interpret/describe.h
   interpret/explain.h
+  interpret/hint_file.h
   interpret/render.h
   interpret/summary.h
   interpret/witness.h

@@ -8,6 +8,9 @@
 #include "core/vec.h"
 
 #include <Judy.h>
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +37,16 @@ struct psi_builder {
 
     bool open; /* a transaction has begun and not ended */
     psi_dbcop_meta dbcop;
+
+    /* Named keys and values (history.h): once switched, key_index is no
+     * longer used and keys[k] == k. key_names parallels keys (n_keys). */
+    bool keys_named, values_named;
+    char **key_names;
+    size_t cap_key_names;
+    Pvoid_t key_name_index; /* JudyHS: spelling -> dense key + 1 */
+    char **value_names;     /* value id v is value_names[v - 1] */
+    size_t n_value_names, cap_value_names;
+    Pvoid_t value_name_index; /* JudyHS: spelling -> value id */
 };
 
 static void meta_free(psi_dbcop_meta *m)
@@ -70,6 +83,15 @@ void psi_builder_free(psi_builder *b)
     JudyLFreeArray(&b->key_index, PJE0);
     JudyLFreeArray(&b->session_index, PJE0);
     JudyLFreeArray(&b->txn_index, PJE0);
+    JudyHSFreeArray(&b->key_name_index, PJE0);
+    JudyHSFreeArray(&b->value_name_index, PJE0);
+    if (b->key_names)
+        for (size_t k = 0; k < b->n_keys; k++)
+            free(b->key_names[k]);
+    free(b->key_names);
+    for (size_t v = 0; v < b->n_value_names; v++)
+        free(b->value_names[v]);
+    free(b->value_names);
     free(b->source);
     free(b->txns);
     free(b->ops);
@@ -113,6 +135,204 @@ static psi_status intern(Pvoid_t *index, uint64_t ext, size_t *count, size_t *de
     return PSI_OK;
 }
 
+/* ---- Named keys and values ---- */
+
+static char *copy_spelling(const char *s, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, s, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+/* The JudyHS slot of spelling s[0..len), inserted if absent (value 0). */
+static psi_status name_slot(Pvoid_t *index, const char *s, size_t len, Word_t **slot, psi_diag *d)
+{
+    /* JudyHS does not write through the key; its prototype lacks const. */
+    PPvoid_t pv = JudyHSIns(index, (void *)(uintptr_t)s, (Word_t)len, PJE0);
+    if (pv == PPJERR)
+        return psi_diag_nomem(d, "indexing key and value names");
+    *slot = (Word_t *)pv;
+    return PSI_OK;
+}
+
+static psi_status check_spelling(const psi_builder *b, const char *s, size_t len, psi_diag *d)
+{
+    if (len == 0 || memchr(s, '\0', len))
+        return psi_diag_set(d, PSI_ERR_INPUT, "%s: a key or value is empty or holds a NUL byte",
+                            b->source);
+    return PSI_OK;
+}
+
+/* Interns a key spelling in named mode: its dense key. */
+static psi_status intern_key_name(psi_builder *b, const char *s, size_t len, uint64_t *key,
+                                  psi_diag *d)
+{
+    assert(b->keys_named);
+    Word_t *slot = NULL;
+    psi_status st = name_slot(&b->key_name_index, s, len, &slot, d);
+    if (st != PSI_OK)
+        return st;
+    if (*slot == 0) {
+        if (b->n_keys >= UINT32_MAX - 1u)
+            return psi_diag_set(d, PSI_ERR_LIMIT, "%s: more than %u keys", b->source,
+                                (unsigned)(UINT32_MAX - 1u));
+        char *c = copy_spelling(s, len);
+        if (!c || !psi_grow((void **)&b->keys, &b->cap_keys, b->n_keys + 1, sizeof *b->keys) ||
+            !psi_grow((void **)&b->key_names, &b->cap_key_names, b->n_keys + 1,
+                      sizeof *b->key_names)) {
+            free(c);
+            return psi_diag_nomem(d, "storing key names");
+        }
+        b->keys[b->n_keys] = b->n_keys;
+        b->key_names[b->n_keys] = c;
+        *slot = (Word_t)(++b->n_keys);
+    }
+    *key = (uint64_t)(*slot - 1);
+    return PSI_OK;
+}
+
+static psi_status intern_value_name(psi_builder *b, const char *s, size_t len, uint64_t *value,
+                                    psi_diag *d)
+{
+    Word_t *slot = NULL;
+    psi_status st = name_slot(&b->value_name_index, s, len, &slot, d);
+    if (st != PSI_OK)
+        return st;
+    if (*slot == 0) {
+        char *c = copy_spelling(s, len);
+        if (!c || !psi_grow((void **)&b->value_names, &b->cap_value_names, b->n_value_names + 1,
+                            sizeof *b->value_names)) {
+            free(c);
+            return psi_diag_nomem(d, "storing value names");
+        }
+        b->value_names[b->n_value_names] = c;
+        *slot = (Word_t)(++b->n_value_names);
+    }
+    *value = (uint64_t)*slot;
+    return PSI_OK;
+}
+
+/* Every integer key given so far gets its decimal spelling; op.key (dense)
+ * is unchanged. */
+static psi_status switch_keys(psi_builder *b, psi_diag *d)
+{
+    assert(!b->keys_named);
+    if (!psi_grow((void **)&b->key_names, &b->cap_key_names, b->n_keys ? b->n_keys : 1,
+                  sizeof *b->key_names))
+        return psi_diag_nomem(d, "storing key names");
+    size_t n = b->n_keys;
+    b->n_keys = 0; /* re-interned below, in the same dense order */
+    b->keys_named = true;
+    for (size_t k = 0; k < n; k++) {
+        char buf[24];
+        int len = snprintf(buf, sizeof buf, "%" PRIu64, b->keys[k]);
+        uint64_t got;
+        psi_status st = intern_key_name(b, buf, (size_t)len, &got, d);
+        if (st != PSI_OK)
+            return st;
+        assert(got == k); /* integer keys are distinct, so are their spellings */
+    }
+    JudyLFreeArray(&b->key_index, PJE0);
+    return PSI_OK;
+}
+
+static psi_status value_dec(psi_builder *b, uint64_t v, uint64_t *id, psi_diag *d)
+{
+    char buf[24];
+    int len = snprintf(buf, sizeof buf, "%" PRIu64, v);
+    return intern_value_name(b, buf, (size_t)len, id, d);
+}
+
+/* Every integer value given so far becomes the id of its decimal spelling
+ * (reads of the initial value stay 0). */
+static psi_status switch_values(psi_builder *b, psi_diag *d)
+{
+    assert(!b->values_named);
+    psi_status st = PSI_OK;
+    for (size_t i = 0; i < b->n_ops && st == PSI_OK; i++)
+        if (!(b->ops[i].flags & PSI_OPF_INIT))
+            st = value_dec(b, b->ops[i].value, &b->ops[i].value, d);
+    for (size_t i = 0; i < b->n_list_vals && st == PSI_OK; i++)
+        st = value_dec(b, b->list_vals[i], &b->list_vals[i], d);
+    if (st == PSI_OK)
+        b->values_named = true;
+    return st;
+}
+
+psi_status psi_builder_key_named(psi_builder *b, const char *s, size_t len, uint64_t *key,
+                                 psi_diag *d)
+{
+    psi_status st = check_spelling(b, s, len, d);
+    if (st == PSI_OK && !b->keys_named)
+        st = switch_keys(b, d);
+    return st != PSI_OK ? st : intern_key_name(b, s, len, key, d);
+}
+
+psi_status psi_builder_key_int(psi_builder *b, uint64_t ext, uint64_t *key, psi_diag *d)
+{
+    if (!b->keys_named) {
+        *key = ext;
+        return PSI_OK;
+    }
+    char buf[24];
+    int len = snprintf(buf, sizeof buf, "%" PRIu64, ext);
+    return intern_key_name(b, buf, (size_t)len, key, d);
+}
+
+psi_status psi_builder_value_named(psi_builder *b, const char *s, size_t len, uint64_t *value,
+                                   psi_diag *d)
+{
+    psi_status st = check_spelling(b, s, len, d);
+    if (st == PSI_OK && !b->values_named)
+        st = switch_values(b, d);
+    return st != PSI_OK ? st : intern_value_name(b, s, len, value, d);
+}
+
+psi_status psi_builder_value_int(psi_builder *b, uint64_t v, uint64_t *value, psi_diag *d)
+{
+    if (!b->values_named) {
+        *value = v;
+        return PSI_OK;
+    }
+    return value_dec(b, v, value, d);
+}
+
+bool psi_builder_keys_named(const psi_builder *b)
+{
+    return b->keys_named;
+}
+
+bool psi_builder_values_named(const psi_builder *b)
+{
+    return b->values_named;
+}
+
+psi_status psi_builder_copy_names(psi_builder *b, const psi_history *h, psi_diag *d)
+{
+    assert(b->n_ops == 0 && b->n_keys == 0 && !b->keys_named && !b->values_named);
+    psi_status st = PSI_OK;
+    if (h->key_names) {
+        b->keys_named = true;
+        for (uint32_t k = 0; k < h->n_keys && st == PSI_OK; k++) {
+            uint64_t got = 0;
+            st = intern_key_name(b, h->key_names[k], strlen(h->key_names[k]), &got, d);
+            assert(st != PSI_OK || got == k);
+        }
+    }
+    if (h->value_names) {
+        b->values_named = true;
+        for (uint64_t v = 0; v < h->n_value_names && st == PSI_OK; v++) {
+            uint64_t got = 0;
+            st = intern_value_name(b, h->value_names[v], strlen(h->value_names[v]), &got, d);
+            assert(st != PSI_OK || got == v + 1);
+        }
+    }
+    return st;
+}
+
 psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_id, uint64_t src,
                              psi_diag *d)
 {
@@ -131,7 +351,8 @@ psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_i
          * name the place the way the format's own errors do. */
         const psi_txn *prev = &b->txns[*slot];
         unsigned long long id = (unsigned long long)txn_id, at = (unsigned long long)prev->src;
-        if (b->format == PSI_FMT_TEXT || b->format == PSI_FMT_EDN || b->format == PSI_FMT_AWDIT)
+        if (b->format == PSI_FMT_TEXT || psi_format_is_jepsen(b->format) ||
+            b->format == PSI_FMT_AWDIT)
             return psi_diag_line(d, PSI_ERR_INPUT, b->source, src, 1,
                                  "transaction id %llu repeats the id of the transaction at line "
                                  "%llu; transaction ids must be unique",
@@ -188,15 +409,22 @@ static psi_status add_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_
     if (!psi_grow((void **)&b->ops, &b->cap_ops, b->n_ops + 1, sizeof *b->ops))
         return psi_diag_nomem(d, "storing operations");
     size_t k;
-    bool fresh;
-    psi_status st = intern(&b->key_index, key, &b->n_keys, &k, &fresh, d);
-    if (st != PSI_OK)
-        return st;
-    if (fresh) {
-        if (!psi_grow((void **)&b->keys, &b->cap_keys, b->n_keys, sizeof *b->keys))
-            return psi_diag_nomem(d, "storing keys");
-        b->keys[k] = key;
+    if (b->keys_named) {
+        /* A dense key from psi_builder_key_named / _key_int. */
+        assert(key < b->n_keys);
+        k = (size_t)key;
+    } else {
+        bool fresh;
+        psi_status st = intern(&b->key_index, key, &b->n_keys, &k, &fresh, d);
+        if (st != PSI_OK)
+            return st;
+        if (fresh) {
+            if (!psi_grow((void **)&b->keys, &b->cap_keys, b->n_keys, sizeof *b->keys))
+                return psi_diag_nomem(d, "storing keys");
+            b->keys[k] = key;
+        }
     }
+    assert(!b->values_named || (flags & PSI_OPF_INIT) || (value >= 1 && value <= b->n_value_names));
     if (flags & PSI_OPF_INIT)
         value = 0;
     b->ops[b->n_ops++] = (psi_op){
@@ -290,7 +518,11 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
         (b->keys || psi_grow((void **)&b->keys, &b->cap_keys, 1, sizeof *b->keys)) &&
         (b->lists || psi_grow((void **)&b->lists, &b->cap_lists, 1, sizeof *b->lists)) &&
         (b->list_vals ||
-         psi_grow((void **)&b->list_vals, &b->cap_list_vals, 1, sizeof *b->list_vals));
+         psi_grow((void **)&b->list_vals, &b->cap_list_vals, 1, sizeof *b->list_vals)) &&
+        (!b->keys_named || b->key_names ||
+         psi_grow((void **)&b->key_names, &b->cap_key_names, 1, sizeof *b->key_names)) &&
+        (!b->values_named || b->value_names ||
+         psi_grow((void **)&b->value_names, &b->cap_value_names, 1, sizeof *b->value_names));
     if (!h || !rank || !fill || !sorted || !empty_ok) {
         st = psi_diag_nomem(d, "finishing the history");
         goto done;
@@ -348,6 +580,15 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     h->initial_state = PSI_INITIAL_IMPLICIT;
     h->source = b->source;
     h->dbcop = b->dbcop;
+    h->key_names = b->keys_named ? b->key_names : NULL;
+    h->value_names = b->values_named ? b->value_names : NULL;
+    h->n_value_names = b->values_named ? b->n_value_names : 0;
+    if (b->keys_named)
+        b->key_names = NULL;
+    if (b->values_named) {
+        b->value_names = NULL;
+        b->n_value_names = 0;
+    }
     b->sessions = NULL;
     b->ops = NULL;
     b->keys = NULL;
@@ -375,12 +616,38 @@ void psi_history_free(psi_history *h)
     free(h->sessions);
     free(h->txns);
     free(h->ops);
+    if (h->key_names)
+        for (uint32_t k = 0; k < h->n_keys; k++)
+            free(h->key_names[k]);
+    free(h->key_names);
+    for (uint64_t v = 0; v < h->n_value_names; v++)
+        free(h->value_names[v]);
+    free(h->value_names);
     free(h->keys);
     free(h->list_reads);
     free(h->list_vals);
     free(h->source);
     meta_free(&h->dbcop);
     free(h);
+}
+
+const char *psi_history_key_name(const psi_history *h, uint32_t k, char buf[24])
+{
+    assert(k < h->n_keys);
+    if (h->key_names)
+        return h->key_names[k];
+    snprintf(buf, 24, "%" PRIu64, h->keys[k]);
+    return buf;
+}
+
+const char *psi_history_value_name(const psi_history *h, uint64_t v, char buf[24])
+{
+    if (h->value_names) {
+        assert(v <= h->n_value_names);
+        return v == 0 ? "nil" : h->value_names[v - 1];
+    }
+    snprintf(buf, 24, "%" PRIu64, v);
+    return buf;
 }
 
 uint32_t psi_history_op_txn(const psi_history *h, uint32_t op)
@@ -412,12 +679,23 @@ const uint64_t *psi_history_list(const psi_history *h, uint32_t op, uint32_t *le
     return NULL;
 }
 
+static size_t names_bytes(const psi_history *h)
+{
+    size_t n = 0;
+    if (h->key_names)
+        for (uint32_t k = 0; k < h->n_keys; k++)
+            n += sizeof *h->key_names + strlen(h->key_names[k]) + 1;
+    for (uint64_t v = 0; v < h->n_value_names; v++)
+        n += sizeof *h->value_names + strlen(h->value_names[v]) + 1;
+    return n;
+}
+
 size_t psi_history_bytes(const psi_history *h)
 {
     return sizeof *h + (size_t)h->n_sessions * sizeof *h->sessions +
            (size_t)h->n_txns * sizeof *h->txns + (size_t)h->n_ops * sizeof *h->ops +
            (size_t)h->n_keys * sizeof *h->keys + (size_t)h->n_list_reads * sizeof *h->list_reads +
-           (size_t)h->n_list_vals * sizeof *h->list_vals;
+           (size_t)h->n_list_vals * sizeof *h->list_vals + names_bytes(h);
 }
 
 const char *psi_format_name(psi_format f)
@@ -435,6 +713,8 @@ const char *psi_format_name(psi_format f)
         return "edn";
     case PSI_FMT_AWDIT:
         return "awdit";
+    case PSI_FMT_JSON:
+        return "json";
     }
     return "unknown";
 }
@@ -444,10 +724,10 @@ psi_format psi_format_from_name(const char *name)
     static const struct {
         const char *name;
         psi_format f;
-    } names[] = {{"text", PSI_FMT_TEXT},       {"polysi", PSI_FMT_TEXT}, {"dbcop", PSI_FMT_DBCOP},
-                 {"bincode", PSI_FMT_DBCOP},   {"cobra", PSI_FMT_COBRA}, {"edn", PSI_FMT_EDN},
-                 {"jepsen", PSI_FMT_EDN},      {"elle", PSI_FMT_EDN},    {"awdit", PSI_FMT_AWDIT},
-                 {"awdit-test", PSI_FMT_AWDIT}};
+    } names[] = {{"text", PSI_FMT_TEXT},        {"polysi", PSI_FMT_TEXT}, {"dbcop", PSI_FMT_DBCOP},
+                 {"bincode", PSI_FMT_DBCOP},    {"cobra", PSI_FMT_COBRA}, {"edn", PSI_FMT_EDN},
+                 {"jepsen", PSI_FMT_EDN},       {"elle", PSI_FMT_EDN},    {"awdit", PSI_FMT_AWDIT},
+                 {"awdit-test", PSI_FMT_AWDIT}, {"json", PSI_FMT_JSON}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].name) == 0)
             return names[i].f;

@@ -10,6 +10,19 @@
  *   Transaction t owns ops[txns[t].first_op .. + n_ops), in program order.
  *   Keys are interned: op.key is a dense index into keys[] (external keys).
  *
+ * Keys and values other than integers (issue 12: EDN keywords, strings,
+ * symbols...) are interned by spelling. When every key of the input is a
+ * non-negative integer, key_names is NULL and keys[k] is key k's integer;
+ * otherwise key_names[k] is key k's original spelling (`:x`, `"acct 1"`,
+ * `foo`, and `7` for an integer key, written in decimal) and keys[k] == k.
+ * Likewise values: when every value is an integer, value_names is NULL and
+ * op.value is the integer (0: the initial value); otherwise op.value is an
+ * interned id, 0 still being the initial value (EDN nil) and v in
+ * 1..n_value_names being value_names[v - 1] (integers written in decimal).
+ * Two spellings are two keys (or values): integer 7 and keyword :7 differ,
+ * while 7, 0x7 and 7N, all written "7", are one. Print keys and values with
+ * psi_history_key_name and psi_history_value_name, never keys[] directly.
+ *
  * Ownership: a psi_history is created by psi_builder_finish (or a reader)
  * and owns every array in it; psi_history_free releases all of it. Nothing
  * inside points into the input buffer. */
@@ -91,7 +104,15 @@ typedef enum psi_format {
     PSI_FMT_COBRA,
     PSI_FMT_EDN,
     PSI_FMT_AWDIT, /* AWDIT's test format: r|w KEY VALUE, ----- and ===== */
+    PSI_FMT_JSON,  /* Jepsen JSON: EDN's operations as JSON objects */
 } psi_format;
+
+/* Whether histories of format f are Jepsen's (EDN or JSON): the initial
+ * value is nil, so a written 0 is an ordinary value. */
+static inline bool psi_format_is_jepsen(psi_format f)
+{
+    return f == PSI_FMT_EDN || f == PSI_FMT_JSON;
+}
 
 /* What a read of the initial value means (issue 12, README "Formats").
  * implicit: an initial transaction writes every key's initial value (0 in
@@ -118,8 +139,15 @@ typedef struct psi_history {
     uint32_t n_txns;
     psi_op *ops;
     uint32_t n_ops;
-    uint64_t *keys; /* external key of each dense key */
+    uint64_t *keys; /* external key of each dense key (k itself with key_names) */
     uint32_t n_keys;
+    /* NULL when every key is an integer; else n_keys owned NUL-terminated
+     * spellings (see the top of this file). */
+    char **key_names;
+    /* NULL when every value is an integer; else n_value_names owned
+     * NUL-terminated spellings, value v >= 1 being value_names[v - 1]. */
+    char **value_names;
+    uint64_t n_value_names;
     psi_list_read *list_reads; /* sorted by op */
     uint32_t n_list_reads;
     uint64_t *list_vals;
@@ -137,6 +165,19 @@ typedef struct psi_history {
 } psi_history;
 
 void psi_history_free(psi_history *h);
+
+/* The spelling of key k: a pointer into key_names (valid as long as h), or
+ * buf holding keys[k] in decimal. */
+const char *psi_history_key_name(const psi_history *h, uint32_t k, char buf[24]);
+/* The spelling of value v: a pointer into value_names, "nil" for 0 when
+ * values are named (the initial value), or buf holding v in decimal. */
+const char *psi_history_value_name(const psi_history *h, uint64_t v, char buf[24]);
+/* Whether the history has names for its keys or values: such a history
+ * cannot be written in a format that only has integers. */
+static inline bool psi_history_has_names(const psi_history *h)
+{
+    return h->key_names || h->value_names;
+}
 
 static inline const psi_op *psi_txn_ops(const psi_history *h, uint32_t t)
 {
@@ -176,6 +217,37 @@ psi_status psi_builder_list_read(psi_builder *b, uint64_t key, const uint64_t *v
 psi_status psi_builder_end(psi_builder *b, psi_txn_status st, psi_diag *d);
 /* Drops the transaction begun last (e.g. an EDN :info nobody may observe). */
 void psi_builder_discard(psi_builder *b);
+
+/* Keys and values by spelling (see the top of this file).
+ *
+ * A builder starts with integer keys and values: the key and value given to
+ * psi_builder_op and psi_builder_list_read are the integers themselves. The
+ * first psi_builder_key_named switches it to named keys for good: every key
+ * so far gets its decimal spelling, and from then on the key given to
+ * psi_builder_op / psi_builder_list_read must be one returned by
+ * psi_builder_key_named or psi_builder_key_int (a dense key). Values
+ * likewise with psi_builder_value_named / psi_builder_value_int (value ids;
+ * 0 stays the initial value). A reader whose keys may be named passes every
+ * integer key through psi_builder_key_int (which returns it unchanged while
+ * no key is named, so the all-integer path costs one test), and every
+ * integer value through psi_builder_value_int.
+ *
+ * The spelling s[0..len) is copied (the builder owns the copies); it must
+ * not be empty and holds no NUL byte. Switching costs one pass over the
+ * operations given so far. */
+psi_status psi_builder_key_named(psi_builder *b, const char *s, size_t len, uint64_t *key,
+                                 psi_diag *d);
+psi_status psi_builder_key_int(psi_builder *b, uint64_t ext, uint64_t *key, psi_diag *d);
+psi_status psi_builder_value_named(psi_builder *b, const char *s, size_t len, uint64_t *value,
+                                   psi_diag *d);
+psi_status psi_builder_value_int(psi_builder *b, uint64_t v, uint64_t *value, psi_diag *d);
+/* Whether the builder has switched to named keys / values. */
+bool psi_builder_keys_named(const psi_builder *b);
+bool psi_builder_values_named(const psi_builder *b);
+/* For copying (part of) a history h into a new builder b, before any
+ * operation is given: b takes copies of h's key and value names, so that a
+ * key k and value v of h, given as h->keys[k] and v, mean the same in b. */
+psi_status psi_builder_copy_names(psi_builder *b, const psi_history *h, psi_diag *d);
 
 /* Ownership of `meta`'s strings passes to the builder. */
 void psi_builder_set_dbcop_meta(psi_builder *b, psi_dbcop_meta *meta);

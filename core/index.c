@@ -363,7 +363,7 @@ static psi_status settle_unknown(index_ctx *c)
  * value is nil, Cobra's a marker: a written 0 there is an ordinary value). */
 static bool zero_is_initial(const psi_history *h)
 {
-    return h->format != PSI_FMT_EDN && h->format != PSI_FMT_COBRA;
+    return !psi_format_is_jepsen(h->format) && h->format != PSI_FMT_COBRA;
 }
 
 /* Why write w cannot be what transaction t read (an anomaly kind), or -1

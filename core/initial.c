@@ -89,7 +89,7 @@ psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32
     }
     /* Auto: EDN's initial value is nil and Cobra's a marker, so a written
      * 0 there is an ordinary value. */
-    if (h->format == PSI_FMT_EDN || h->format == PSI_FMT_COBRA)
+    if (psi_format_is_jepsen(h->format) || h->format == PSI_FMT_COBRA)
         return PSI_OK;
     uint32_t first = 0;
     for (uint32_t t = 1; t < h->n_txns; t++)

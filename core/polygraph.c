@@ -29,6 +29,10 @@ psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to,
         g->n_forced_edges++;
     else if (origin == PSI_FROM_SEEDING_INIT)
         g->n_init_edges++;
+    else if (origin == PSI_FROM_VERSION_ORDER)
+        g->n_hint_edges++;
+    else if (origin == PSI_FROM_TIMESTAMPS)
+        g->n_ts_edges++;
     return PSI_OK;
 }
 

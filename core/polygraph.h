@@ -63,15 +63,20 @@ static inline bool psi_edge_is_anti(psi_edge_type t)
  * history shows by itself as the polygraph builder derived them; the rest
  * were derived by pruning's reasoning or are one side of an open choice. */
 typedef enum psi_edge_origin {
-    PSI_FROM_HISTORY = 0,      /* psi_polygraph_build: SO, WR, list-append WW, and (all_pairs)
-                                  the initial-value readers' RW edges */
-    PSI_FROM_SEEDING = 1,      /* prune/seed.c: consequences of a writer pair the known graph
-                                  orders (sparse WW and RW) */
-    PSI_FROM_SEEDING_INIT = 2, /* prune/seed.c: RW from readers of a key's initial value to
-                                  its first writers */
-    PSI_FROM_PRUNING = 3,      /* the side of a constraint pruning resolved */
-    PSI_FROM_CONSTRAINT = 4,   /* a side of an open constraint: in reported cycles only,
-                                  never a known edge */
+    PSI_FROM_HISTORY = 0,       /* psi_polygraph_build: SO, WR, list-append WW, and (all_pairs)
+                                   the initial-value readers' RW edges */
+    PSI_FROM_SEEDING = 1,       /* prune/seed.c: consequences of a writer pair the known graph
+                                   orders (sparse WW and RW) */
+    PSI_FROM_SEEDING_INIT = 2,  /* prune/seed.c: RW from readers of a key's initial value to
+                                   its first writers */
+    PSI_FROM_PRUNING = 3,       /* the side of a constraint pruning resolved */
+    PSI_FROM_CONSTRAINT = 4,    /* a side of an open constraint: in reported cycles only,
+                                   never a known edge */
+    PSI_FROM_VERSION_ORDER = 5, /* check/hints.h: a known version order (check
+                                   --version-order), WW only; its line is in the hints */
+    PSI_FROM_TIMESTAMPS = 6,    /* check/timestamps.h: an order start/commit timestamps
+                                   imply (WW per key in commit order; SO-typed DEP edges
+                                   for visibility across sessions) */
 } psi_edge_origin;
 
 /* A known edge. key is the dense key (UINT32_MAX for SO). */
@@ -171,6 +176,8 @@ typedef struct psi_polygraph {
     /* Counts for statistics (the paper's Table 3 columns, before pruning). */
     uint64_t n_so, n_wr, n_init_edges, n_list_ww;
     uint64_t n_forced_edges; /* sparse edges of pairs the known graph orders (prune/seed.c) */
+    uint64_t n_hint_edges;   /* WW edges of known version orders (check/hints.h) */
+    uint64_t n_ts_edges;     /* edges timestamps imply (check/timestamps.h) */
     uint64_t list_ww_first;  /* known[list_ww_first .. + n_list_ww): the list-append WW edges */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
     /* What the paper's polygraph would hold: every writer pair per key, and
@@ -237,7 +244,7 @@ psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, 
 
 /* Appends a known edge derived by `origin`; seeding's edges are counted
  * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges
- * (PSI_FROM_SEEDING_INIT). */
+ * (PSI_FROM_SEEDING_INIT), hints' in n_hint_edges. */
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
                                    uint32_t key, psi_edge_origin origin, psi_diag *d);
 

@@ -7,23 +7,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every theory edge goes through here: PC and PSI move some targets
+ * (encode.h), PSI records each edge and its labels. */
+static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
+                        uint32_t key, int a, int b)
+{
+    uint32_t n = enc->n_txn_nodes, tgt = to;
+    if (enc->pc && type == PSI_EDGE_WW)
+        tgt = n + to;
+    if (enc->psi && psi_edge_is_anti(type))
+        tgt = n;
+    psi_edge_kind kind = psi_edge_is_anti(type) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+    int64_t id = psi_acyc_add_edge(enc->graph, from, tgt, kind, a, b);
+    if (id < 0)
+        return false;
+    if (!enc->psi)
+        return true;
+    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = enc->cap_psi;
+    if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
+        !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
+        return false;
+    enc->cap_psi = c1 < c2 / 2 ? c1 : c2 / 2;
+    enc->psi_edges[id] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    enc->psi_lits[2 * id] = a;
+    enc->psi_lits[2 * id + 1] = b;
+    return true;
+}
+
 typedef struct edge_sink {
-    psi_acyc *graph;
+    psi_encoding *enc;
     int lit;
     uint64_t n;
     bool failed;
 } edge_sink;
 
-static psi_edge_kind kind_of(psi_edge_type t)
-{
-    return psi_edge_is_anti(t) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
-}
-
 static bool add_labelled(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
 {
     (void)key;
     edge_sink *s = ctx;
-    if (psi_acyc_add_edge(s->graph, from, to, kind_of(type), s->lit, 0) < 0) {
+    if (!theory_edge(s->enc, from, to, type, key, s->lit, 0)) {
         s->failed = true;
         return false;
     }
@@ -43,7 +65,7 @@ static bool add_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_e
                   sizeof *enc->choice_edge))
         return false;
     enc->cap_choice_edge = cap;
-    if (psi_acyc_add_edge(enc->graph, from, to, kind_of(type), a, b) < 0)
+    if (!theory_edge(enc, from, to, type, key, a, b))
         return false;
     enc->choice_edge[enc->n_choice_edges++] = (psi_edge){
         .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = PSI_FROM_CONSTRAINT};
@@ -161,13 +183,22 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
                       psi_diag *d)
 {
     memset(enc, 0, sizeof *enc);
-    bool ser = opts && opts->ser;
+    enc->pc = opts && opts->pc;
+    enc->psi = opts && opts->psi && !enc->pc;
+    enc->n_txn_nodes = g->n_nodes;
+    enc->aux_edge0 = UINT64_MAX;
+    bool ser = (opts && opts->ser && !enc->pc) || enc->psi;
+    /* PC: a twin per node; PSI: one sink */
+    uint64_t nodes = enc->pc ? 2 * (uint64_t)g->n_nodes : g->n_nodes + (uint64_t)enc->psi;
+    if (nodes > UINT32_MAX - 1)
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions are too many for the encoding",
+                            g->n_nodes);
     enc->sat = psi_sat_new();
     enc->cons_var = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_var);
     enc->cons_edge = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_edge);
     if (!enc->sat || !enc->cons_var || !enc->cons_edge)
         goto nomem;
-    enc->graph = psi_acyc_new(enc->sat, g->n_nodes, ser ? PSI_ACYC_SER : PSI_ACYC_SI);
+    enc->graph = psi_acyc_new(enc->sat, (uint32_t)nodes, ser ? PSI_ACYC_SER : PSI_ACYC_SI);
     if (!enc->graph)
         goto nomem;
     if (opts && opts->no_theory_propagation)
@@ -175,8 +206,7 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
 
     for (uint64_t i = 0; i < g->n_known; i++) {
         const psi_edge *e = &g->known[i];
-        if (psi_acyc_add_edge(enc->graph, e->from, e->to, kind_of((psi_edge_type)e->type), 0, 0) <
-            0)
+        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, 0, 0))
             goto nomem;
     }
     enc->n_known_edges = g->n_known;
@@ -196,7 +226,7 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         if (con->state != PSI_C_OPEN)
             continue;
         enc->cons_var[c] = ++var;
-        edge_sink s = {.graph = enc->graph, .lit = var};
+        edge_sink s = {.enc = enc, .lit = var};
         psi_constraint_for_each(g, con, true, add_labelled, &s);
         s.lit = -var;
         if (!s.failed)
@@ -213,6 +243,13 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
             psi_encoding_free(enc);
             return st;
         }
+    }
+    if (enc->pc) {
+        /* the twins' way out, after every mapped edge (encode.h) */
+        enc->aux_edge0 = psi_acyc_num_edges(enc->graph);
+        for (uint32_t v = 0; v < g->n_nodes; v++)
+            if (psi_acyc_add_edge(enc->graph, g->n_nodes + v, v, PSI_EDGE_ANTI, 0, 0) < 0)
+                goto nomem;
     }
     /* Start each selector on the side the known graph's order suggests:
      * the history's real version order mostly agrees with it. */
@@ -232,6 +269,8 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->cons_var);
     free(enc->cons_edge);
     free(enc->choice_edge);
+    free(enc->psi_edges);
+    free(enc->psi_lits);
     memset(enc, 0, sizeof *enc);
 }
 
@@ -312,8 +351,10 @@ psi_status psi_encoding_conflict_cycle(const psi_encoding *enc, const psi_polygr
     *cycle = malloc(n * sizeof **cycle);
     if (!*cycle)
         return psi_diag_nomem(d, "recording a cycle");
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        (*cycle)[i] = psi_encoding_edge(enc, g, ids[i]);
-    *len = (uint32_t)n;
+        if (ids[i] < enc->aux_edge0) /* PC's twin edges are not the history's */
+            (*cycle)[k++] = psi_encoding_edge(enc, g, ids[i]);
+    *len = (uint32_t)k;
     return PSI_OK;
 }

@@ -38,8 +38,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* PC and PSI (check/level.h) reuse the theory without a rule of their own:
+ *   PC forbids the cycles of DEP ∪ (SO ∪ WR);RW (a WW edge never composes
+ *   with the RW after it; derivation in README, "Isolation levels"). The
+ *   theory runs in SI mode over 2n nodes: every WW edge u->v goes to
+ *   v's twin n+v instead, and one known RW edge n+v -> v leaves the twin.
+ *   A path through a WW edge thus arrives at v "by RW" and cannot take an
+ *   RW edge next, while SO and WR arrive as DEP: SI mode's cycles are
+ *   then exactly PC's. The twin edges come last (ids from aux_edge0) and
+ *   are left out of mapped-back cycles.
+ *   PSI forbids cycles with at most one RW edge (Cerone & Gotsman): the
+ *   theory runs in SER mode over DEP edges only, every RW edge going to
+ *   a sink node n (inert, but its activity readable), and check/
+ *   refines models lazily (level_psi.c) with clauses over the labels kept
+ *   in psi_lits / psi_edges. */
 typedef struct psi_encode_opts {
     bool ser;                   /* plain acyclicity instead of SI */
+    bool pc, psi;               /* prefix consistency / parallel SI (above); override ser */
     bool no_theory_propagation; /* switch the theory's propagation off */
     bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
 } psi_encode_opts;
@@ -57,6 +72,14 @@ typedef struct psi_encoding {
     int choice_var0;
     psi_edge *choice_edge;
     uint64_t n_choice_edges, cap_choice_edge;
+    bool pc, psi;
+    uint32_t n_txn_nodes; /* the polygraph's nodes (the theory may have more) */
+    uint64_t aux_edge0;   /* PC: first twin edge id (edges before it are mapped back) */
+    /* PSI: per theory edge, its polygraph edge and two label literals
+     * (0: none), for level_psi.c's refinement clauses. */
+    psi_edge *psi_edges;
+    int *psi_lits; /* [2 * edges] */
+    size_t cap_psi;
 } psi_encoding;
 
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,

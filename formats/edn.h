@@ -64,6 +64,9 @@ typedef struct edn_parser {
     uint64_t line;     /* 1-based */
     edn_node *nodes;
     size_t n_nodes, cap_nodes;
+    /* The input is Jepsen JSON (json_scan.c), not EDN: values are parsed as
+     * JSON, and a string names what a keyword names in EDN. */
+    bool json;
 } edn_parser;
 
 /* ---- edn_scan.c ---- */
@@ -77,19 +80,30 @@ void edn_set_line(edn_parser *p, size_t start, size_t end, uint64_t line);
 /* Skips whitespace (newlines included), commas and ; comments. */
 void edn_skip_ws(edn_parser *p);
 /* Parses one value at p->pos (not at p->end) into the arena (appending).
- * *out is 0 when the value was a #_ discard. */
+ * *out is 0 when the value was a #_ discard. JSON when p->json. */
 psi_status edn_parse_value(edn_parser *p, uint32_t *out);
 
 /* "a map", "an integer", ... for messages. */
 const char *edn_kind_name(uint8_t kind);
-/* Whether node n is the keyword :name. Inline: the reader asks it for
- * every key of every op map, with literal names. */
+/* Whether node n is the keyword :name (in JSON, the string "name", written
+ * without escapes). Inline: the reader asks it for every key of every op
+ * map, with literal names. */
 static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name)
 {
     const edn_node *nd = &p->nodes[n];
     size_t len = strlen(name);
+    if (p->json)
+        return nd->kind == EDN_STRING && nd->len == len + 2 &&
+               memcmp(p->buf + nd->pos + 1, name, len) == 0;
     return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
            memcmp(p->buf + nd->pos + 1, name, len) == 0;
+}
+
+/* Whether node n is a name (a keyword in EDN, a string in JSON), such as a
+ * micro-op's function. */
+static inline bool edn_is_name(const edn_parser *p, uint32_t n)
+{
+    return p->nodes[n].kind == (p->json ? EDN_STRING : EDN_KEYWORD);
 }
 
 /* The line and column of byte `pos` (at or after p->line_start), the
@@ -138,5 +152,16 @@ psi_status edn_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *m
  * the parser's line context at its start (so later errors are placed from
  * there). */
 psi_status edn_reparse(edn_parser *p, const edn_mark *mark, uint32_t *root);
+/* Points the parser at the rest of the input from byte `pos`, its line
+ * context at the line of that byte (counting lines up to it). */
+void edn_lines_frame(edn_lines *L, edn_parser *p, size_t pos);
+
+/* ---- json_scan.c (p->json) ---- */
+
+/* One JSON value at p->pos (not at p->end), appended to the arena. */
+psi_status json_parse_value(edn_parser *p, uint32_t *out);
+/* edn_next_map for JSON: the next operation object of a JSON Lines file or
+ * of the one array around the whole history. */
+psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);
 
 #endif

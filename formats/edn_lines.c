@@ -45,9 +45,7 @@ static void count_lines_to(edn_lines *L, size_t pos)
     L->counted = pos;
 }
 
-/* Points the parser at the rest of the input, with its line context at
- * the line of byte `pos`. */
-static void frame(edn_lines *L, edn_parser *p, size_t pos)
+void edn_lines_frame(edn_lines *L, edn_parser *p, size_t pos)
 {
     count_lines_to(L, pos);
     edn_set_line(p, L->line_start, L->len, L->line);
@@ -57,14 +55,16 @@ static void frame(edn_lines *L, edn_parser *p, size_t pos)
 psi_status edn_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark)
 {
     *root = 0;
+    if (p->json)
+        return json_next_map(L, p, root, mark);
     for (;;) {
         edn_clear_nodes(p);
-        frame(L, p, L->pos);
+        edn_lines_frame(L, p, L->pos);
         edn_skip_ws(p);
         L->pos = p->pos;
         if (p->pos >= p->end) {
             if (L->wrap == WRAP_OPEN) {
-                frame(L, p, L->pos);
+                edn_lines_frame(L, p, L->pos);
                 /* Named at its '[': the end of a truncated file says little. */
                 edn_set_line(p, L->wrap_line_start, L->len, L->wrap_line);
                 return edn_error(p, PSI_ERR_SYNTAX, L->wrap_pos,
@@ -74,7 +74,7 @@ psi_status edn_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *m
             return PSI_OK;
         }
         char c = p->buf[p->pos];
-        frame(L, p, p->pos); /* errors below name this line */
+        edn_lines_frame(L, p, p->pos); /* errors below name this line */
         if (L->wrap == WRAP_UNKNOWN) {
             L->wrap = WRAP_NONE;
             if (c == '[') {

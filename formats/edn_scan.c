@@ -540,5 +540,7 @@ static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out)
 
 psi_status edn_parse_value(edn_parser *p, uint32_t *out)
 {
+    if (p->json)
+        return json_parse_value(p, out);
     return parse_value(p, 0, out);
 }

@@ -36,6 +36,8 @@ psi_status psi_read_dbcop_mem(const char *name, const unsigned char *buf, size_t
                               psi_diag *d);
 psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
                             const psi_progress *progress, psi_history **out, psi_diag *d);
+psi_status psi_read_json_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             const psi_progress *progress, psi_history **out, psi_diag *d);
 /* recorded: AWDIT's own semantics (see read_awdit.c); false: implicit. */
 psi_status psi_read_awdit_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
                               bool recorded, const psi_progress *progress, psi_history **out,

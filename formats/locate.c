@@ -398,8 +398,8 @@ psi_status psi_locate_ops(const psi_history *h, const uint32_t *ops, size_t n, p
         }
         if (!found) {
             /* The transaction's own place, as the reader recorded it. */
-            bool text =
-                h->format == PSI_FMT_TEXT || h->format == PSI_FMT_EDN || h->format == PSI_FMT_AWDIT;
+            bool text = h->format == PSI_FMT_TEXT || psi_format_is_jepsen(h->format) ||
+                        h->format == PSI_FMT_AWDIT;
             *pl = (psi_place){.where = text ? PSI_AT_LINE : PSI_AT_OFFSET,
                               .line = tx->src,
                               .col = 1,

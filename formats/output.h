@@ -33,6 +33,18 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
 psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
                                    psi_diag *d);
 
+/* The JSON writer (write.h's psi_write_json) with a header comment: JSON
+ * has no comments, so `comment` is not written (kept for symmetry). */
+psi_status psi_write_json_commented(const psi_history *h, const char *path, const char *comment,
+                                    psi_diag *d);
+
+/* Whether the completion of transaction t, written in a Jepsen format (EDN
+ * or JSON), needs the mark `polysi/reads observed` to keep its reads: an
+ * aborted transaction with a read of the initial value (written nil, which
+ * a :fail's reads mean "not known"), or an unknown one with any read (an
+ * :info's reads are all "not known"). write_edn.c. */
+bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t);
+
 enum { PSI_U64_DIGITS = 20 }; /* the most digits a u64 has */
 
 /* Writes the decimal digits of x at p (at most PSI_U64_DIGITS bytes, no
@@ -57,5 +69,12 @@ static inline char *psi_put_u64(char *p, uint64_t x)
  * format has only register reads and writes"). */
 psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *path, const char *fmt,
                                const char *who, psi_diag *d);
+
+/* Refuses, naming `path`, a history that the Jepsen formats (EDN, JSON:
+ * `fmt`) cannot express: a write of 0 read from a format where 0 is the
+ * initial value (text, dbcop, AWDIT), whose reads of 0 may read it; in
+ * EDN and JSON they could only read the initial nil. */
+psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const char *fmt,
+                                  psi_diag *d);
 
 #endif

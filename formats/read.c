@@ -10,8 +10,10 @@
 
 #include "formats/input.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,6 +30,8 @@ static psi_format format_from_extension(const char *path)
 {
     if (has_suffix(path, ".edn"))
         return PSI_FMT_EDN;
+    if (has_suffix(path, ".json") || has_suffix(path, ".jsonl"))
+        return PSI_FMT_JSON;
     if (has_suffix(path, ".txt"))
         return PSI_FMT_TEXT;
     if (has_suffix(path, ".bincode"))
@@ -40,6 +44,21 @@ static psi_format format_from_extension(const char *path)
 static bool is_blank(unsigned char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* A history that starts with '{' or '[' at s[i]: Jepsen JSON when its
+ * first op map's first key is a string ({"type": ...), EDN otherwise
+ * ({:type ...}, [{:type ...}], [] ...). */
+static psi_format json_or_edn(const unsigned char *s, size_t i, size_t n)
+{
+    if (s[i] == '[')
+        for (i++; i < n && is_blank(s[i]); i++)
+            ;
+    if (i >= n || s[i] != '{')
+        return PSI_FMT_EDN;
+    for (i++; i < n && is_blank(s[i]); i++)
+        ;
+    return i < n && s[i] == '"' ? PSI_FMT_JSON : PSI_FMT_EDN;
 }
 
 /* Sniffs the first bytes. A NUL byte means binary: every binary format here
@@ -56,7 +75,9 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
         i++;
     if (i == n)
         return PSI_FMT_AUTO;
-    if (s[i] == '{' || s[i] == '[' || s[i] == ';') /* ';' starts an EDN comment */
+    if (s[i] == '{' || s[i] == '[')
+        return json_or_edn(s, i, n);
+    if (s[i] == ';') /* an EDN comment */
         return PSI_FMT_EDN;
     if (s[i] == '#') {
         /* A text comment, or an EDN tagged literal such as
@@ -158,14 +179,56 @@ const char *psi_initial_state_name(psi_initial_state s)
 
 /* ---- Dispatch ---- */
 
+/* Whether format f can be read with a recorded initial state: the register
+ * formats whose initial value is the number 0 (AWDIT's own default; text
+ * and dbcop on request). EDN and JSON's initial value is nil, Cobra's a
+ * marker: neither is a value some transaction could have written. */
+static bool recordable(psi_format f)
+{
+    return f == PSI_FMT_AWDIT || f == PSI_FMT_TEXT || f == PSI_FMT_DBCOP;
+}
+
+static psi_status not_recordable(const char *path, const char *what, psi_diag *d)
+{
+    return psi_diag_file(d, PSI_ERR_USAGE, path,
+                         "--initial-state recorded is supported for the text, dbcop and AWDIT "
+                         "formats, whose initial value is 0; %s",
+                         what);
+}
+
+/* A directory of Cobra session logs. */
+static psi_status read_cobra_dir(const char *dir, const psi_read_opts *opts, psi_history **out,
+                                 psi_diag *d)
+{
+    if (opts && opts->initial_state == PSI_INITIAL_RECORDED)
+        return not_recordable(dir, "this directory is read as Cobra's session logs", d);
+    return psi_read_cobra_mem(dir, opts ? opts->max_ops : 0, opts ? &opts->progress : NULL, out, d);
+}
+
+/* --initial-state recorded for a text or dbcop history, read as the format
+ * says (implicit: a read of 0 reads the initial value, PSI_OPF_INIT): a
+ * read of 0 is then an ordinary read of value 0, which must read a recorded
+ * write of 0 (core/initial.c merges a first transaction writing only 0
+ * into the initial one, and flags reads of what it wrote again). Nothing
+ * else differs between the two readings of these formats. */
+static void make_recorded(psi_history *h)
+{
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        psi_op *op = &h->ops[o];
+        if (op->kind == PSI_OP_READ && !(op->flags & PSI_OPF_LIST)) {
+            assert(!(op->flags & PSI_OPF_INIT) || op->value == 0);
+            op->flags &= (uint8_t)~PSI_OPF_INIT;
+        }
+    }
+    h->initial_state = PSI_INITIAL_RECORDED;
+}
+
 /* A directory: Cobra's session logs, or (a dbcop run's output folder) a
  * history.bincode and no T<n>.log, read as dbcop with a note saying so.
  * `dbcop` when --format dbcop was given. */
 static psi_status read_dir_as_dbcop(const char *dir, const psi_read_opts *opts, bool dbcop,
                                     psi_history **out, psi_diag *d)
 {
-    uint64_t max_ops = opts ? opts->max_ops : 0;
-    const psi_progress *pr = opts ? &opts->progress : NULL;
     size_t n = strlen(dir);
     char *file = malloc(n + sizeof "/history.bincode");
     if (!file)
@@ -176,7 +239,7 @@ static psi_status read_dir_as_dbcop(const char *dir, const psi_read_opts *opts, 
     bool has_bincode = stat(file, &sb) == 0 && S_ISREG(sb.st_mode);
     if (!dbcop && (!has_bincode || psi_cobra_dir_has_logs(dir))) {
         free(file);
-        return psi_read_cobra_mem(dir, max_ops, pr, out, d);
+        return read_cobra_dir(dir, opts, out, d);
     }
     if (!has_bincode) {
         free(file);
@@ -204,14 +267,10 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     struct stat sb;
     if (!is_stdin && stat(path, &sb) != 0)
         return psi_diag_file(d, PSI_ERR_IO, path, "cannot open: %s", strerror(errno));
-    if (!is_stdin && S_ISDIR(sb.st_mode) && opts && opts->initial_state == PSI_INITIAL_RECORDED)
-        return psi_diag_file(d, PSI_ERR_USAGE, path,
-                             "--initial-state recorded is supported for AWDIT's test format "
-                             "only, not for a directory");
     if (!is_stdin && S_ISDIR(sb.st_mode) && (fmt == PSI_FMT_AUTO || fmt == PSI_FMT_DBCOP))
         return read_dir_as_dbcop(path, opts, fmt == PSI_FMT_DBCOP, out, d);
     if (!is_stdin && S_ISDIR(sb.st_mode) && fmt == PSI_FMT_COBRA)
-        return psi_read_cobra_mem(path, max_ops, pr, out, d);
+        return read_cobra_dir(path, opts, out, d);
 
     /* One read of the whole file; the format is guessed from the bytes read
      * (not by opening the file twice, which would lose data from a pipe). */
@@ -231,12 +290,12 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     if (fmt == PSI_FMT_AUTO)
         fmt = format_of(is_stdin ? "" : path, (const unsigned char *)buf, len);
     psi_initial_state init = opts ? opts->initial_state : PSI_INITIAL_DEFAULT;
-    if (init == PSI_INITIAL_RECORDED && fmt != PSI_FMT_AWDIT) {
+    if (init == PSI_INITIAL_RECORDED && !recordable(fmt)) {
         free(buf);
-        return psi_diag_file(d, PSI_ERR_USAGE, path,
-                             "--initial-state recorded is supported for AWDIT's test format "
-                             "only; this file is read as %s, whose initial state is implicit",
-                             psi_format_name(fmt));
+        char what[96];
+        snprintf(what, sizeof what, "this file is read as %s, whose initial value is not 0",
+                 psi_format_name(fmt));
+        return not_recordable(path, what, d);
     }
     switch (fmt) {
     case PSI_FMT_TEXT:
@@ -251,6 +310,9 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     case PSI_FMT_EDN:
         st = psi_read_edn_mem(path, buf, len, max_ops, pr, out, d);
         break;
+    case PSI_FMT_JSON:
+        st = psi_read_json_mem(path, buf, len, max_ops, pr, out, d);
+        break;
     case PSI_FMT_AWDIT:
         st = psi_read_awdit_mem(path, buf, len, max_ops, init != PSI_INITIAL_IMPLICIT, pr, out, d);
         break;
@@ -260,5 +322,7 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
         break;
     }
     free(buf);
+    if (st == PSI_OK && init == PSI_INITIAL_RECORDED && fmt != PSI_FMT_AWDIT)
+        make_recorded(*out);
     return st;
 }

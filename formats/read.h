@@ -21,8 +21,9 @@ typedef struct psi_read_opts {
     uint64_t max_ops;      /* refuse histories with more operations (0: model limit) */
     psi_progress progress; /* stage "load": bytes parsed of the file (logs read, Cobra) */
     /* DEFAULT: the format's own (AWDIT: recorded; the others: implicit).
-     * RECORDED is supported for AWDIT's test format only: the other
-     * readers refuse writes of 0 (the duplicate-values issue). */
+     * RECORDED (a read of 0 reads a recorded write of 0, no implicit
+     * initial value) is supported for AWDIT, text and dbcop, whose initial
+     * value is 0; the other formats refuse it (PSI_ERR_USAGE). */
     psi_initial_state initial_state;
 } psi_read_opts;
 
@@ -46,6 +47,9 @@ psi_status psi_read_dbcop_buf(const char *name, const unsigned char *buf, size_t
                               uint64_t max_ops, psi_history **out, psi_diag *d);
 psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                             psi_history **out, psi_diag *d);
+/* Jepsen JSON histories: the EDN reader's operations as JSON objects. */
+psi_status psi_read_json_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             psi_history **out, psi_diag *d);
 /* AWDIT's test format, with its own initial state (recorded). */
 psi_status psi_read_awdit_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
                               psi_history **out, psi_diag *d);

@@ -184,7 +184,7 @@ static psi_status add_micro_op(edn_reader *r, uint32_t mop, psi_txn_status statu
                          "expected a micro-op such as [:r 1 nil] or [:w 1 2], found %s",
                          edn_kind_name(m->kind));
     uint32_t fn = m->child;
-    if (!fn || p->nodes[fn].kind != EDN_KEYWORD)
+    if (!fn || !edn_is_name(p, fn))
         return edn_error(p, PSI_ERR_SYNTAX, fn ? p->nodes[fn].pos : m->pos,
                          "a micro-op starts with :r, :w or :append");
     bool is_r = edn_keyword_is(p, fn, "r"), is_w = edn_keyword_is(p, fn, "w"),
@@ -528,15 +528,18 @@ psi_status psi_read_edn_buf(const char *name, const char *buf, size_t len, uint6
     return psi_read_edn_mem(name, buf, len, max_ops, NULL, out, d);
 }
 
-psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
-                            const psi_progress *progress, psi_history **out, psi_diag *d)
+/* EDN, or Jepsen JSON when `json` (json_scan.c: the same operations). */
+static psi_status read_jepsen(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                              bool json, const psi_progress *progress, psi_history **out,
+                              psi_diag *d)
 {
     *out = NULL;
     name = psi_input_name(name);
     edn_reader r = {.max_ops = max_ops, .all_indexed = true, .progress = progress, .len = len};
     edn_parser_init(&r.p, name, buf, d);
+    r.p.json = json;
     edn_lines_init(&r.lines, buf, len);
-    r.b = psi_builder_new(name, PSI_FMT_EDN);
+    r.b = psi_builder_new(name, json ? PSI_FMT_JSON : PSI_FMT_EDN);
     if (!r.b)
         return psi_diag_nomem(d, "starting an EDN history");
 
@@ -552,9 +555,11 @@ psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint6
     if (st == PSI_OK)
         st = finish_pending(&r);
     if (st == PSI_OK && r.n_maps == 0)
-        st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
-                           "empty history: no EDN map in the file (one operation map per line "
-                           "expected)");
+        st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1, "%s",
+                           json ? "empty history: no JSON object in the file (one operation "
+                                  "object per line, or an array of them, expected)"
+                                : "empty history: no EDN map in the file (one operation map per "
+                                  "line expected)");
     if (st == PSI_OK && psi_builder_n_txns(r.b) == 0)
         st = psi_diag_line(d, PSI_ERR_INPUT, name, 1, 1,
                            "empty history: no transaction (no :f :txn operation, or list of "
@@ -574,4 +579,22 @@ psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint6
     }
     reader_free(&r);
     return st;
+}
+
+psi_status psi_read_edn_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                            const psi_progress *progress, psi_history **out, psi_diag *d)
+{
+    return read_jepsen(name, buf, len, max_ops, false, progress, out, d);
+}
+
+psi_status psi_read_json_mem(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             const psi_progress *progress, psi_history **out, psi_diag *d)
+{
+    return read_jepsen(name, buf, len, max_ops, true, progress, out, d);
+}
+
+psi_status psi_read_json_buf(const char *name, const char *buf, size_t len, uint64_t max_ops,
+                             psi_history **out, psi_diag *d)
+{
+    return read_jepsen(name, buf, len, max_ops, true, NULL, out, d);
 }

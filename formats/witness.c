@@ -15,7 +15,7 @@ typedef struct wparse {
     psi_diag *d;
     psi_witness *w;
     bool has_header;
-    size_t cap_tx, cap_keys, cap_reads;
+    size_t cap_tx, cap_keys, cap_reads, cap_chains;
 } wparse;
 
 static bool is_blank(char c)
@@ -120,8 +120,8 @@ static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const 
     if (!word(&q, le, "polysi-witness"))
         return syntax(ps, line, ls, q, "expected the header 'polysi-witness 1'");
     q = skip_blanks(q, le);
-    if (!parse_u64(&q, le, &v) || (v != 1 && v != 2))
-        return syntax(ps, line, ls, q, "unsupported witness version (expected 1 or 2)");
+    if (!parse_u64(&q, le, &v) || v < 1 || v > 3)
+        return syntax(ps, line, ls, q, "unsupported witness version (expected 1, 2 or 3)");
     ps->w->version = (unsigned)v;
     q = skip_blanks(q, le);
     if (q != le)
@@ -135,6 +135,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
                                   const char *le)
 {
     psi_witness *w = ps->w;
+    bool chain = false; /* a chain line (version 3), parsed like a key line */
     if (word(&q, le, "isolation")) {
         q = skip_blanks(q, le);
         const char *at = q;
@@ -150,7 +151,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         if (w->has_isolation)
             return syntax(ps, line, ls, ls, "isolation given twice");
         w->has_isolation = true;
-    } else if (word(&q, le, "key")) {
+    } else if (word(&q, le, "key") || (w->version >= 3 && (chain = word(&q, le, "chain")))) {
         q = skip_blanks(q, le);
         psi_witness_line kl;
         const char *at = q;
@@ -161,9 +162,15 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         if (st != PSI_OK)
             return st;
         kl.key = key;
-        if (!psi_grow((void **)&w->keys, &ps->cap_keys, w->n_keys + 1, sizeof *w->keys))
-            return psi_diag_nomem(ps->d, "reading a witness");
-        w->keys[w->n_keys++] = kl;
+        if (chain) {
+            if (!psi_grow((void **)&w->chains, &ps->cap_chains, w->n_chains + 1, sizeof *w->chains))
+                return psi_diag_nomem(ps->d, "reading a witness");
+            w->chains[w->n_chains++] = kl;
+        } else {
+            if (!psi_grow((void **)&w->keys, &ps->cap_keys, w->n_keys + 1, sizeof *w->keys))
+                return psi_diag_nomem(ps->d, "reading a witness");
+            w->keys[w->n_keys++] = kl;
+        }
     } else if (word(&q, le, "order")) {
         psi_witness_line ol = {0};
         psi_status st = parse_txns(ps, line, ls, q, le, &ol);
@@ -217,8 +224,10 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         w->reads[w->n_reads++] = r;
     } else {
         return syntax(ps, line, ls, q,
-                      w->version >= 2 ? "expected 'key', 'order', 'isolation', 'init' or 'read'"
-                                      : "expected 'key', 'order' or 'isolation'");
+                      w->version >= 3   ? "expected 'key', 'chain', 'order', 'isolation', 'init' "
+                                          "or 'read'"
+                      : w->version >= 2 ? "expected 'key', 'order', 'isolation', 'init' or 'read'"
+                                        : "expected 'key', 'order' or 'isolation'");
     }
     return PSI_OK;
 }
@@ -275,7 +284,7 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
             history ? history : "a history", w->has_order ? ", and a serialization order" : "",
             w->ser ? " --isolation ser" : "");
     bool v2 = w->has_init || w->n_reads;
-    fputs(v2 ? "polysi-witness 2\n" : "polysi-witness 1\n", f);
+    fputs(w->n_chains ? "polysi-witness 3\n" : v2 ? "polysi-witness 2\n" : "polysi-witness 1\n", f);
     if (w->has_isolation)
         fprintf(f, "isolation %s\n", w->ser ? "ser" : "si");
     if (w->has_init)
@@ -284,6 +293,10 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
     for (size_t k = 0; k < w->n_keys; k++) {
         fprintf(f, "key %llu", (unsigned long long)w->keys[k].key);
         put_line(w, &w->keys[k], f);
+    }
+    for (size_t k = 0; k < w->n_chains; k++) {
+        fprintf(f, "chain %llu", (unsigned long long)w->chains[k].key);
+        put_line(w, &w->chains[k], f);
     }
     if (w->has_order) {
         fputs("order", f);
@@ -310,5 +323,6 @@ void psi_witness_free(psi_witness *w)
     free(w->tx);
     free(w->keys);
     free(w->reads);
+    free(w->chains);
     memset(w, 0, sizeof *w);
 }

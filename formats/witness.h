@@ -17,6 +17,15 @@
  *     read (S,ID) K (S',ID')|init      the writer the external read of key
  *                                      K by (S,ID) read from
  *
+ * Version 3 (ordering hints, `check --version-order`; never written for an
+ * accepted history's witness) adds
+ *     chain K (S,ID) (S,ID) ...        writers of key K known to be
+ *                                      installed in this order: any
+ *                                      subsequence of K's version order;
+ *                                      a key may have several chains
+ * A version-order file may also use key lines: there too they are read as
+ * chains (complete when they name every committed writer of the key).
+ *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
  * (session id, transaction id) as in the history's input.
@@ -63,7 +72,7 @@ typedef struct psi_witness_read {
 } psi_witness_read;
 
 typedef struct psi_witness {
-    unsigned version;   /* 1 or 2 */
+    unsigned version;   /* 1, 2 or 3 */
     bool has_isolation; /* an isolation line is present */
     bool ser;           /* it says ser (else si) */
     /* The transactions of all lines, line by line. */
@@ -80,6 +89,8 @@ typedef struct psi_witness {
     uint64_t second_init_line; /* line of a second init line, 0 if none */
     psi_witness_read *reads;   /* version 2: the read lines, in text order */
     size_t n_reads;
+    psi_witness_line *chains; /* version 3: the chain lines, in text order */
+    size_t n_chains;
 } psi_witness;
 
 /* Parses text[0..len) (any bytes; named `name` in messages). A malformed

@@ -14,6 +14,8 @@ psi_status psi_write_history(const psi_history *h, psi_format fmt, const char *p
         return psi_write_dbcop(h, path, d);
     case PSI_FMT_EDN:
         return psi_write_edn_commented(h, path, comment, d);
+    case PSI_FMT_JSON:
+        return psi_write_json_commented(h, path, comment, d);
     default:
         return psi_diag_set(d, PSI_ERR_USAGE, "%s: cannot write the %s format", path,
                             psi_format_name(fmt));

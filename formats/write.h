@@ -17,8 +17,10 @@
 psi_status psi_write_text(const psi_history *h, const char *path, psi_diag *d);
 psi_status psi_write_dbcop(const psi_history *h, const char *path, psi_diag *d);
 psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d);
+/* Jepsen JSON (JSON Lines), read back by psi_read_json_buf: write_json.c. */
+psi_status psi_write_json(const psi_history *h, const char *path, psi_diag *d);
 
-/* Writes h in fmt (text, dbcop or edn) with a one-line description of
+/* Writes h in fmt (text, dbcop, edn or json) with a one-line description of
  * where it comes from (a collector's database, version and level) in the
  * file's header where the format has room: a leading "# " comment line in
  * text, a leading "; " comment line in EDN (both readers skip comments).

@@ -99,9 +99,7 @@ static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
     puts_(l, "]");
 }
 
-/* Whether t's completion needs `:polysi/reads :observed` to keep its reads
- * (see the file comment). */
-static bool needs_observed_mark(const psi_history *h, uint32_t t)
+bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t)
 {
     const psi_txn *tx = &h->txns[t];
     if (tx->status == PSI_TXN_COMMITTED)
@@ -135,6 +133,9 @@ static const char *status_keyword(uint8_t st)
 psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
                                    psi_diag *d)
 {
+    psi_status st = psi_write_check_jepsen(h, path, "edn", d);
+    if (st != PSI_OK)
+        return st;
     psi_out *o = psi_out_open(path, d);
     if (!o)
         return d ? d->status : PSI_ERR_IO;
@@ -156,7 +157,7 @@ psi_status psi_write_edn_commented(const psi_history *h, const char *path, const
             put_u64(&l, se->id);
             puts_(&l, ", :index ");
             put_u64(&l, h->txns[t].id);
-            if (needs_observed_mark(h, t))
+            if (psi_write_needs_observed_mark(h, t))
                 puts_(&l, ", :polysi/reads :observed");
             puts_(&l, "}\n");
             if (l.nomem) {

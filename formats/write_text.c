@@ -3,15 +3,20 @@
  * each session's transactions in order, each transaction's operations in
  * program order, with the history's own session and transaction ids.
  *
- * The format expresses only committed register histories whose written
- * values are non-zero, so histories with aborted or unknown transactions,
- * list-append operations or writes of 0 are refused with a diagnostic
- * rather than converted lossily. Reads of the initial value are written
- * with value 0. Transactions without operations have no line to live on and
- * are left out (they take part in no dependency).
+ * The format expresses committed register histories, and aborted
+ * transactions of one write each as IsoVista's `w(KEY,VALUE,SESSION,-1)`
+ * lines (so a read of an aborted write, G1a, survives the conversion);
+ * they are written after their session's committed transactions, where the
+ * reader puts them back (it gives them fresh ids). Anything else is refused
+ * with a diagnostic rather than converted lossily: transactions of unknown
+ * outcome, aborted transactions that read or write more than once,
+ * list-append operations, and (see write_check.c) values whose meaning
+ * would change. Reads of the initial value are written with value 0.
+ * Transactions without operations have no line to live on and are left out
+ * (they take part in no dependency).
  *
  * Reading the output back with psi_read_text_buf gives the same sessions,
- * transactions (ids, order, status) and operations. */
+ * transactions (ids of committed ones, order, status) and operations. */
 #include "formats/write.h"
 
 #include "formats/output.h"
@@ -29,10 +34,20 @@ static psi_status check_expressible(const psi_history *h, const char *path, psi_
     for (uint32_t t = 1; t < h->n_txns; t++) {
         const psi_txn *tx = &h->txns[t];
         uint64_t sid = h->sessions[tx->session].id;
-        if (tx->status != PSI_TXN_COMMITTED)
+        if (tx->status == PSI_TXN_ABORTED &&
+            (tx->n_ops != 1 || psi_txn_ops(h, t)[0].kind != PSI_OP_WRITE))
             return psi_diag_set(d, PSI_ERR_INPUT,
                                 "%s: cannot write as text: transaction %llu (session %llu) is "
-                                "%s, and the text format has only committed transactions",
+                                "aborted with %u operation%s%s; the text format has aborted "
+                                "transactions only as IsoVista's TXN -1 lines, one write each",
+                                path, (unsigned long long)tx->id, (unsigned long long)sid,
+                                (unsigned)tx->n_ops, tx->n_ops == 1 ? "" : "s",
+                                tx->n_ops == 1 ? " (a read)" : "");
+        if (tx->status != PSI_TXN_COMMITTED && tx->status != PSI_TXN_ABORTED)
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as text: transaction %llu (session %llu) is "
+                                "%s, and the text format has only committed transactions and "
+                                "aborted writes",
                                 path, (unsigned long long)tx->id, (unsigned long long)sid,
                                 status_name(tx->status));
         psi_status st = psi_write_check_ops(h, t, path, "text", "the text format", d);
@@ -56,10 +71,14 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
     _Static_assert(BUF > LINE_MAX_BYTES, "buffer holds a line");
     char buf[BUF];
     size_t n = 0;
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
+    /* Each session's committed transactions, then its aborted writes. */
+    for (uint32_t s = 0; s < 2 * h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s / 2];
+        bool aborted = s % 2;
         for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
             const psi_txn *tx = &h->txns[t];
+            if ((tx->status == PSI_TXN_ABORTED) != aborted)
+                continue;
             const psi_op *ops = psi_txn_ops(h, t);
             for (uint32_t i = 0; i < tx->n_ops; i++) {
                 if (n > BUF - LINE_MAX_BYTES) {
@@ -75,7 +94,12 @@ psi_status psi_write_text_commented(const psi_history *h, const char *path, cons
                 *p++ = ',';
                 p = psi_put_u64(p, se->id);
                 *p++ = ',';
-                p = psi_put_u64(p, tx->id);
+                if (aborted) {
+                    memcpy(p, "-1", 2);
+                    p += 2;
+                } else {
+                    p = psi_put_u64(p, tx->id);
+                }
                 *p++ = ')';
                 *p++ = '\n';
                 n = (size_t)(p - buf);

@@ -23,6 +23,7 @@ int psi_fuzz_dimacs(const uint8_t *data, size_t size);
 int psi_fuzz_verdict(const uint8_t *data, size_t size);
 
 int psi_fuzz_witness(const uint8_t *data, size_t size);
+int psi_fuzz_timestamps(const uint8_t *data, size_t size);
 
 /* The libFuzzer entry point each fuzz program defines. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,6 +34,9 @@ size_t psi_fuzz_verdict_seed(uint64_t seed, uint8_t *buf, size_t cap);
 /* Same for the witness target: the witness psi_check's accept yields for
  * the generated history of `seed` (0 when it is rejected). */
 size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap);
+/* Same for the timestamps target: the store's true timestamps of the
+ * generated history of `seed` (empty for stores without them). */
+size_t psi_fuzz_timestamps_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap);
 
 /* A tiny workload configuration derived from a seed alone (the
  * differential test's mix: 2-4 sessions, 1-4 transactions each, 1-4

@@ -279,6 +279,19 @@ static void witness(void)
     }
 }
 
+static void timestamps(void)
+{
+    static uint8_t buf[1 << 16];
+    char name[64];
+    for (uint16_t seed = 1; seed <= 40; seed++) {
+        size_t n = psi_fuzz_timestamps_seed(seed, seed % 2, buf, sizeof buf);
+        if (n <= 3)
+            continue;
+        snprintf(name, sizeof name, "gen-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
+        write_seed("timestamps", name, buf, n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -286,8 +299,8 @@ int main(int argc, char **argv)
         return 2;
     }
     outdir = argv[1];
-    const char *targets[] = {"text",  "dbcop",  "edn",     "cobra",
-                             "awdit", "dimacs", "verdict", "witness"};
+    const char *targets[] = {"text",   "dbcop",   "edn",     "cobra",     "awdit",
+                             "dimacs", "verdict", "witness", "timestamps"};
     if (mkdir(outdir, 0777) && errno != EEXIST) {
         perror(outdir);
         return 2;
@@ -299,5 +312,6 @@ int main(int argc, char **argv)
     random_cnf();
     verdict();
     witness();
+    timestamps();
     return 0;
 }

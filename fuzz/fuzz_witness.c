@@ -5,11 +5,15 @@
  * generated history (fuzz_gen.c); the rest is the witness text. Besides
  * never crashing on any text, a witness the checker calls VALID must be
  * right: the brute-force oracle must accept the history at that level
- * (a VALID witness for a violating history is a soundness bug). */
+ * (a VALID witness for a violating history is a soundness bug). The same
+ * text is then a version-order hint (check --version-order): any hint is
+ * refused with a message or checked, and a history the check accepts with
+ * hints the oracle must accept without them (hints only add edges). */
 #include "fuzz.h"
 #include "fuzz_check.h"
 
 #include "check/check.h"
+#include "interpret/hint_file.h"
 #include "interpret/witness.h"
 #include "interpret/witness_check.h"
 #include "oracle/oracle.h"
@@ -57,6 +61,26 @@ int psi_fuzz_witness(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(why && why[0], "refusal without a reason");
     }
     free(why);
+    psi_hint_file hf;
+    if (psi_hint_file_parse("fuzz.hints", (const char *)data + 3, size - 3, &hf, &d) == PSI_OK) {
+        psi_check_opts co = {.ser = ser, .version_order = &hf.vo};
+        psi_check_result res;
+        st = psi_check(h, &co, &res, &d);
+        if (st != PSI_OK) {
+            FUZZ_REQUIRE(memchr(d.msg, '\0', sizeof d.msg) && d.msg[0], "error without a message");
+        } else if (res.verdict == PSI_ACCEPT) {
+            oracle_result r;
+            oracle_check_limit(h, ser, 200000, &r);
+            if (r.verdict == ORACLE_REJECT || r.verdict == ORACLE_INVALID) {
+                fprintf(stderr, "accepted with hints under %s but the oracle says %s (%s)\n",
+                        ser ? "SER" : "SI", oracle_verdict_name(r.verdict),
+                        oracle_reason_name(r.why));
+                abort();
+            }
+        }
+        psi_check_result_free(&res);
+        psi_hint_file_free(&hf);
+    }
     psi_history_free(h);
     return 0;
 }

@@ -16,7 +16,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 secs=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(text dbcop edn cobra awdit dimacs verdict witness)
+[ ${#targets[@]} -gt 0 ] || targets=(text dbcop edn cobra awdit dimacs verdict witness timestamps)
 work=${PSI_FUZZ_WORK:-$build}
 src=$(cd "$(dirname "$0")/.." && pwd)
 

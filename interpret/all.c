@@ -104,7 +104,8 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
     psi_builder *b = psi_builder_new(h->source, h->format);
     if (!b)
         return psi_diag_nomem(d, "taking a violation out of the history");
-    psi_status st = PSI_OK;
+    /* Same key and value names, so h's keys[] and values mean the same. */
+    psi_status st = psi_builder_copy_names(b, h, d);
     uint32_t nt = 1, no = 0;
     for (uint32_t s = 0; s < h->n_sessions && st == PSI_OK; s++) {
         const psi_session *se = &h->sessions[s];

@@ -9,6 +9,7 @@
 #include "encode/local.h"
 #include "interpret/local.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,11 +359,20 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
         }
         if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
             certain = true;
+        uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
+                            ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
+                            : 0;
+        uint64_t ts =
+            c[i].origin == PSI_FROM_TIMESTAMPS && res->ts.line ? res->ts.line[c[i].to] : 0;
         cex->edges[i] = (psi_cex_edge){.from = c[i].from,
                                        .to = c[i].to,
                                        .key = c[i].key,
                                        .type = c[i].type,
-                                       .origin = certain ? PSI_CEX_CERTAIN : PSI_CEX_DECIDED};
+                                       .origin = hint      ? PSI_CEX_HINT
+                                                 : ts      ? PSI_CEX_TIMESTAMPS
+                                                 : certain ? PSI_CEX_CERTAIN
+                                                           : PSI_CEX_DECIDED,
+                                       .hint_line = hint ? hint : ts};
         cex->idx[i] = i;
         cex->txns[i] = c[i].from;
     }
@@ -391,6 +401,11 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     psi_status st = PSI_OK;
     if (res->reason == PSI_BY_LEVEL) {
         st = psi_level_cex_build(h, res, cex, d);
+        cex->seconds = psi_cpu_now() - t0;
+        return st;
+    }
+    if (res->reason == PSI_BY_TIMESTAMPS) {
+        st = psi_ts_cex_build(h, res, cex, d);
         cex->seconds = psi_cpu_now() - t0;
         return st;
     }
@@ -430,7 +445,19 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    int r = restore(&x, &s);
+    /* PC and PSI: the local re-checks below are SI's or SER's, which forbid
+     * more than these levels do, so a sub-history they keep might be no
+     * violation of the level: show the cycle the pipeline found as it is.
+     * With hints the violation may need them: show the check's own cycle,
+     * its hint edges named by line (explain.h). */
+    bool own_cycle = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
+    bool hinted = res->hints.n || res->ts.n_with;
+    int r = (own_cycle || hinted) ? 0 : restore(&x, &s);
+    cex->by_hints = hinted;
+    if (res->hints.n)
+        snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
+    if (res->ts.n_with)
+        snprintf(cex->ts_file, sizeof cex->ts_file, "%s", res->ts.file);
     if (r < 0 && !x.out_of_budget) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
@@ -495,6 +522,7 @@ void psi_cex_free(psi_cex *cex)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain", "decided", "either", "or", "excluded", "forced"};
-    return (unsigned)o <= PSI_CEX_FORCED ? names[o] : "?";
+    static const char *names[] = {"certain",  "decided", "either",        "or",
+                                  "excluded", "forced",  "version-order", "timestamps"};
+    return (unsigned)o <= PSI_CEX_TIMESTAMPS ? names[o] : "?";
 }

@@ -64,32 +64,41 @@ typedef enum psi_cex_kind {
     /* RA and up: two reads of a key in one txn see two committed versions
      * (an INT anomaly marked nonrepeatable; RC and PL-2 allow it) */
     PSI_CEX_NONREPEATABLE_READ,
+    /* Shown by start/commit timestamps (check/timestamps.h). */
+    PSI_CEX_STALE_READ,   /* a read misses a version committed before its start */
+    PSI_CEX_FUTURE_READ,  /* a read sees a version committed after its start */
+    PSI_CEX_SESSION_TIME, /* a session's transactions overlap in time */
 } psi_cex_kind;
-#define PSI_CEX_KIND_LAST PSI_CEX_NONREPEATABLE_READ
+#define PSI_CEX_KIND_LAST PSI_CEX_SESSION_TIME
 
 /* Where an edge of the counterexample comes from. */
 typedef enum psi_cex_origin {
-    PSI_CEX_CERTAIN = 0,  /* from the history alone: SO, WR, the initial transaction */
-    PSI_CEX_DECIDED = 1,  /* a version order the interpretation settled (the other
-                             order closes a forbidden cycle) */
-    PSI_CEX_EITHER = 2,   /* an open writer pair: holds if choice.t is installed first */
-    PSI_CEX_OR = 3,       /* an open writer pair: holds if choice.s is installed first */
-    PSI_CEX_EXCLUDED = 4, /* the order the interpretation ruled out (shown with the
-                             cycle it would close) */
-    PSI_CEX_FORCED = 5,   /* a version order a weak level's axiom forces (RC, RA, CC:
-                             check/level.h), from the certain edges shown with it */
+    PSI_CEX_CERTAIN = 0,    /* from the history alone: SO, WR, the initial transaction */
+    PSI_CEX_DECIDED = 1,    /* a version order the interpretation settled (the other
+                               order closes a forbidden cycle) */
+    PSI_CEX_EITHER = 2,     /* an open writer pair: holds if choice.t is installed first */
+    PSI_CEX_OR = 3,         /* an open writer pair: holds if choice.s is installed first */
+    PSI_CEX_EXCLUDED = 4,   /* the order the interpretation ruled out (shown with the
+                               cycle it would close) */
+    PSI_CEX_FORCED = 5,     /* a version order a weak level's axiom forces (RC, RA, CC:
+                               check/level.h), from the certain edges shown with it */
+    PSI_CEX_HINT = 6,       /* a known version order (check --version-order): the
+                               edge's hint_line of the counterexample's hint_file */
+    PSI_CEX_TIMESTAMPS = 7, /* an order timestamps imply (check --timestamps): the
+                               edge's hint_line (its target's line) of ts_file */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
-    uint32_t from, to; /* transaction indices */
-    uint32_t key;      /* dense key, UINT32_MAX for SO */
-    uint8_t type;      /* psi_edge_type */
-    uint8_t origin;    /* psi_cex_origin */
-    uint8_t side;      /* edges of a writer pair: 0 if it holds when choice.t goes
-                          first, 1 when choice.s does */
-    uint32_t choice;   /* all but CERTAIN: index into choices */
-    uint32_t shown_by; /* a certain WW edge a list-append read shows (the read's
-                          transaction is among txns): that read's op + 1; else 0 */
+    uint32_t from, to;  /* transaction indices */
+    uint32_t key;       /* dense key, UINT32_MAX for SO */
+    uint8_t type;       /* psi_edge_type */
+    uint8_t origin;     /* psi_cex_origin */
+    uint8_t side;       /* edges of a writer pair: 0 if it holds when choice.t goes
+                           first, 1 when choice.s does */
+    uint32_t choice;    /* all but CERTAIN: index into choices */
+    uint32_t shown_by;  /* a certain WW edge a list-append read shows (the read's
+                           transaction is among txns): that read's op + 1; else 0 */
+    uint64_t hint_line; /* PSI_CEX_HINT: the line of the hint file that gives it */
 } psi_cex_edge;
 
 /* A writer pair on a key whose version order the counterexample needs:
@@ -141,6 +150,16 @@ typedef struct psi_cex {
     uint64_t solver_calls;
     double seconds;
     bool by_level; /* a polynomial level's cycle with its forcing facts (no search) */
+    /* Known version orders were used: their file (PSI_CEX_HINT edges name
+     * its lines). The cycle is then shown as the check found it: the
+     * search above rebuilds sub-histories from the history alone, which
+     * knows nothing of the hints. */
+    bool by_hints;
+    char hint_file[512];
+    char ts_file[512]; /* timestamps were used: their file */
+    /* A reject by timestamps (PSI_BY_TIMESTAMPS): no cycle, the summary
+     * names the transactions with their timestamps. */
+    bool by_timestamps;
 } psi_cex;
 
 typedef struct psi_cex_opts {

@@ -19,6 +19,9 @@ psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, p
 void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_cex *cex);
 
 /* The counterexample of a PSI_BY_LEVEL reject (interpret/level_cex.c). */
+/* The counterexample of a reject by timestamps (interpret/ts_cex.c). */
+psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, psi_cex *cex,
+                            psi_diag *d);
 psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res, psi_cex *cex,
                                psi_diag *d);
 

@@ -12,8 +12,9 @@
 
 static const char *reason_name(psi_reject_reason r)
 {
-    static const char *names[] = {"none", "anomaly", "known-cycle", "pruning", "solver", "level"};
-    return r <= PSI_BY_LEVEL ? names[r] : "?";
+    static const char *names[] = {"none",   "anomaly", "known-cycle", "pruning",
+                                  "solver", "level",   "timestamps"};
+    return r <= PSI_BY_TIMESTAMPS ? names[r] : "?";
 }
 
 /* A raw cycle pruning or the solver reported, as an array of edges. */
@@ -92,7 +93,14 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
             psi_json_str(j, "operation", rd);
             psi_json_end_object(j);
         }
-        if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
+        if (e->origin == PSI_CEX_HINT || e->origin == PSI_CEX_TIMESTAMPS) {
+            /* the hint file's line that gives the order */
+            char src[600];
+            snprintf(src, sizeof src, "%s:%llu",
+                     e->origin == PSI_CEX_HINT ? cx->hint_file : cx->ts_file,
+                     (unsigned long long)e->hint_line);
+            psi_json_str(j, "source", src);
+        } else if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");
         }

@@ -29,6 +29,8 @@ static const char *reason_text(psi_reject_reason r)
         return "no version order of the remaining writers avoids a forbidden cycle";
     case PSI_BY_LEVEL:
         return "the level's axioms force a cycle (no commit order satisfies them)";
+    case PSI_BY_TIMESTAMPS:
+        return "the start and commit timestamps show a violation";
     }
     return "?";
 }
@@ -183,6 +185,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 "orders)\n",
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges,
                 cx->n_edges == 1 ? "y" : "ies");
+    else if (cx->by_timestamps)
+        fprintf(out, "counterexample: %u transaction%s (no cycle needed: the timestamps show it)\n",
+                cx->n_txns, cx->n_txns == 1 ? "" : "s");
     else if (cx->anomaly_op != UINT32_MAX)
         fprintf(out,
                 "counterexample: %u transaction%s, %u dependenc%s (no cycle needed: the read "
@@ -196,6 +201,7 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies",
                 cx->minimal          ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
+                : cx->by_hints       ? "the cycle as found with the ordering information"
                                      : "the reported cycle as found: interpret budget exhausted",
                 (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
                 cx->seconds);
@@ -215,6 +221,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
     if (cx->n_edges && cx->by_level)
         fprintf(out, "  dependencies (certain: from the history; forced: the level's axiom orders "
                      "the two writers, from the certain ones):\n");
+    else if (cx->n_edges && cx->by_hints)
+        fprintf(out, "  dependencies (certain: from the history; version-order, timestamps: the "
+                     "hint file's line; decided: derived by the check from those):\n");
     else if (cx->n_edges)
         fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
                      "closes a forbidden cycle; excluded: that other order):\n");
@@ -228,6 +237,12 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
             fprintf(out, "    %-48s only if %s installs key %llu first\n", buf, a,
                     (unsigned long long)h->keys[ch->key]);
+        } else if (e->origin == PSI_CEX_HINT) {
+            fprintf(out, "    %-48s version-order %s:%llu\n", buf, cx->hint_file,
+                    (unsigned long long)e->hint_line);
+        } else if (e->origin == PSI_CEX_TIMESTAMPS) {
+            fprintf(out, "    %-48s timestamps %s:%llu\n", buf, cx->ts_file,
+                    (unsigned long long)e->hint_line);
         } else if (e->shown_by) {
             char rd[160], rt[64];
             psi_fmt_op(h, e->shown_by - 1, rd, sizeof rd);

@@ -59,6 +59,15 @@ static const vocab table[] = {
     [PSI_CEX_NONREPEATABLE_READ] = {"non-repeatable read", NULL,
                                     "a transaction reads a key twice and sees two committed "
                                     "versions (allowed by read committed and PL-2 only)"},
+    [PSI_CEX_STALE_READ] = {"stale read", NULL,
+                            "by the timestamps, a read misses a version committed before its "
+                            "transaction started"},
+    [PSI_CEX_FUTURE_READ] = {"future read", NULL,
+                             "by the timestamps, a read sees a version committed only after its "
+                             "transaction started"},
+    [PSI_CEX_SESSION_TIME] = {"session order against time", NULL,
+                              "by the timestamps, a transaction does not commit before the next "
+                              "one of its session starts"},
 };
 
 _Static_assert(sizeof table / sizeof table[0] == PSI_CEX_KIND_LAST + 1,

@@ -355,6 +355,13 @@ static psi_status check(chk *c, const psi_witness *w)
                       "can be valid",
                       psi_anomaly_name(an->kind), psi_anomaly_title(an->kind), a, b);
     }
+    if (w->n_chains)
+        /* Partial orders are hints (check --version-order), not a witness:
+         * a witness orders every writer of every key. */
+        return refuse(c,
+                      "line %llu: a chain line is an ordering hint for check --version-order, "
+                      "not part of a witness",
+                      (unsigned long long)w->chains[0].line);
     if (w->second_order_line)
         return refuse(c, "line %llu: a second order line (the first is on line %llu)",
                       (unsigned long long)w->second_order_line, (unsigned long long)w->order.line);

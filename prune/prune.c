@@ -9,20 +9,71 @@
 #include "prune/reach.h"
 #include "prune/seed.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* How a side is judged: SER (any cycle), SI (the doubled graph), or DEP
+ * (only DEP edges close cycles; prune.h dep_only). */
+typedef enum rule { RULE_SI = 0, RULE_SER = 1, RULE_DEP = 2, RULE_PSI = 3 } rule;
+
+/* RULE_PSI: the known RW edges by source and by target (plain graph). */
+typedef struct anti_index {
+    const psi_graph *g;
+    const psi_polygraph *pg;
+} anti_index;
+
+/* Known RW edges tried per end of a DEP edge: skipping the rest only
+ * prunes less. */
+#define MAX_ANTI_TESTS 64u
+
 typedef struct side_check {
     const psi_reach *r;
-    bool ser;
+    const anti_index *anti;
+    rule ser;
     bool bad;
     psi_edge culprit; /* the side's edge that closes a cycle */
 } side_check;
 
-static bool edge_closes_cycle(const psi_reach *r, bool ser, uint32_t from, uint32_t to,
-                              psi_edge_type type)
+/* DEP reach, or the same transaction (a path of no edges). */
+static bool reach_eq(const psi_reach *r, uint32_t from, uint32_t to)
 {
-    if (ser)
+    return from == to || psi_reach_to(r, from, to);
+}
+
+/* PSI: a DEP edge u -> v closes a cycle with one known RW edge: v ->RW y
+ * with y reaching u, or x ->RW u with v reaching x. *via: that edge's
+ * known index. */
+static bool psi_anti_cycle(const psi_reach *r, const anti_index *a, uint32_t u, uint32_t v,
+                           uint64_t *via)
+{
+    uint64_t b, e;
+    psi_graph_out(a->g, v, false, &b, &e);
+    for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
+        if (reach_eq(r, a->g->dst[b], u)) {
+            *via = a->g->eid[b];
+            return true;
+        }
+    psi_graph_in(a->g, u, false, &b, &e);
+    for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
+        if (reach_eq(r, v, a->g->in_src[b])) {
+            *via = a->g->in_eid[b];
+            return true;
+        }
+    return false;
+}
+
+static bool edge_closes_cycle(const psi_reach *r, const anti_index *a, rule ser, uint32_t from,
+                              uint32_t to, psi_edge_type type)
+{
+    if (ser == RULE_PSI) {
+        uint64_t via;
+        return psi_reach_to(r, to, from) ||
+               (!psi_edge_is_anti(type) && psi_anti_cycle(r, a, from, to, &via));
+    }
+    if (ser == RULE_DEP)
+        return !psi_edge_is_anti(type) && psi_reach_to(r, to, from);
+    if (ser == RULE_SER)
         return psi_reach_to(r, to, from);
     if (psi_edge_is_anti(type))
         return psi_reach_to(r, 2 * to + 1, from);
@@ -32,7 +83,7 @@ static bool edge_closes_cycle(const psi_reach *r, bool ser, uint32_t from, uint3
 static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
 {
     side_check *sc = ctx;
-    if (!edge_closes_cycle(sc->r, sc->ser, from, to, type))
+    if (!edge_closes_cycle(sc->r, sc->anti, sc->ser, from, to, type))
         return true;
     sc->bad = true;
     sc->culprit = (psi_edge){
@@ -41,12 +92,53 @@ static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type
 }
 
 /* The cycle closed by `e`: e itself, then a path back from its head. */
-static psi_status closing_cycle(const psi_reach *r, const psi_polygraph *g, bool ser,
+/* PSI: the cycle e closes through a known RW edge (psi_anti_cycle): e,
+ * a DEP path (maybe empty), the RW edge, a DEP path (maybe empty). */
+static psi_status psi_closing_cycle(const psi_reach *r, const anti_index *a, const psi_edge *e,
+                                    psi_edge **out, uint32_t *len, psi_diag *d)
+{
+    const psi_polygraph *g = a->pg;
+    uint64_t via = 0;
+    bool found = psi_anti_cycle(r, a, e->from, e->to, &via);
+    assert(found);
+    (void)found;
+    const psi_edge *rw = &g->known[via];
+    uint32_t *p1 = NULL, *p2 = NULL, n1 = 0, n2 = 0;
+    psi_status st = PSI_OK;
+    if (e->to != rw->from)
+        st = psi_reach_path(r, e->to, rw->from, &p1, &n1, d);
+    if (st == PSI_OK && rw->to != e->from)
+        st = psi_reach_path(r, rw->to, e->from, &p2, &n2, d);
+    if (st == PSI_OK) {
+        *out = malloc(((size_t)n1 + n2 + 2) * sizeof **out);
+        if (!*out)
+            st = psi_diag_nomem(d, "recording a cycle");
+    }
+    if (st == PSI_OK) {
+        uint32_t k = 0;
+        (*out)[k++] = *e;
+        for (uint32_t i = 0; i < n1; i++)
+            (*out)[k++] = g->known[p1[i]];
+        (*out)[k++] = *rw;
+        for (uint32_t i = 0; i < n2; i++)
+            (*out)[k++] = g->known[p2[i]];
+        *len = k;
+    }
+    free(p1);
+    free(p2);
+    return st;
+}
+
+static psi_status closing_cycle(const psi_reach *r, const anti_index *a, rule ser,
                                 const psi_edge *e, psi_edge **out, uint32_t *len, psi_diag *d)
 {
+    const psi_polygraph *g = a->pg;
     uint32_t *path = NULL, n = 0;
     psi_status st;
-    if (ser) {
+    if (ser == RULE_PSI && !psi_edge_is_anti((psi_edge_type)e->type) &&
+        !psi_reach_to(r, e->to, e->from))
+        return psi_closing_cycle(r, a, e, out, len, d);
+    if (ser != RULE_SI) {
         st = psi_reach_path(r, e->to, e->from, &path, &n, d);
     } else if (psi_edge_is_anti((psi_edge_type)e->type)) {
         st = psi_reach_path(r, 2 * e->to + 1, 2 * e->from, &path, &n, d);
@@ -82,17 +174,17 @@ static psi_status closing_cycle(const psi_reach *r, const psi_polygraph *g, bool
 /* Whether choice j (candidate w of read a) closes a forbidden cycle with
  * the known graph: its WR edge, or for the initial value the RW edge to
  * any writer of the key that reaches the reader. */
-static bool choice_impossible(const psi_reach *r, const psi_polygraph *g, bool ser,
-                              const psi_amb_read *a, uint32_t w)
+static bool choice_impossible(const psi_reach *r, const anti_index *ai, const psi_polygraph *g,
+                              rule ser, const psi_amb_read *a, uint32_t w)
 {
     if (w != PSI_SRC_INIT)
-        return edge_closes_cycle(r, ser, g->op_txn[w], a->txn, PSI_EDGE_WR);
+        return edge_closes_cycle(r, ai, ser, g->op_txn[w], a->txn, PSI_EDGE_WR);
     uint32_t b = g->w_off[a->key], e = g->w_off[a->key + 1];
-    if (e - b > MAX_INIT_TESTS)
+    if (e - b > MAX_INIT_TESTS || ser == RULE_DEP)
         return false;
     for (uint32_t i = b; i < e; i++) {
         uint32_t s = g->op_txn[g->w_op[i]];
-        if (s != a->txn && edge_closes_cycle(r, ser, a->txn, s, PSI_EDGE_RW))
+        if (s != a->txn && edge_closes_cycle(r, ai, ser, a->txn, s, PSI_EDGE_RW))
             return true;
     }
     return false;
@@ -104,8 +196,8 @@ static bool choice_impossible(const psi_reach *r, const psi_polygraph *g, bool s
  * a read left with one candidate gets its WR edge and the conditional
  * edges of that choice as known edges. *changed counts the choices
  * settled. */
-static psi_status prune_choices(const psi_reach *r, psi_polygraph *g, bool ser, uint32_t *changed,
-                                psi_diag *d)
+static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_polygraph *g,
+                                rule ser, uint32_t *changed, psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint32_t forced = 0;
@@ -118,7 +210,8 @@ static psi_status prune_choices(const psi_reach *r, psi_polygraph *g, bool ser, 
         if (alive == 1)
             continue; /* already forced */
         for (uint32_t j = 0; j < a->n && alive > 1; j++) {
-            if (cs[j] != PSI_CH_OPEN || !choice_impossible(r, g, ser, a, g->amb_cand[a->first + j]))
+            if (cs[j] != PSI_CH_OPEN ||
+                !choice_impossible(r, ai, g, ser, a, g->amb_cand[a->first + j]))
                 continue;
             cs[j] = PSI_CH_EXCLUDED;
             alive--;
@@ -150,6 +243,49 @@ static psi_status prune_choices(const psi_reach *r, psi_polygraph *g, bool ser, 
     return st;
 }
 
+/* RULE_PSI: the known RW edges indexed both ways; *bad gets a known RW
+ * edge whose head reaches its tail over DEP (a cycle with one RW edge,
+ * which the DEP-only reach cannot see), else stays UINT32_MAX. */
+static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi_graph *ag,
+                                 uint32_t *bad, psi_diag *d)
+{
+    uint8_t *anti = malloc(g->n_known ? g->n_known : 1);
+    if (!anti)
+        return psi_diag_nomem(d, "pruning");
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        anti[i] = psi_edge_is_anti((psi_edge_type)e->type);
+        if (anti[i] && *bad == UINT32_MAX && psi_reach_to(r, e->to, e->from))
+            *bad = (uint32_t)i;
+    }
+    psi_edge_view v = {.first = g->known, .n = g->n_known, .active = anti};
+    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN, d);
+    free(anti);
+    return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+}
+
+static psi_status psi_known_anti_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t rw,
+                                       psi_prune_result *res, psi_diag *d)
+{
+    const psi_edge *e = &g->known[rw];
+    uint32_t *path = NULL, n = 0;
+    psi_status st = psi_reach_path(r, e->to, e->from, &path, &n, d);
+    if (st != PSI_OK)
+        return st;
+    res->cycle[0] = malloc(((size_t)n + 1) * sizeof *res->cycle[0]);
+    if (!res->cycle[0]) {
+        free(path);
+        return psi_diag_nomem(d, "recording a cycle");
+    }
+    res->cycle[0][0] = *e;
+    for (uint32_t i = 0; i < n; i++)
+        res->cycle[0][i + 1] = g->known[path[i]];
+    res->cycle_len[0] = n + 1;
+    res->outcome = PSI_PRUNE_KNOWN_CYCLE;
+    free(path);
+    return PSI_OK;
+}
+
 static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t node,
                               psi_prune_result *res, psi_diag *d)
 {
@@ -174,7 +310,10 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
                      psi_prune_result *res, psi_diag *d)
 {
     memset(res, 0, sizeof *res);
-    bool ser = opts && opts->ser, disabled = opts && opts->disabled;
+    bool disabled = opts && opts->disabled;
+    rule ser = opts && opts->dep_only ? (opts->psi ? RULE_PSI : RULE_DEP)
+               : opts && opts->ser    ? RULE_SER
+                                      : RULE_SI;
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     for (;;) {
@@ -182,8 +321,24 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         uint32_t cyc;
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        if ((st = psi_reach_build(&r, h, g, !ser, &cyc, d)) != PSI_OK)
+        st = ser == RULE_DEP || ser == RULE_PSI
+                 ? psi_reach_build_dep(&r, h, g, &cyc, d)
+                 : psi_reach_build(&r, h, g, ser == RULE_SI, &cyc, d);
+        if (st != PSI_OK)
             return st;
+        psi_graph ag = {0};
+        anti_index ai = {.g = &ag, .pg = g};
+        if (ser == RULE_PSI && cyc == UINT32_MAX) {
+            uint32_t rw = UINT32_MAX;
+            st = psi_anti_build(&r, g, &ag, &rw, d);
+            if (st == PSI_OK && rw != UINT32_MAX)
+                st = psi_known_anti_cycle(&r, g, rw, res, d);
+            if (st != PSI_OK || rw != UINT32_MAX) {
+                psi_graph_free(&ag);
+                psi_reach_free(&r);
+                return st;
+            }
+        }
         size_t bytes = psi_reach_bytes(&r);
         if (bytes > res->peak_bytes)
             res->peak_bytes = bytes;
@@ -193,6 +348,7 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             return st;
         }
         if (disabled) {
+            psi_graph_free(&ag);
             psi_reach_free(&r);
             break;
         }
@@ -200,6 +356,7 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
             /* First round: generate only the constraints the known graph
              * leaves open (seed.h), then start over with their edges. */
             st = psi_seed_constraints(h, g, &r, d);
+            psi_graph_free(&ag);
             psi_reach_free(&r);
             if (st != PSI_OK)
                 return st;
@@ -213,16 +370,18 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
                 psi_progress_report(pr, "prune", c, g->n_cons, res->rounds);
             if (con->state != PSI_C_OPEN)
                 continue;
-            side_check e = {.r = &r, .ser = ser}, o = {.r = &r, .ser = ser};
+            side_check e = {.r = &r, .anti = &ai, .ser = ser},
+                       o = {.r = &r, .anti = &ai, .ser = ser};
             psi_constraint_for_each(g, con, true, check_edge, &e);
             psi_constraint_for_each(g, con, false, check_edge, &o);
             if (e.bad && o.bad) {
                 res->outcome = PSI_PRUNE_BOTH_SIDES;
                 res->constraint = c;
-                st = closing_cycle(&r, g, ser, &e.culprit, &res->cycle[0], &res->cycle_len[0], d);
+                st = closing_cycle(&r, &ai, ser, &e.culprit, &res->cycle[0], &res->cycle_len[0], d);
                 if (st == PSI_OK)
-                    st = closing_cycle(&r, g, ser, &o.culprit, &res->cycle[1], &res->cycle_len[1],
+                    st = closing_cycle(&r, &ai, ser, &o.culprit, &res->cycle[1], &res->cycle_len[1],
                                        d);
+                psi_graph_free(&ag);
                 psi_reach_free(&r);
                 return st;
             }
@@ -233,7 +392,8 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         }
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = prune_choices(&r, g, ser, &settled, d);
+            st = prune_choices(&r, &ai, g, ser, &settled, d);
+        psi_graph_free(&ag);
         psi_reach_free(&r);
         if (st != PSI_OK)
             return st;

@@ -38,7 +38,16 @@ typedef enum psi_prune_outcome {
 } psi_prune_outcome;
 
 typedef struct psi_prune_opts {
-    bool ser;                     /* serializability (plain acyclicity) instead of SI */
+    bool ser; /* serializability (plain acyclicity) instead of SI */
+    /* PC and PSI: prune by DEP cycles only (reach.h psi_reach_build_dep),
+     * which every level forbids; sides' RW edges never close one. Sound
+     * for any level whose forbidden cycles include all DEP cycles, at the
+     * price of pruning less than SI's rule. Overrides ser. */
+    bool dep_only;
+    /* PSI (with dep_only): also a cycle of one RW edge and DEP paths, each
+     * RW edge of a side or a known one next to the side's DEP edge's ends
+     * (level_psi.h): PSI forbids every such cycle. */
+    bool psi;
     bool disabled;                /* --no-pruning: only check the known graph for a cycle */
     const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;

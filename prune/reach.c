@@ -80,8 +80,9 @@ static void compute_frontier(psi_reach *r, const uint32_t *order)
     }
 }
 
-psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
-                           uint32_t *cycle_node, psi_diag *d)
+static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g,
+                              bool doubled, const uint8_t *active, uint32_t *cycle_node,
+                              psi_diag *d)
 {
     memset(r, 0, sizeof *r);
     r->h = h;
@@ -89,7 +90,7 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
     r->n_txns = h->n_txns;
     r->n_sessions = h->n_sessions ? h->n_sessions : 1;
     *cycle_node = UINT32_MAX;
-    psi_edge_view known = {.first = g->known, .n = g->n_known};
+    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = active};
     unsigned flags = doubled ? PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI : 0;
     psi_status st = psi_graph_build(&r->graph, h->n_txns, &known, flags, d);
     if (st != PSI_OK)
@@ -111,6 +112,27 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
     free(order);
     if (st != PSI_OK)
         psi_reach_free(r);
+    return st;
+}
+
+psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
+                           uint32_t *cycle_node, psi_diag *d)
+{
+    return reach_build(r, h, g, doubled, NULL, cycle_node, d);
+}
+
+psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
+                               uint32_t *cycle_node, psi_diag *d)
+{
+    /* The mask is only read while the rows are built (edge ids stay the
+     * known-edge indices, so paths map back unchanged). */
+    uint8_t *dep = malloc(g->n_known ? g->n_known : 1);
+    if (!dep)
+        return nomem(d);
+    for (uint64_t i = 0; i < g->n_known; i++)
+        dep[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
+    psi_status st = reach_build(r, h, g, false, dep, cycle_node, d);
+    free(dep);
     return st;
 }
 

@@ -56,6 +56,11 @@ typedef struct psi_reach {
  * frontier. */
 psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
                            uint32_t *cycle_node, psi_diag *d);
+/* The same over the DEP edges only (SO, WR, WW; plain, not doubled): for
+ * levels whose forbidden cycles are not SER's or SI's (PC, PSI), a DEP
+ * cycle is forbidden under every one of them, so pruning by it is sound. */
+psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
+                               uint32_t *cycle_node, psi_diag *d);
 void psi_reach_free(psi_reach *r);
 
 static inline uint32_t psi_reach_node(const psi_reach *r, uint32_t txn, int copy)

@@ -60,11 +60,14 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->out = calloc(N, sizeof *g->out);
     g->in = calloc(N, sizeof *g->in);
     g->ord = calloc(N, sizeof *g->ord);
+    g->onext = calloc(N, sizeof *g->onext);
+    g->oprev = calloc(N, sizeof *g->oprev);
     g->fmark = calloc(N, sizeof *g->fmark);
     g->bmark = calloc(N, sizeof *g->bmark);
     g->dist = calloc(N, sizeof *g->dist);
     g->parent = calloc(N, sizeof *g->parent);
-    if (!g->out || !g->in || !g->ord || !g->fmark || !g->bmark || !g->dist || !g->parent) {
+    if (!g->out || !g->in || !g->ord || !g->onext || !g->oprev || !g->fmark || !g->bmark ||
+        !g->dist || !g->parent) {
         psi_acyc_free(g);
         return NULL;
     }
@@ -80,13 +83,39 @@ void psi_acyc_free(psi_acyc *g)
         free(g->out[v].a);
     for (uint32_t v = 0; g->in && v < g->N; v++)
         free(g->in[v].a);
-    void *ptrs[] = {g->ue,           g->ie_from,  g->ie_to,  g->ie_user,   g->ie_act,
-                    g->out,          g->in,       g->ord,    g->occ_start, g->occ,
-                    g->cand_start,   g->cand,     g->val,    g->lvl,       g->prop_edge,
-                    g->prop_stamp,   g->lit_mark, g->act,    g->asg,       g->fmark,
-                    g->bmark,        g->dist,     g->parent, g->fwd.a,     g->bwd.a,
-                    g->cur.a,        g->next.a,   g->pool.a, g->sortbuf,   g->cycle.a,
-                    g->known_cycle.a};
+    void *ptrs[] = {g->ue,
+                    g->ie_from,
+                    g->ie_to,
+                    g->ie_user,
+                    g->ie_act,
+                    g->out,
+                    g->in,
+                    g->ord,
+                    g->occ_start,
+                    g->occ,
+                    g->cand_start,
+                    g->cand,
+                    g->val,
+                    g->lvl,
+                    g->prop_edge,
+                    g->prop_stamp,
+                    g->lit_mark,
+                    g->act,
+                    g->asg,
+                    g->fmark,
+                    g->bmark,
+                    g->dist,
+                    g->parent,
+                    g->fwd.a,
+                    g->bwd.a,
+                    g->cur.a,
+                    g->next.a,
+                    g->pool.a,
+                    g->sortbuf,
+                    g->cycle.a,
+                    g->known_cycle.a,
+                    g->onext,
+                    g->oprev};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
     free(g);

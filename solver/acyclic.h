@@ -49,6 +49,9 @@ typedef enum psi_edge_kind { PSI_EDGE_DEP = 0, PSI_EDGE_ANTI = 1 } psi_edge_kind
 typedef struct psi_acyc_stats {
     uint64_t activations;   /* internal edges switched on during search */
     uint64_t reorders;      /* activations that needed the order repaired */
+    uint64_t moved;         /* nodes these reorders moved */
+    uint64_t relabels;      /* reorders that relabelled neighbours for room */
+    uint64_t relabelled;    /* nodes relabelled by those */
     uint64_t visited;       /* nodes visited by the searches */
     uint64_t conflicts;     /* cycles found */
     uint64_t conflict_lits; /* total length of the conflict clauses */

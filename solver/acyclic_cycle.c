@@ -40,7 +40,7 @@ static bool add_labels(psi_acyc *g, uint32_t e, psi_lits *clause)
  * if dst was reached; the path is then given by parent[]. */
 bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t stamp, bool *nomem)
 {
-    uint32_t ub = g->ord[dst];
+    uint64_t ub = g->ord[dst];
     g->fwd.n = g->cur.n = g->next.n = 0;
     g->fmark[src] = g->epoch;
     g->dist[src] = 0;

@@ -8,9 +8,10 @@
  *
  * Invariants while no callback is running (checked in full by
  * psi_acyc_check_invariants, acyclic_invariants.c):
- * - ord[] is a permutation of 0..N-1 and every active internal edge x->y has
- *   ord[x] < ord[y] (unless the known edges alone are cyclic, static_cycle,
- *   which ends the search at the root);
+ * - the order list (ohead, onext, oprev) holds every internal node once,
+ *   its labels ord[] increase strictly along it, and every active internal
+ *   edge x->y has ord[x] < ord[y] (unless the known edges alone are cyclic,
+ *   static_cycle, which ends the search at the root);
  * - out[x] and in[y] hold the same active edges; in each list the known
  *   edges come first, then the edges activated during search in activation
  *   order, so backtracking pops from the ends (LIFO, like the trail);
@@ -23,10 +24,10 @@
  * - in both, pmax is the running maximum of the levels.
  *
  * Files: acyclic.c (construction, edge store, queries, occurrence tables),
- * acyclic_order.c (static sort of the known edges, Pearce-Kelly order
- * maintenance), acyclic_cycle.c (0-1 BFS, conflict cycles, explanations),
- * acyclic_theory.c (the theory callbacks: activation, propagation,
- * backtracking), acyclic_invariants.c (the debug checker). */
+ * acyclic_order.c (static sort of the known edges, order maintenance by a
+ * two-way bounded search and a labelled order list), acyclic_cycle.c (0-1 BFS, conflict cycles,
+ * explanations), acyclic_theory.c (the theory callbacks: activation, propagation, backtracking),
+ * acyclic_invariants.c (the debug checker). */
 #ifndef PSI_SOLVER_ACYCLIC_INTERNAL_H
 #define PSI_SOLVER_ACYCLIC_INTERNAL_H
 
@@ -67,6 +68,15 @@ typedef struct act_entry {
     uint32_t ie, level, pmax;
 } act_entry;
 
+/* A node with its order label, for sorting a search side by label. */
+typedef struct lab_node {
+    uint64_t lab;
+    uint32_t node;
+} lab_node;
+
+/* No node (ends of the order list). */
+#define PSI_ACYC_NONE UINT32_MAX
+
 typedef struct asg_entry {
     int lit;
     uint32_t level, pmax;
@@ -86,7 +96,12 @@ struct psi_acyc {
     size_t ie_n, ie_cap;
 
     adjvec *out, *in; /* active edges per internal node */
-    uint32_t *ord;
+    /* The topological order: a doubly linked list of the internal nodes
+     * (PSI_ACYC_NONE at its ends) with labels that increase along it and
+     * leave gaps, so nodes move by relinking and relabelling only them
+     * (acyclic_order.c). */
+    uint64_t *ord;
+    uint32_t *onext, *oprev, ohead;
     bool ordered;      /* static sort done */
     bool static_cycle; /* known edges are cyclic */
     size_t ue_done;    /* user edges already handled by prepare */
@@ -114,7 +129,7 @@ struct psi_acyc {
     uint32_t *fmark, *bmark, *dist, *parent;
     uint32_t epoch;
     u32vec fwd, bwd, cur, next, pool;
-    uint64_t *sortbuf;
+    lab_node *sortbuf;
     size_t sortbuf_cap;
 
     u32vec cycle, known_cycle;
@@ -178,8 +193,12 @@ bool psi_acyc_build_tables(psi_acyc *g);
 
 /* acyclic_order.c */
 bool psi_acyc_static_setup(psi_acyc *g);
-bool psi_acyc_search_backward(psi_acyc *g, uint32_t src, uint32_t dst);
-bool psi_acyc_reorder(psi_acyc *g);
+/* Restores the order before edge x->y (ord[x] > ord[y]) goes in: 1 if
+ * y reaches x (a cycle; order untouched, marks meaningless), 0 if the order
+ * now has x before y, -1 on ENOMEM. On 0, g->fwd lists nodes reachable from
+ * y (fmark) and g->bwd nodes reaching x (bmark), one of the two sides
+ * complete within the searched bounds. */
+int psi_acyc_restore_order(psi_acyc *g, uint32_t x, uint32_t y);
 
 /* acyclic_cycle.c */
 bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t stamp, bool *nomem);

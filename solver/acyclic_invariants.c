@@ -24,14 +24,24 @@ static bool fail(char *why, size_t n, const char *fmt, ...)
 /* Per-internal-edge marks: found in an out list, in an in list. */
 enum { M_OUT = 1, M_IN = 2 };
 
-/* ord is a permutation of 0..N-1 that every active edge respects. */
+/* The order list holds every node once, linked both ways, with labels
+ * increasing along it (that every active edge respects it: check_list). */
 static bool check_order(const psi_acyc *g, uint8_t *used, char *why, size_t n)
 {
-    for (uint32_t v = 0; v < g->N; v++) {
-        if (g->ord[v] >= g->N || used[g->ord[v]])
-            return fail(why, n, "ord[%u] = %u: outside or repeated", v, g->ord[v]);
-        used[g->ord[v]] = 1;
+    uint32_t prev = PSI_ACYC_NONE, count = 0;
+    for (uint32_t v = g->ohead; v != PSI_ACYC_NONE; prev = v, v = g->onext[v]) {
+        if (v >= g->N || used[v] || count++ >= g->N)
+            return fail(why, n, "order list: node %u out of range or repeated", v);
+        used[v] = 1;
+        if (g->oprev[v] != prev)
+            return fail(why, n, "order list: node %u links back to %u, not %u", v, g->oprev[v],
+                        prev);
+        if (prev != PSI_ACYC_NONE && g->ord[prev] >= g->ord[v])
+            return fail(why, n, "order list: label of %u (%llu) not below that of %u (%llu)", prev,
+                        (unsigned long long)g->ord[prev], v, (unsigned long long)g->ord[v]);
     }
+    if (count != g->N)
+        return fail(why, n, "order list holds %u of %u nodes", count, g->N);
     return true;
 }
 
@@ -60,8 +70,8 @@ static bool check_list(const psi_acyc *g, uint32_t v, bool out, uint8_t *emark, 
             return fail(why, n, "node %u: edge %u breaks the LIFO order of its list", v, e);
         last_act = g->ie_act[e];
         if (!g->static_cycle && g->ord[from] >= g->ord[to])
-            return fail(why, n, "active edge %u->%u against the order (%u >= %u)", from, to,
-                        g->ord[from], g->ord[to]);
+            return fail(why, n, "active edge %u->%u against the order (%llu >= %llu)", from, to,
+                        (unsigned long long)g->ord[from], (unsigned long long)g->ord[to]);
     }
     return true;
 }

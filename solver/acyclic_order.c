@@ -4,15 +4,23 @@
  * first solve; a cycle among them is reported as UNSAT at the root (and on
  * request by psi_acyc_known_cycle, without a solver).
  *
- * During search every internal node keeps a position ord[] such that each
- * active edge goes from a lower to a higher position. Activating x->y with
- * ord[x] < ord[y] costs nothing. Otherwise (Pearce-Kelly) a forward search
- * from y among nodes positioned at most ord[x] (acyclic_cycle.c) either
- * reaches x, a cycle, or finds the forward side; a backward search from x
- * among nodes positioned at least ord[y] finds the other side, and the
- * positions of both sides are permuted so the backward side comes first.
- * Deactivation on backtrack keeps the order valid, so backtracking only pops
- * edges off per-node lists (acyclic_theory.c). */
+ * During search the nodes form a list in topological order: every active
+ * edge goes from a node earlier in the list to a later one. Each node carries
+ * a 64-bit label, increasing along the list with gaps between (an order-
+ * maintenance list), so comparing two nodes' positions is comparing labels
+ * and activating x->y with ord[x] < ord[y] costs nothing. Otherwise two
+ * bounded searches run in turns, balanced by the edges they scan (as in
+ * Haeupler et al.'s two-way search): forward from y among nodes before x,
+ * backward from x among nodes after y. If they meet, or one reaches the
+ * other's start, y reaches x: a cycle. If one finishes first, its side
+ * alone moves: the forward side (all of y's descendants before x) goes right
+ * after x, or the backward side (all of x's ancestors after y) right before
+ * y, each in its old relative order. Only the moved nodes are relinked and
+ * relabelled (plus, rarely, the neighbours a relabel needs for room), so a
+ * reorder costs about the smaller side, not the span between x and y that
+ * a permutation of positions (Pearce-Kelly) would have to search on both
+ * sides. Deactivation on backtrack keeps the order valid, so backtracking
+ * only pops edges off per-node lists (acyclic_theory.c). */
 #include "acyclic_internal.h"
 
 #include <assert.h>
@@ -164,16 +172,38 @@ out:
     return res;
 }
 
+/* Labels live in [1, LAB_END); 0 and LAB_END stand for the list's ends. */
+#define LAB_END ((uint64_t)1 << 63)
+
 /* Puts every known internal edge into the graph and computes the initial
- * order by one topological sort. Returns false on ENOMEM. */
+ * order by one topological sort, with labels spread evenly. Returns false on
+ * ENOMEM. */
 bool psi_acyc_static_setup(psi_acyc *g)
 {
     if (g->ordered)
         return true;
-    int cyc = known_sort(g, g->ord);
-    if (cyc < 0)
+    uint32_t *pos = malloc((g->N ? g->N : 1) * sizeof *pos);
+    if (!pos)
         return false;
+    int cyc = known_sort(g, pos);
+    if (cyc < 0) {
+        free(pos);
+        return false;
+    }
     g->static_cycle = cyc == 1;
+    /* pos is a permutation: invert it (into oprev, for the moment). */
+    for (uint32_t v = 0; v < g->N; v++)
+        g->oprev[pos[v]] = v;
+    free(pos);
+    uint64_t step = LAB_END / ((uint64_t)g->N + 1);
+    g->ohead = g->N ? g->oprev[0] : PSI_ACYC_NONE;
+    for (uint32_t p = 0; p < g->N; p++) {
+        uint32_t v = g->oprev[p];
+        g->ord[v] = (uint64_t)(p + 1) * step;
+        g->onext[v] = p + 1 < g->N ? g->oprev[p + 1] : PSI_ACYC_NONE;
+    }
+    for (uint32_t v = g->ohead, p = PSI_ACYC_NONE; v != PSI_ACYC_NONE; p = v, v = g->onext[v])
+        g->oprev[v] = p;
     for (size_t i = 0; i < g->ue_n; i++) {
         uedge *u = &g->ue[i];
         if (u->need || u->dead)
@@ -200,71 +230,152 @@ int psi_acyc_known_cycle(psi_acyc *g, const uint32_t **edges, size_t *n)
     return r;
 }
 
-/* --- incremental order (Pearce-Kelly) ----------------------------------- */
+/* --- incremental order (two-way search, order-maintenance list) -------- */
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_lab(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const lab_node *x = a, *y = b;
+    return x->lab < y->lab ? -1 : x->lab > y->lab;
 }
 
-/* Nodes reaching dst among those positioned at least ord[src]; marks bmark
- * and lists them in g->bwd. */
-bool psi_acyc_search_backward(psi_acyc *g, uint32_t src, uint32_t dst)
+static uint64_t lab_before(const psi_acyc *g, uint32_t a)
 {
-    uint32_t lb = g->ord[src];
-    g->bwd.n = g->cur.n = 0;
-    g->bmark[dst] = g->epoch;
-    if (!psi_u32_push(&g->bwd, dst) || !psi_u32_push(&g->cur, dst))
+    return a == PSI_ACYC_NONE ? 0 : g->ord[a];
+}
+
+static uint64_t lab_after(const psi_acyc *g, uint32_t b)
+{
+    return b == PSI_ACYC_NONE ? LAB_END : g->ord[b];
+}
+
+/* Smallest average gap a relabel leaves: a few more insertions at the same
+ * place fit before the next relabel. */
+#define MIN_GAP 64
+
+/* Gives fresh labels to the cnt nodes strictly between a and b (list ends:
+ * NONE), which must lie between lab_before(a) and lab_after(b). If the gap is
+ * too small, the range grows over the neighbours on both sides, doubling,
+ * until the average gap is at least MIN_GAP (the whole list always has
+ * room: N < 2^32 nodes in 2^63 labels). */
+static void relabel(psi_acyc *g, uint32_t a, uint32_t b, uint64_t cnt)
+{
+    uint64_t lo = lab_before(g, a), hi = lab_after(g, b);
+    if (hi - lo <= cnt) {
+        g->st.relabels++;
+        for (uint64_t ext = 1;; ext *= 2) {
+            for (uint64_t i = 0; i < ext && a != PSI_ACYC_NONE; i++, cnt++)
+                a = g->oprev[a];
+            for (uint64_t i = 0; i < ext && b != PSI_ACYC_NONE; i++, cnt++)
+                b = g->onext[b];
+            lo = lab_before(g, a);
+            hi = lab_after(g, b);
+            if ((hi - lo) / (cnt + 1) >= MIN_GAP || (a == PSI_ACYC_NONE && b == PSI_ACYC_NONE))
+                break;
+        }
+        g->st.relabelled += cnt;
+    }
+    uint64_t step = (hi - lo) / (cnt + 1);
+    assert(step >= 1);
+    uint32_t v = a == PSI_ACYC_NONE ? g->ohead : g->onext[a];
+    for (uint64_t i = 1; v != b; v = g->onext[v], i++)
+        g->ord[v] = lo + i * step;
+}
+
+static void unlink_node(psi_acyc *g, uint32_t v)
+{
+    uint32_t p = g->oprev[v], n = g->onext[v];
+    if (p == PSI_ACYC_NONE)
+        g->ohead = n;
+    else
+        g->onext[p] = n;
+    if (n != PSI_ACYC_NONE)
+        g->oprev[n] = p;
+}
+
+/* Moves the nodes of side (none of them a or a's successor) right after a
+ * (NONE: to the front), in the order of their old labels. */
+static bool move_after(psi_acyc *g, uint32_t a, const u32vec *side)
+{
+    size_t k = side->n;
+    if (!psi_grow_array((void **)&g->sortbuf, &g->sortbuf_cap, k, sizeof *g->sortbuf))
         return false;
-    while (g->cur.n) {
-        uint32_t v = g->cur.a[--g->cur.n];
+    for (size_t i = 0; i < k; i++)
+        g->sortbuf[i] = (lab_node){g->ord[side->a[i]], side->a[i]};
+    qsort(g->sortbuf, k, sizeof *g->sortbuf, cmp_lab);
+    for (size_t i = 0; i < k; i++)
+        unlink_node(g, g->sortbuf[i].node);
+    uint32_t b = a == PSI_ACYC_NONE ? g->ohead : g->onext[a], p = a;
+    for (size_t i = 0; i < k; i++) {
+        uint32_t v = g->sortbuf[i].node;
+        g->oprev[v] = p;
+        if (p == PSI_ACYC_NONE)
+            g->ohead = v;
+        else
+            g->onext[p] = v;
+        p = v;
+    }
+    if (k) {
+        g->onext[p] = b;
+        if (b != PSI_ACYC_NONE)
+            g->oprev[b] = p;
+    }
+    relabel(g, a, b, k);
+    return true;
+}
+
+int psi_acyc_restore_order(psi_acyc *g, uint32_t x, uint32_t y)
+{
+    uint64_t lx = g->ord[x], ly = g->ord[y];
+    assert(x != y && ly < lx);
+    /* fwd/cur: nodes reached from y before x; bwd/next: nodes reaching x
+     * after y. Marks are from the caller's fresh epoch. */
+    g->fwd.n = g->bwd.n = g->cur.n = g->next.n = 0;
+    g->fmark[y] = g->bmark[x] = g->epoch;
+    if (!psi_u32_push(&g->fwd, y) || !psi_u32_push(&g->cur, y) || !psi_u32_push(&g->bwd, x) ||
+        !psi_u32_push(&g->next, x))
+        return -1;
+    uint64_t fcost = 0, bcost = 0; /* edges scanned by each side */
+    while (g->cur.n && g->next.n) {
         g->st.visited++;
-        const adjvec *in = &g->in[v];
-        for (uint32_t i = 0; i < in->n; i++) {
-            uint32_t w = in->a[i].node;
-            if (g->ord[w] < lb || g->bmark[w] == g->epoch)
-                continue;
-            g->bmark[w] = g->epoch;
-            if (!psi_u32_push(&g->bwd, w) || !psi_u32_push(&g->cur, w))
-                return false;
+        if (fcost <= bcost) {
+            uint32_t v = g->cur.a[--g->cur.n];
+            const adjvec *o = &g->out[v];
+            fcost += o->n + 1;
+            for (uint32_t i = 0; i < o->n; i++) {
+                uint32_t w = o->a[i].node;
+                if (g->bmark[w] == g->epoch)
+                    return 1; /* w reaches x (or is x) */
+                if (g->ord[w] > lx || g->fmark[w] == g->epoch)
+                    continue;
+                g->fmark[w] = g->epoch;
+                if (!psi_u32_push(&g->fwd, w) || !psi_u32_push(&g->cur, w))
+                    return -1;
+            }
+        } else {
+            uint32_t v = g->next.a[--g->next.n];
+            const adjvec *in = &g->in[v];
+            bcost += in->n + 1;
+            for (uint32_t i = 0; i < in->n; i++) {
+                uint32_t w = in->a[i].node;
+                if (g->fmark[w] == g->epoch)
+                    return 1; /* y reaches w (or w is y) */
+                if (g->ord[w] < ly || g->bmark[w] == g->epoch)
+                    continue;
+                g->bmark[w] = g->epoch;
+                if (!psi_u32_push(&g->bwd, w) || !psi_u32_push(&g->next, w))
+                    return -1;
+            }
         }
     }
-    return true;
-}
-
-static bool sort_by_ord(psi_acyc *g, const u32vec *nodes, size_t at)
-{
-    for (size_t i = 0; i < nodes->n; i++)
-        g->sortbuf[at + i] = ((uint64_t)g->ord[nodes->a[i]] << 32) | nodes->a[i];
-    qsort(g->sortbuf + at, nodes->n, sizeof *g->sortbuf, cmp_u64);
-    return true;
-}
-
-/* Pearce-Kelly reordering: backward side first, then forward side, reusing
- * the union of their positions. */
-bool psi_acyc_reorder(psi_acyc *g)
-{
-    size_t nb = g->bwd.n, nf = g->fwd.n, n = nb + nf;
-    if (!psi_grow_array((void **)&g->sortbuf, &g->sortbuf_cap, n, sizeof *g->sortbuf))
-        return false;
-    g->pool.n = 0;
-    if (!psi_u32_reserve(&g->pool, n))
-        return false;
-    sort_by_ord(g, &g->bwd, 0);
-    sort_by_ord(g, &g->fwd, nb);
-    /* Both halves are sorted: merge their positions. */
-    size_t i = 0, j = nb;
-    while (i < nb || j < n) {
-        uint64_t a = i < nb ? g->sortbuf[i] >> 32 : UINT64_MAX;
-        uint64_t b = j < n ? g->sortbuf[j] >> 32 : UINT64_MAX;
-        if (a < b)
-            g->pool.a[g->pool.n++] = (uint32_t)a, i++;
-        else
-            g->pool.a[g->pool.n++] = (uint32_t)b, j++;
-    }
-    for (size_t k = 0; k < n; k++)
-        g->ord[(uint32_t)g->sortbuf[k]] = g->pool.a[k];
     g->st.reorders++;
-    return true;
+    if (!g->cur.n) {
+        /* Every descendant of y before x is in fwd: they go right after x. */
+        g->st.moved += g->fwd.n;
+        return move_after(g, x, &g->fwd) ? 0 : -1;
+    }
+    /* Every ancestor of x after y is in bwd: they go right before y. */
+    g->st.moved += g->bwd.n;
+    uint32_t p = g->oprev[y];
+    /* y's predecessor is before y, so not in bwd. */
+    return move_after(g, p, &g->bwd) ? 0 : -1;
 }

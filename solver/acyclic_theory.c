@@ -67,11 +67,21 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
     }
     if (g->ord[x] > g->ord[y]) {
         new_epoch(g);
-        if (psi_acyc_search_forward(g, y, x, 0, &nomem))
+        int r = psi_acyc_restore_order(g, x, y);
+        if (r < 0)
+            return PSI_THEORY_ENOMEM;
+        if (r > 0) {
+            /* y reaches x. The two-way search stops at any path; the 0-1 BFS
+             * finds one with the fewest labelled edges, for a short clause.
+             * It cannot miss: the order, untouched, bounds every y->x path. */
+            new_epoch(g);
+            bool found = psi_acyc_search_forward(g, y, x, 0, &nomem);
+            assert(found || nomem);
+            if (!found)
+                return PSI_THEORY_ENOMEM;
             return psi_acyc_record_cycle(g, e, &out->clause) ? PSI_THEORY_CONFLICT
                                                              : PSI_THEORY_ENOMEM;
-        if (nomem || !psi_acyc_search_backward(g, y, x) || !psi_acyc_reorder(g))
-            return PSI_THEORY_ENOMEM;
+        }
         searched = true;
     }
     assert(g->ord[x] < g->ord[y]); /* the order stays topological */

@@ -92,6 +92,12 @@ typedef struct psi_gen_opts {
     /* --explicit-init: the history starts with a transaction (session 0,
      * id 0) writing 0 to every key 0..keys-1, the recorded initial state. */
     bool explicit_init;
+    /* --timestamps (SI and SER stores): called for every transaction
+     * recorded as committed, with the store's true start (its snapshot)
+     * and commit times, in one unit where a transaction sees exactly those
+     * that commit before it starts (check/timestamps.h). NULL: none. */
+    void (*on_timestamps)(void *ctx, uint64_t session, uint64_t id, int64_t start, int64_t commit);
+    void *timestamps_ctx;
 } psi_gen_opts;
 
 /* The value written as version `v` (1, 2, ...) of key `key` under

@@ -377,6 +377,12 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
     rep->aborted += status == PSI_TXN_ABORTED;
     rep->unknown += status == PSI_TXN_UNKNOWN;
     uint64_t id = ++st->last_id;
+    if (status == PSI_TXN_COMMITTED && o->on_timestamps &&
+        (o->store == PSI_STORE_SI || o->store == PSI_STORE_SER))
+        /* Commit timestamps 2, 4, 6, ... (st->now was just advanced for
+         * this commit); a snapshot at commit count N starts at 2N + 1, so
+         * it sees exactly the commits up to N. */
+        o->on_timestamps(o->timestamps_ctx, s, id, 2 * (int64_t)se->snap + 1, 2 * (int64_t)st->now);
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];

@@ -138,6 +138,93 @@ static void test_format_names(void **state)
     assert_string_equal(psi_format_name(PSI_FMT_COBRA), "cobra");
 }
 
+/* Integer keys and values given before the first name keep their integer
+ * identity (7 is "7"), are distinct from keyword :7, and every spelling is
+ * printed back as given; copying the names gives the same meanings. */
+static void test_named_keys_and_values(void **state)
+{
+    (void)state;
+    psi_diag d;
+    char buf[24];
+    psi_builder *b = psi_builder_new("mem", PSI_FMT_EDN);
+    assert_non_null(b);
+    assert_false(psi_builder_keys_named(b));
+    uint64_t k, v, k7, kx, vy;
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_key_int(b, 7, &k, &d), PSI_OK);
+    assert_int_equal(k, 7); /* unchanged while no key is named */
+    assert_int_equal(psi_builder_value_int(b, 3, &v, &d), PSI_OK);
+    assert_int_equal(v, 3);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, k, v, 0, &d), PSI_OK);
+    uint64_t list[2] = {3, 4};
+    assert_int_equal(psi_builder_list_read(b, 7, list, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 7, 0, PSI_OPF_INIT, &d), PSI_OK);
+    /* The switch: key 7 becomes "7", value 3 becomes the id of "3". */
+    assert_int_equal(psi_builder_key_named(b, ":7", 2, &kx, &d), PSI_OK);
+    assert_true(psi_builder_keys_named(b));
+    assert_int_equal(psi_builder_key_int(b, 7, &k7, &d), PSI_OK);
+    assert_int_equal(k7, 0);
+    assert_int_equal(kx, 1);
+    assert_int_equal(psi_builder_value_named(b, ":y", 2, &vy, &d), PSI_OK);
+    assert_true(psi_builder_values_named(b));
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, kx, vy, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_value_int(b, 3, &v, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, k7, v, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+
+    assert_int_equal(h->n_keys, 2);
+    assert_non_null(h->key_names);
+    assert_string_equal(psi_history_key_name(h, 0, buf), "7");
+    assert_string_equal(psi_history_key_name(h, 1, buf), ":7");
+    assert_non_null(h->value_names);
+    assert_int_equal(h->n_value_names, 3); /* "3", "4", ":y" */
+    assert_int_equal(h->ops[0].value, h->ops[4].value);
+    assert_string_equal(psi_history_value_name(h, h->ops[0].value, buf), "3");
+    assert_string_equal(psi_history_value_name(h, h->ops[1].value, buf), "4");
+    uint32_t len;
+    const uint64_t *lv = psi_history_list(h, 1, &len);
+    assert_int_equal(len, 2);
+    assert_string_equal(psi_history_value_name(h, lv[0], buf), "3");
+    assert_int_equal(h->ops[2].value, 0);
+    assert_string_equal(psi_history_value_name(h, 0, buf), "nil");
+    assert_string_equal(psi_history_value_name(h, h->ops[3].value, buf), ":y");
+
+    psi_builder *c = psi_builder_new("copy", PSI_FMT_EDN);
+    assert_non_null(c);
+    assert_int_equal(psi_builder_copy_names(c, h, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(c, 1, 1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(c, PSI_OP_WRITE, h->keys[1], h->ops[3].value, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(c, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h2;
+    assert_int_equal(psi_builder_finish(c, &h2, &d), PSI_OK);
+    assert_string_equal(psi_history_key_name(h2, h2->ops[0].key, buf), ":7");
+    assert_string_equal(psi_history_value_name(h2, h2->ops[0].value, buf), ":y");
+    psi_history_free(h2);
+    psi_history_free(h);
+
+    /* All integers: no tables, integers printed in decimal. */
+    b = psi_builder_new("mem", PSI_FMT_EDN);
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 18446744073709551615u, 9, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    assert_null(h->key_names);
+    assert_null(h->value_names);
+    assert_false(psi_history_has_names(h));
+    assert_string_equal(psi_history_key_name(h, 0, buf), "18446744073709551615");
+    assert_string_equal(psi_history_value_name(h, 9, buf), "9");
+    psi_history_free(h);
+
+    /* A builder freed unfinished frees its names. */
+    b = psi_builder_new("mem", PSI_FMT_EDN);
+    assert_int_equal(psi_builder_key_named(b, "\"a b\"", 5, &k, &d), PSI_OK);
+    assert_int_equal(psi_builder_value_named(b, "foo", 3, &v, &d), PSI_OK);
+    assert_int_equal(psi_builder_value_named(b, "", 0, &v, &d), PSI_ERR_INPUT);
+    psi_builder_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_list_reads_and_discard),
         cmocka_unit_test(test_unfinished_transaction_is_an_error),
         cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_named_keys_and_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

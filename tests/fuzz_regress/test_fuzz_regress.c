@@ -30,7 +30,7 @@ typedef struct target {
 static const target targets[] = {
     {"text", psi_fuzz_text},       {"dbcop", psi_fuzz_dbcop},   {"edn", psi_fuzz_edn},
     {"cobra", psi_fuzz_cobra},     {"dimacs", psi_fuzz_dimacs}, {"verdict", psi_fuzz_verdict},
-    {"witness", psi_fuzz_witness}, {"awdit", psi_fuzz_awdit},
+    {"witness", psi_fuzz_witness}, {"awdit", psi_fuzz_awdit},   {"timestamps", psi_fuzz_timestamps},
 };
 
 static uint8_t *slurp(const char *path, size_t *len)

@@ -100,6 +100,8 @@ static void test_tampered_witnesses_refused(void **state)
         {"polysi-witness 1\nkey 1 (1,1) (9,9)\nkey 2 (3,3)\n", "(9,9) is not in the history"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2) (3,3)\nkey 2 (3,3)\n", "does not write key 1"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nkey 7 (3,3)\n", "key 7 does not occur"},
+        {"polysi-witness 3\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\nchain 1 (1,1)\n",
+         "line 4: a chain line is an ordering hint"},
         {"polysi-witness 1\nkey 1 (1,1) (2,2)\nkey 2 (3,3)\norder (1,1) (2,2) (3,3) (4,4)\n",
          "misses (4,5)"},
     };
@@ -115,7 +117,7 @@ static void test_tampered_witnesses_refused(void **state)
     assert_non_null(strstr(why, "line 4"));
     const char *malformed[] = {"",
                                "key 1 (1,1)\n",
-                               "polysi-witness 3\n",
+                               "polysi-witness 4\n",
                                "polysi-witness 1\nkey x (1,1)\n",
                                "polysi-witness 1\nkey 1 (1,1\n",
                                "polysi-witness 1\nkey 1 (1,99999999999999999999)\n",

@@ -24,6 +24,7 @@ typedef struct lo {
     bool pre[MAXT][MAXT];    /* SO ∪ WR, then its closure in hb */
     bool so[MAXT][MAXT];
     bool wr[MAXT][MAXT];
+    bool vis[MAXT][MAXT]; /* PSI: (SO ∪ WR ∪ WW_co)+ for the current co */
     lread reads[64];
     uint32_t n_reads;
     uint32_t order[MAXT], pos[MAXT];
@@ -46,12 +47,39 @@ static bool premise(const lo *c, uint32_t t2, const lread *r)
         return c->so[t2][r->txn] || c->wr[t2][r->txn];
     case LO_CC:
         return c->pre[t2][r->txn];
+    case LO_PC:
+        /* t2 co* u and u →(SO ∪ WR) t */
+        for (uint32_t u = 0; u < c->n; u++)
+            if ((u == t2 || c->pos[t2] < c->pos[u]) && (c->so[u][r->txn] || c->wr[u][r->txn]))
+                return true;
+        return false;
+    case LO_PSI:
+        return c->vis[t2][r->txn];
     }
     return false;
 }
 
-static bool axioms_hold(const lo *c)
+/* PSI's visibility for the current co: SO ∪ WR, co between writers of a
+ * common key, transitively closed. */
+static void psi_vis(lo *c)
 {
+    for (uint32_t a = 0; a < c->n; a++)
+        for (uint32_t b = 0; b < c->n; b++) {
+            bool ww = false;
+            for (uint32_t k = 0; k < 8 && !ww && a && b; k++)
+                ww = c->writes[a][k] && c->writes[b][k];
+            c->vis[a][b] = c->so[a][b] || c->wr[a][b] || (ww && a != b && c->pos[a] < c->pos[b]);
+        }
+    for (uint32_t k = 0; k < c->n; k++)
+        for (uint32_t a = 0; a < c->n; a++)
+            for (uint32_t b = 0; b < c->n; b++)
+                c->vis[a][b] = c->vis[a][b] || (c->vis[a][k] && c->vis[k][b]);
+}
+
+static bool axioms_hold(lo *c)
+{
+    if (c->level == LO_PSI)
+        psi_vis(c);
     for (uint32_t i = 0; i < c->n_reads; i++) {
         const lread *r = &c->reads[i];
         for (uint32_t t2 = 1; t2 < c->n; t2++)

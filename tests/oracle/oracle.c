@@ -172,6 +172,7 @@ typedef struct oracle {
     uint32_t *ord, *kfirst, *pos;
     bmat base, dep, rw, g;
     uint32_t *indeg, *queue;
+    const oracle_hints *hints; /* known version orders, or NULL */
 } oracle;
 
 static oracle_verdict finish(oracle *o, oracle_verdict v, oracle_reason why, uint32_t txn)
@@ -413,6 +414,18 @@ static bool choice_ok(oracle *o)
                 bmat_set(&o->dep, ord[i], ord[j]);
         }
     }
+    /* Orders the hints rule out are not candidates at all. */
+    for (size_t i = 0; o->hints && i < o->hints->n_ww; i++) {
+        const oracle_ww_hint *x = &o->hints->ww[i];
+        if (x->a >= h->n_txns || x->b >= h->n_txns || x->key >= h->n_keys)
+            continue;
+        uint32_t ca = o->cid[x->a], cb = o->cid[x->b];
+        if (ca == UINT32_MAX || cb == UINT32_MAX)
+            continue;
+        uint32_t pa = o->pos[(size_t)x->key * np + ca], pb = o->pos[(size_t)x->key * np + cb];
+        if (pa && pb && pa > pb)
+            return false;
+    }
     for (size_t r = 0; r < o->n_reads; r++)
         bmat_set(&o->dep, o->reads[r].writer, o->reads[r].reader);
     for (size_t r = 0; r < o->n_reads; r++) {
@@ -564,7 +577,13 @@ static oracle_verdict run(oracle *o)
 oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_orders,
                                   oracle_result *res)
 {
-    oracle o = {.h = h, .ser = ser, .max_orders = max_orders, .res = res};
+    return oracle_check_hinted(h, ser, NULL, max_orders, res);
+}
+
+oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_hints *hints,
+                                   uint64_t max_orders, oracle_result *res)
+{
+    oracle o = {.h = h, .ser = ser, .max_orders = max_orders, .res = res, .hints = hints};
     if (res)
         *res = (oracle_result){0};
     oracle_verdict v = run(&o);

@@ -23,6 +23,7 @@
 #include "core/history.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Refuse when the product over keys of (number of writers)! exceeds this. */
@@ -67,6 +68,23 @@ oracle_verdict oracle_check_ex(const psi_history *h, bool ser, oracle_result *re
  * instead of ORACLE_MAX_ORDERS. */
 oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_orders,
                                   oracle_result *res);
+
+/* Known version orders (issue 15): the enumeration keeps only the orders
+ * where history transaction a installs dense key `key` before b, for every
+ * hint. A hint naming a transaction that takes no part or does not write
+ * the key is ignored (the pipeline refuses it as bad input instead). */
+typedef struct oracle_ww_hint {
+    uint32_t a, b, key;
+} oracle_ww_hint;
+
+typedef struct oracle_hints {
+    const oracle_ww_hint *ww;
+    size_t n_ww;
+} oracle_hints;
+
+/* oracle_check_limit with hints (NULL: none). */
+oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_hints *hints,
+                                   uint64_t max_orders, oracle_result *res);
 
 const char *oracle_verdict_name(oracle_verdict v);
 const char *oracle_reason_name(oracle_reason r);

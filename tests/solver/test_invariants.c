@@ -149,7 +149,7 @@ static void test_acyclic_checker(void **state)
     assert_true(g->ordered && g->act_n == 2);
     assert_true(acyc_ok(g));
 
-    uint32_t t = g->ord[0]; /* an order against an active edge */
+    uint64_t t = g->ord[0]; /* an order against an active edge */
     g->ord[0] = g->ord[2];
     g->ord[2] = t;
     assert_false(acyc_ok(g));

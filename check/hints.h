@@ -1,0 +1,81 @@
+/* Ordering information the database or the harness already knows (issue
+ * 15, the King Cobra idea): known version orders become known WW edges of
+ * the polygraph before pruning, so pruning's seeding derives the RW edges
+ * they force and a complete order leaves no constraint for the solver.
+ *
+ * The caller (cli/, or a library user) reads the hint file; formats/ parses
+ * it (the witness format's key and chain lines, formats/witness.h) and the
+ * caller hands the chains over in the plain form below, since check/ reads
+ * no files. psi_check resolves them against the history: a transaction, a
+ * key or a writer that is not in the history, or a key's chains that
+ * contradict each other, is bad input (PSI_ERR_INPUT naming FILE:LINE), not
+ * a verdict. A hint consistent in itself that contradicts the history is a
+ * violation the check finds like any other: its cycle contains the hint's
+ * WW edge (origin PSI_FROM_VERSION_ORDER), whose line psi_hints_line names.
+ *
+ * Ownership: psi_version_order is borrowed (the caller's, read only);
+ * psi_hints_resolve fills a psi_hints that owns its arrays and a copy of
+ * the file name; psi_hints_free releases them. */
+#ifndef PSI_CHECK_HINTS_H
+#define PSI_CHECK_HINTS_H
+
+#include "core/diag.h"
+#include "core/history.h"
+#include "core/polygraph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A transaction a hint names: (session id, transaction id) as in the
+ * history's input, and the hint file's line it is on. */
+typedef struct psi_hint_txn {
+    uint64_t sid, tid;
+    uint64_t line;
+} psi_hint_txn;
+
+/* Writers of one key known to be installed in this order (any subsequence
+ * of the key's version order). */
+typedef struct psi_hint_chain {
+    uint64_t key; /* the external key */
+    uint64_t line;
+    const psi_hint_txn *tx;
+    size_t n;
+} psi_hint_chain;
+
+typedef struct psi_version_order {
+    const char *name; /* the file, for messages */
+    const psi_hint_chain *chains;
+    size_t n_chains;
+} psi_version_order;
+
+/* One known WW edge: from is installed before to on dense key `key`, as
+ * hint line `line` says (the first such line when several do). */
+typedef struct psi_hint_edge {
+    uint32_t from, to, key;
+    uint32_t pad; /* zero */
+    uint64_t line;
+} psi_hint_edge;
+
+typedef struct psi_hints {
+    char *file;       /* the hint file's name (owned copy), NULL when no hints */
+    psi_hint_edge *e; /* sorted by (from, to, key), no duplicates */
+    uint64_t n;
+} psi_hints;
+
+/* Resolves vo against the history h and its polygraph g (built, before
+ * pruning: its per-key writer lists say who the committed writers are) into
+ * *out: one edge per consecutive pair of every chain. Errors as above;
+ * *out is then empty. */
+psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
+                             const psi_version_order *vo, psi_hints *out, psi_diag *d);
+
+/* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
+psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);
+
+/* The hint line of the known edge from -> to on dense key `key`, 0 when no
+ * hint gave it. */
+uint64_t psi_hints_line(const psi_hints *hs, uint32_t from, uint32_t to, uint32_t key);
+
+void psi_hints_free(psi_hints *hs);
+
+#endif

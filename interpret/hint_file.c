@@ -1,0 +1,74 @@
+/* Hint files as chains (see hint_file.h). */
+#include "interpret/hint_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void add_chain(psi_hint_file *f, size_t *n, const psi_witness_line *l)
+{
+    f->chains[(*n)++] =
+        (psi_hint_chain){.key = l->key, .line = l->line, .tx = f->tx + l->first, .n = l->n};
+}
+
+psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, psi_hint_file *out,
+                               psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    psi_status st = psi_witness_parse(name, text, len, &out->w, d);
+    if (st != PSI_OK)
+        return st;
+    const psi_witness *w = &out->w;
+    size_t nc = w->n_keys + w->n_chains;
+    out->tx = malloc((w->n_tx ? w->n_tx : 1) * sizeof *out->tx);
+    out->chains = malloc((nc ? nc : 1) * sizeof *out->chains);
+    if (!out->tx || !out->chains) {
+        psi_hint_file_free(out);
+        return psi_diag_nomem(d, "reading the version order");
+    }
+    for (size_t i = 0; i < w->n_tx; i++)
+        out->tx[i] =
+            (psi_hint_txn){.sid = w->tx[i].sid, .tid = w->tx[i].tid, .line = w->tx[i].line};
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_keys; i++)
+        add_chain(out, &n, &w->keys[i]);
+    for (size_t i = 0; i < w->n_chains; i++)
+        add_chain(out, &n, &w->chains[i]);
+    out->vo = (psi_version_order){.name = name, .chains = out->chains, .n_chains = n};
+    return PSI_OK;
+}
+
+void psi_hint_file_free(psi_hint_file *f)
+{
+    psi_witness_free(&f->w);
+    free(f->tx);
+    free(f->chains);
+    memset(f, 0, sizeof *f);
+}
+
+psi_status psi_ts_file_parse(const char *name, const char *text, size_t len, psi_ts_file *out,
+                             psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    psi_status st = psi_ts_parse(name, text, len, &out->l, d);
+    if (st != PSI_OK)
+        return st;
+    out->e = malloc((out->l.n ? out->l.n : 1) * sizeof *out->e);
+    if (!out->e) {
+        psi_ts_file_free(out);
+        return psi_diag_nomem(d, "reading timestamps");
+    }
+    for (size_t i = 0; i < out->l.n; i++) {
+        const psi_ts_line *x = &out->l.e[i];
+        out->e[i] = (psi_hint_ts){
+            .sid = x->sid, .tid = x->tid, .start = x->start, .commit = x->commit, .line = x->line};
+    }
+    out->ts = (psi_timestamps){.name = name, .e = out->e, .n = out->l.n};
+    return PSI_OK;
+}
+
+void psi_ts_file_free(psi_ts_file *f)
+{
+    psi_ts_list_free(&f->l);
+    free(f->e);
+    memset(f, 0, sizeof *f);
+}

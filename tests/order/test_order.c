@@ -1,0 +1,554 @@
+/* Known version orders (issue 15, check --version-order): the witness
+ * format's chain lines (version 3), hints as known WW edges before pruning
+ * (a complete order leaves no constraint), the RW edges a hint forces, a
+ * hint that contradicts the history rejected with the hint's line in the
+ * cycle and the counterexample, bad hints refused naming FILE:LINE, and
+ * on generated histories: hints taken from the check's own witness (true
+ * for the history, complete or any part of it) never change a verdict. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "check/check.h"
+#include "formats/witness.h"
+#include "interpret/explain.h"
+#include "interpret/hint_file.h"
+#include "interpret/witness.h"
+#include "oracle/oracle.h"
+#include "support/spec.h"
+#include "workload/gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef psi_hint_file hints_mem;
+
+static psi_status hints_parse(const char *text, hints_mem *m, psi_diag *d)
+{
+    return psi_hint_file_parse("hints.txt", text, strlen(text), m, d);
+}
+
+static void hints_free(hints_mem *m)
+{
+    psi_hint_file_free(m);
+}
+
+/* Checks spec with hint text (NULL: none); returns the status, fills r. */
+static psi_status check_with(const char *spec, const char *hints, bool ser, psi_check_result *r,
+                             psi_history **hp, psi_diag *d)
+{
+    psi_history *h = spec_history(spec);
+    assert_non_null(h);
+    hints_mem m;
+    memset(&m, 0, sizeof m);
+    psi_check_opts o = {.ser = ser};
+    if (hints) {
+        psi_status st = hints_parse(hints, &m, d);
+        assert_int_equal(st, PSI_OK);
+        o.version_order = &m.vo;
+    }
+    psi_status st = psi_check(h, &o, r, d);
+    hints_free(&m);
+    *hp = h;
+    return st;
+}
+
+static void test_chain_lines(void **state)
+{
+    (void)state;
+    psi_witness w;
+    psi_diag d;
+    const char *v3 = "polysi-witness 3\nkey 1 (1,1) (2,2)\nchain 1 (1,1)\nchain 7 (3,3) (4,4)\n";
+    assert_int_equal(psi_witness_parse("h", v3, strlen(v3), &w, &d), PSI_OK);
+    assert_int_equal(w.version, 3);
+    assert_int_equal(w.n_keys, 1);
+    assert_int_equal(w.n_chains, 2);
+    assert_int_equal(w.chains[1].key, 7);
+    assert_int_equal(w.chains[1].n, 2);
+    assert_int_equal(w.chains[1].line, 4);
+    assert_int_equal(w.tx[w.chains[1].first + 1].sid, 4);
+    /* Written back as version 3, and read back the same. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(psi_witness_write(&w, NULL, f, "mem", &d), PSI_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "polysi-witness 3\n"));
+    assert_non_null(strstr(buf, "chain 7 (3,3) (4,4)\n"));
+    psi_witness w2;
+    assert_int_equal(psi_witness_parse("h", buf, len, &w2, &d), PSI_OK);
+    assert_int_equal(w2.n_chains, 2);
+    psi_witness_free(&w2);
+    free(buf);
+    psi_witness_free(&w);
+    /* Older versions have no chain lines: still read, chain refused. */
+    const char *v1 = "polysi-witness 1\nkey 1 (1,1)\nchain 1 (1,1)\n";
+    assert_int_equal(psi_witness_parse("h", v1, strlen(v1), &w, &d), PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "h:3:1:"));
+    const char *bad = "polysi-witness 3\nchain x (1,1)\n";
+    assert_int_equal(psi_witness_parse("h", bad, strlen(bad), &w, &d), PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "h:2:7:"));
+    const char *v4 = "polysi-witness 4\n";
+    assert_int_equal(psi_witness_parse("h", v4, strlen(v4), &w, &d), PSI_ERR_SYNTAX);
+}
+
+/* Three blind writers: unordered without hints, fully ordered with. */
+static void test_complete_order_needs_no_solver(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 2:2:c w1=2; 3:3:c w1=3; 4:4:c r1=3";
+    for (int ser = 0; ser < 2; ser++) {
+        psi_check_result r;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(check_with(spec, NULL, ser, &r, &h, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_ACCEPT);
+        assert_true(r.stats.constraints_generated > 0);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+        assert_int_equal(
+            check_with(spec, "polysi-witness 3\nchain 1 (2,2) (1,1) (3,3)\n", ser, &r, &h, &d),
+            PSI_OK);
+        assert_int_equal(r.verdict, PSI_ACCEPT);
+        assert_int_equal(r.stats.constraints_generated, 0);
+        assert_int_equal(r.stats.constraints_after, 0);
+        assert_int_equal(r.g.n_hint_edges, 2);
+        assert_int_equal(r.hints.n, 2);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+}
+
+/* T3 reads y's initial value that T2 overwrites, and T2 reads T1's x:
+ * SER orders T3's x before T1's. The hint "T1 before T3 on x" forces
+ * T2 ->RW T3, closing T2 ->RW T3 ->RW T2: SER rejects, SI (two adjacent
+ * anti-dependencies) accepts; the opposite hint changes nothing. */
+static void test_hint_forces_rw(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 2:2:c r1=1 w2=1; 3:3:c w1=2 r2=_";
+    psi_check_result r;
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(check_with(spec, NULL, true, &r, &h, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+    const char *bad = "polysi-witness 3\n# T1 first\nchain 1 (1,1) (3,3)\n";
+    assert_int_equal(check_with(spec, bad, true, &r, &h, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_REJECT);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+    assert_int_equal(check_with(spec, bad, false, &r, &h, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+    assert_int_equal(check_with(spec, "polysi-witness 3\nchain 1 (3,3) (1,1)\n", true, &r, &h, &d),
+                     PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+}
+
+/* A hint against session order: the known graph's cycle has the hint's
+ * edge, the counterexample names its line. */
+static void test_contradiction_names_line(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 1:2:c w1=2; 2:3:c r1=2";
+    for (int ser = 0; ser < 2; ser++) {
+        psi_check_result r;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(
+            check_with(spec, "polysi-witness 3\n\n\nchain 1 (1,2) (1,1)\n", ser, &r, &h, &d),
+            PSI_OK);
+        assert_int_equal(r.verdict, PSI_REJECT);
+        assert_int_equal(r.reason, PSI_BY_KNOWN_CYCLE);
+        bool hint = false;
+        for (uint32_t i = 0; i < r.prune.cycle_len[0]; i++) {
+            const psi_edge *e = &r.prune.cycle[0][i];
+            if (e->origin == PSI_FROM_VERSION_ORDER) {
+                hint = true;
+                assert_int_equal(psi_hints_line(&r.hints, e->from, e->to, e->key), 4);
+            }
+        }
+        assert_true(hint);
+        psi_cex cx;
+        psi_cex_opts xo = {.ser = ser};
+        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        assert_true(cx.present);
+        assert_true(cx.by_hints);
+        assert_string_equal(cx.hint_file, "hints.txt");
+        bool named = false;
+        for (uint32_t i = 0; i < cx.n_edges; i++)
+            named = named || (cx.edges[i].origin == PSI_CEX_HINT && cx.edges[i].hint_line == 4);
+        assert_true(named);
+        assert_string_equal(psi_cex_origin_name(PSI_CEX_HINT), "version-order");
+        psi_cex_free(&cx);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+}
+
+static void expect_refused(const char *spec, const char *hints, const char *where, const char *what)
+{
+    psi_check_result r;
+    psi_history *h;
+    psi_diag d;
+    psi_status st = check_with(spec, hints, false, &r, &h, &d);
+    if (st != PSI_ERR_INPUT)
+        fail_msg("expected a refusal of %s, got status %d", hints, st);
+    if (!strstr(d.msg, where) || !strstr(d.msg, what))
+        fail_msg("message '%s' lacks '%s' or '%s'", d.msg, where, what);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+}
+
+static void test_bad_hints(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 1:2:c w1=2 w2=1; 2:3:a w1=3; 2:4:c r1=2";
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (9,9)\n",
+                   "hints.txt:2:", "(9,9) is not a committed transaction");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (2,3)\n",
+                   "hints.txt:2:", "(2,3) is not a committed transaction"); /* aborted */
+    expect_refused(spec, "polysi-witness 3\n\nchain 5 (1,1)\n",
+                   "hints.txt:3:", "key 5 is not in the history");
+    expect_refused(spec, "polysi-witness 3\nchain 2 (1,1) (1,2)\n",
+                   "hints.txt:2:", "(1,1) does not write key 2");
+    expect_refused(spec, "polysi-witness 3\nchain 2 (2,4)\n",
+                   "hints.txt:2:", "(2,4) does not write key 2");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,1)\n", "hints.txt:2:", "named twice");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,2)\nchain 1 (1,2) (1,1)\n",
+                   "hints.txt:", "contradicts itself");
+    /* Not for the polynomial levels. */
+    psi_history *h = spec_history(spec);
+    hints_mem m;
+    psi_diag d;
+    assert_int_equal(hints_parse("polysi-witness 3\nchain 1 (1,1) (1,2)\n", &m, &d), PSI_OK);
+    psi_check_opts o = {.level = PSI_LEVEL_RC, .version_order = &m.vo};
+    psi_check_result r;
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_ERR_USAGE);
+    psi_check_result_free(&r);
+    hints_free(&m);
+    psi_history_free(h);
+}
+
+/* Hint text from the key lines of a witness: each key's order, whole
+ * (keep 100) or as a random subsequence split into up to two chains. */
+static char *hints_from_witness(const psi_witness *w, unsigned keep, uint64_t *rng)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    fputs("polysi-witness 3\n", f);
+    for (size_t k = 0; k < w->n_keys; k++) {
+        const psi_witness_line *l = &w->keys[k];
+        for (int part = 0; part < 2; part++) {
+            fprintf(f, "chain %llu", (unsigned long long)l->key);
+            for (size_t i = 0; i < l->n; i++) {
+                *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+                if (keep < 100 && (*rng >> 33) % 100 >= keep)
+                    continue;
+                fprintf(f, " (%llu,%llu)", (unsigned long long)w->tx[l->first + i].sid,
+                        (unsigned long long)w->tx[l->first + i].tid);
+            }
+            fputc('\n', f);
+            if (keep == 100)
+                break;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Generated histories (SI and SER stores, some with faults): the hint-free
+ * verdict under SI and SER; on an SI accept, the witness's orders as
+ * hints, complete and in part: SI still accepts (complete: with no
+ * constraint left), and SER keeps its verdict when it rejected (hints
+ * only add edges). */
+static void test_true_hints_keep_verdicts(void **state)
+{
+    (void)state;
+    uint64_t rng = 42;
+    unsigned accepted = 0, rejected = 0;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        psi_gen_opts go;
+        psi_gen_opts_default(&go);
+        go.seed = seed;
+        go.sessions = 2 + seed % 4;
+        go.txns_per_session = 2 + seed % 5;
+        go.ops_per_txn = 1 + seed % 4;
+        go.keys = 1 + seed % 5;
+        go.store = seed % 3 == 0 ? PSI_STORE_SER : PSI_STORE_SI;
+        if (seed % 4 == 0) {
+            go.faults = PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE);
+            go.fault_prob = 0.3;
+        }
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+        psi_check_opts o = {.keep_model = true};
+        psi_check_result r;
+        assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+        if (r.verdict != PSI_ACCEPT) {
+            rejected++;
+            psi_check_result_free(&r);
+            psi_history_free(h);
+            continue;
+        }
+        accepted++;
+        psi_witness w;
+        assert_int_equal(psi_witness_build(h, &r, false, &w, &d), PSI_OK);
+        psi_check_result_free(&r);
+        psi_check_opts so = {.ser = true};
+        assert_int_equal(psi_check(h, &so, &r, &d), PSI_OK);
+        psi_verdict ser_plain = r.verdict;
+        psi_check_result_free(&r);
+        static const unsigned keeps[] = {100, 50, 10};
+        for (size_t k = 0; k < 3; k++) {
+            char *text = hints_from_witness(&w, keeps[k], &rng);
+            hints_mem m;
+            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            for (int ser = 0; ser < 2; ser++) {
+                psi_check_opts ho = {.ser = ser, .version_order = &m.vo};
+                psi_status st = psi_check(h, &ho, &r, &d);
+                if (st != PSI_OK)
+                    fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+                if (!ser) {
+                    if (r.verdict != PSI_ACCEPT)
+                        fail_msg("seed %llu keep %u: true hints made SI reject",
+                                 (unsigned long long)seed, keeps[k]);
+                    if (keeps[k] == 100)
+                        assert_int_equal(r.stats.constraints_after, 0);
+                } else if (ser_plain == PSI_REJECT) {
+                    assert_int_equal(r.verdict, PSI_REJECT);
+                }
+                psi_check_result_free(&r);
+            }
+            hints_free(&m);
+            free(text);
+        }
+        psi_witness_free(&w);
+        psi_history_free(h);
+    }
+    assert_true(accepted > 50);
+    print_message("true hints: %u SI accepts re-checked with hints, %u rejects\n", accepted,
+                  rejected);
+}
+
+/* ---- The command line: check --version-order ---- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        if (n + 2 > cap) {
+            cap = cap ? 2 * cap : 4096;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        buf[n++] = (char)c;
+    }
+    fclose(f);
+    if (!buf)
+        buf = calloc(1, 1);
+    else
+        buf[n] = '\0';
+    return buf;
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs the CLI with args; returns its exit code, *out stdout+stderr. */
+static int run_cli(const char *dir, const char *args, char **out)
+{
+    const char *bin = getenv("PSI_CLI");
+    assert_non_null(bin);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>&1", dir, bin, args);
+    int st = system(cmd);
+    char p[512];
+    snprintf(p, sizeof p, "%s/out.txt", dir);
+    *out = slurp(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    if (!getenv("PSI_CLI")) {
+        print_message("PSI_CLI not set: CLI cases skipped\n");
+        return;
+    }
+    char dir[] = "/tmp/psi_order_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[512];
+    snprintf(p, sizeof p, "%s/h.txt", dir);
+    /* (1,1) and (2,2) write x blindly; (3,3) reads (2,2)'s x. */
+    put_file(p, "w(0,1,1,1)\nw(0,2,2,2)\nr(0,2,3,3)\n");
+    snprintf(p, sizeof p, "%s/good.txt", dir);
+    put_file(p, "polysi-witness 3\nchain 0 (1,1) (2,2)\n");
+    snprintf(p, sizeof p, "%s/contra.txt", dir);
+    put_file(p, "polysi-witness 3\n# wrong on purpose\nchain 0 (2,2) (1,1)\n");
+    snprintf(p, sizeof p, "%s/unknown.txt", dir);
+    put_file(p, "polysi-witness 3\nchain 0 (1,1) (7,7)\n");
+    snprintf(p, sizeof p, "%s/syntax.txt", dir);
+    put_file(p, "polysi-witness 3\nchain 0 (1,1\n");
+    char *out;
+    assert_int_equal(run_cli(dir, "check --stats --version-order good.txt h.txt", &out), 0);
+    free(out);
+    /* (2,2) before (1,1) is fine for SI and SER alike: (3,3) read (2,2)
+     * and nobody overwrote it after... unless (1,1) comes later, which
+     * makes (3,3) ->RW (1,1): still acyclic. Both accept. */
+    assert_int_equal(run_cli(dir, "check --version-order contra.txt h.txt", &out), 0);
+    free(out);
+    /* A contradiction with session order: rejected, the line named. */
+    snprintf(p, sizeof p, "%s/so.txt", dir);
+    put_file(p, "w(0,1,1,1)\nw(0,2,1,2)\n");
+    snprintf(p, sizeof p, "%s/so-hint.txt", dir);
+    put_file(p, "polysi-witness 3\n\nchain 0 (1,2) (1,1)\n");
+    assert_int_equal(run_cli(dir, "check --version-order so-hint.txt so.txt", &out), 1);
+    if (!strstr(out, "version-order so-hint.txt:3"))
+        fail_msg("the reject does not name the hint's line:\n%s", out);
+    free(out);
+    assert_int_equal(run_cli(dir, "check --json --version-order so-hint.txt so.txt", &out), 1);
+    assert_non_null(strstr(out, "\"source\":"));
+    assert_non_null(strstr(out, "so-hint.txt:3"));
+    free(out);
+    assert_int_equal(run_cli(dir, "check --version-order unknown.txt h.txt", &out), 2);
+    assert_non_null(strstr(out, "unknown.txt:2:"));
+    free(out);
+    assert_int_equal(run_cli(dir, "check --version-order syntax.txt h.txt", &out), 2);
+    assert_non_null(strstr(out, "syntax.txt:2:"));
+    free(out);
+    assert_int_equal(run_cli(dir, "check --version-order missing.txt h.txt", &out), 2);
+    assert_non_null(strstr(out, "missing.txt"));
+    free(out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Differential: small generated histories with random version-order hints
+ * (true or not: a random order of two writers of a key), the pipeline
+ * against the brute-force oracle restricted to the orders the hints allow.
+ * They must agree exactly, under SI and SER. */
+static void test_hints_against_oracle(void **state)
+{
+    (void)state;
+    uint64_t rng = 99;
+    unsigned compared = 0, rejects = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        psi_gen_opts go;
+        psi_gen_opts_default(&go);
+        go.seed = seed;
+        go.sessions = 2 + seed % 3;
+        go.txns_per_session = 1 + seed % 4;
+        go.ops_per_txn = 1 + seed % 3;
+        go.keys = 1 + seed % 3;
+        go.dist = PSI_DIST_UNIFORM;
+        go.store = seed % 5 == 0 ? PSI_STORE_RANDOM : seed % 2 ? PSI_STORE_SI : PSI_STORE_SER;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+        /* Up to three hints, each two distinct committed writers of a key. */
+        oracle_ww_hint ww[3];
+        size_t nw = 0;
+        char text[1024];
+        int len = snprintf(text, sizeof text, "polysi-witness 3\n");
+        for (int tries = 0; tries < 20 && nw < 3; tries++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t k = (uint32_t)((rng >> 33) % (h->n_keys ? h->n_keys : 1));
+            uint32_t w[64], n = 0;
+            for (uint32_t t = 1; t < h->n_txns && n < 64; t++) {
+                if (h->txns[t].status != PSI_TXN_COMMITTED)
+                    continue;
+                bool writes = false;
+                for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+                    const psi_op *op = &h->ops[h->txns[t].first_op + i];
+                    writes |= op->kind == PSI_OP_WRITE && op->key == k;
+                }
+                if (writes)
+                    w[n++] = t;
+            }
+            if (n < 2)
+                continue;
+            uint32_t a = w[(rng >> 20) % n], b = w[(rng >> 40) % n];
+            if (a == b)
+                continue;
+            ww[nw++] = (oracle_ww_hint){a, b, k};
+            len += snprintf(text + len, sizeof text - (size_t)len,
+                            "chain %llu (%llu,%llu) (%llu,%llu)\n", (unsigned long long)h->keys[k],
+                            (unsigned long long)h->sessions[h->txns[a].session].id,
+                            (unsigned long long)h->txns[a].id,
+                            (unsigned long long)h->sessions[h->txns[b].session].id,
+                            (unsigned long long)h->txns[b].id);
+        }
+        oracle_hints oh = {.ww = ww, .n_ww = nw};
+        for (int ser = 0; ser < 2; ser++) {
+            oracle_result orr;
+            oracle_verdict ov = oracle_check_hinted(h, ser, &oh, 200000, &orr);
+            if (ov != ORACLE_ACCEPT && ov != ORACLE_REJECT)
+                continue;
+            hints_mem m;
+            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            psi_check_opts o = {.ser = ser, .version_order = &m.vo};
+            psi_check_result r;
+            psi_status st = psi_check(h, &o, &r, &d);
+            hints_free(&m);
+            if (st == PSI_ERR_INPUT) {
+                /* e.g. a repeated value the pipeline refuses; not a verdict */
+                psi_check_result_free(&r);
+                continue;
+            }
+            if (st != PSI_OK)
+                fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+            bool agree = (r.verdict == PSI_ACCEPT) == (ov == ORACLE_ACCEPT);
+            if (!agree)
+                fail_msg("seed %llu %s: pipeline %s, oracle %s, hints:\n%s",
+                         (unsigned long long)seed, ser ? "ser" : "si",
+                         r.verdict == PSI_ACCEPT ? "accept" : "reject", oracle_verdict_name(ov),
+                         text);
+            compared++;
+            rejects += r.verdict == PSI_REJECT;
+            psi_check_result_free(&r);
+        }
+        psi_history_free(h);
+    }
+    assert_true(compared > 300);
+    print_message("hints vs oracle: %u verdicts compared, %u rejects\n", compared, rejects);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain_lines),
+        cmocka_unit_test(test_complete_order_needs_no_solver),
+        cmocka_unit_test(test_hint_forces_rw),
+        cmocka_unit_test(test_contradiction_names_line),
+        cmocka_unit_test(test_bad_hints),
+        cmocka_unit_test(test_true_hints_keep_verdicts),
+        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_hints_against_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
