@@ -122,7 +122,7 @@ static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
                              "key %llu is not in the history", (unsigned long long)c->key);
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
-        uint32_t t;
+        uint32_t t = UINT32_MAX; /* set by node_of on success; gcc -O2 cannot see it */
         psi_status st = node_of(r, &c->tx[i], c->key, f->key, &t);
         if (st != PSI_OK)
             return st;
