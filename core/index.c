@@ -1,17 +1,23 @@
 /* Validation and per-operation facts (see index.h).
  *
- * Passes: (1) op -> txn; (2) the write map (key, value) -> write op, which
- * refuses a value written twice; (3) per transaction, group its ops by key
- * in program order to find external reads and final writes; (4) settle
- * transactions of unknown outcome from the reads that observe them;
- * (5) resolve every external read of a committed transaction and record the
- * graph-free anomalies, including INT inside transactions; (6) compare the
- * list-append reads of each key (incompatible orders). */
+ * Passes: (1) op -> txn; (2) the write map: every write (key, value, op)
+ * radix-sorted by (key, value), so a lookup is a binary search in its key's
+ * range and repeated values are neighbours (chained in dup_prev); (3) per
+ * transaction, group its ops by key in program order to find external
+ * reads and final writes; (4) settle transactions of unknown outcome from
+ * the reads that observe them (only when there are some); (5) join the
+ * external reads of committed transactions with the write map: the reads
+ * are radix-sorted the same way and merged in one sequential pass, instead
+ * of a lookup per read (the lookups' cache misses were most of validation
+ * on large histories); (6) resolve every external read of a committed
+ * transaction and record the graph-free anomalies, including INT inside
+ * transactions; (7) compare the list-append reads of each key (incompatible
+ * orders). */
 #include "core/index.h"
 
+#include "core/kvsort.h"
 #include "core/vec.h"
 
-#include <Judy.h>
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +25,11 @@
 typedef struct index_ctx {
     psi_history *h;
     psi_index *idx;
-    Pvoid_t *writes; /* [n_keys] JudyL: value -> write op + 1 */
     uint32_t *order; /* scratch: a txn's op offsets sorted by (key, position) */
+    /* Scratch for the radix sorts of the write map and the join, [n_ops]
+     * each: one allocation serves both (pages the writes touched are
+     * reused by the reads). Freed when the build ends. */
+    psi_kv *kv_a, *kv_tmp;
     size_t cap_order;
     size_t cap_anomalies;
     size_t cap_amb, cap_amb_cand;
@@ -37,12 +46,16 @@ static psi_status add_anomaly(index_ctx *c, psi_anomaly a)
     return PSI_OK;
 }
 
+/* Writes of non-initial transactions as (key, value, op) records, in
+ * (txn, program) order so that the stable sort keeps repeated values in
+ * write order: the last of a run is the map's answer, dup_prev chains the
+ * others back. */
 static psi_status build_write_map(index_ctx *c)
 {
     psi_history *h = c->h;
-    c->writes = calloc(h->n_keys ? h->n_keys : 1, sizeof *c->writes);
-    if (!c->writes)
-        return psi_diag_nomem(c->d, "indexing writes");
+    psi_index *idx = c->idx;
+    psi_kv *a = c->kv_a;
+    size_t n = 0;
     for (uint32_t t = 1; t < h->n_txns; t++) {
         const psi_txn *tx = &h->txns[t];
         /* A recorded initial state is the initial transaction: reads of
@@ -50,27 +63,33 @@ static psi_status build_write_map(index_ctx *c)
         if (tx->status == PSI_TXN_INITIAL)
             continue;
         for (uint32_t i = 0; i < tx->n_ops; i++) {
-            uint32_t o = tx->first_op + i;
-            const psi_op *op = &h->ops[o];
-            if (op->kind != PSI_OP_WRITE)
-                continue;
-            Word_t *slot;
-            JLI(slot, c->writes[op->key], (Word_t)op->value);
-            if (slot == PJERR)
-                return psi_diag_nomem(c->d, "indexing writes");
-            if (*slot != 0) {
-                /* A repeated value: chain the writes (allocated on the
-                 * first repeat, so unique-value histories pay nothing). */
-                if (!c->idx->dup_prev) {
-                    c->idx->dup_prev = malloc((size_t)h->n_ops * sizeof *c->idx->dup_prev);
-                    if (!c->idx->dup_prev)
-                        return psi_diag_nomem(c->d, "indexing repeated values");
-                    memset(c->idx->dup_prev, 0xff, (size_t)h->n_ops * sizeof *c->idx->dup_prev);
-                }
-                c->idx->dup_prev[o] = (uint32_t)(*slot - 1);
-            }
-            *slot = (Word_t)o + 1;
+            const psi_op *op = &h->ops[tx->first_op + i];
+            if (op->kind == PSI_OP_WRITE)
+                a[n++] = (psi_kv){.value = op->value, .key = op->key, .op = tx->first_op + i};
         }
+    }
+    idx->w_first = malloc(((size_t)h->n_keys + 1) * sizeof *idx->w_first);
+    idx->w_val = malloc((n ? n : 1) * sizeof *idx->w_val);
+    idx->w_op = malloc((n ? n : 1) * sizeof *idx->w_op);
+    if (!idx->w_first || !idx->w_val || !idx->w_op)
+        return psi_diag_nomem(c->d, "indexing writes");
+    const psi_kv *sorted = psi_kv_sort(a, c->kv_tmp, n, h->n_keys, idx->w_first);
+    idx->n_keys = h->n_keys;
+    idx->n_writes = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        idx->w_val[i] = sorted[i].value;
+        idx->w_op[i] = sorted[i].op;
+        if (i == 0 || sorted[i].key != sorted[i - 1].key || sorted[i].value != sorted[i - 1].value)
+            continue;
+        /* A repeated value: chain the writes (allocated on the first
+         * repeat, so unique-value histories pay nothing). */
+        if (!idx->dup_prev) {
+            idx->dup_prev = malloc((size_t)h->n_ops * sizeof *idx->dup_prev);
+            if (!idx->dup_prev)
+                return psi_diag_nomem(c->d, "indexing repeated values");
+            memset(idx->dup_prev, 0xff, (size_t)h->n_ops * sizeof *idx->dup_prev);
+        }
+        idx->dup_prev[sorted[i].op] = sorted[i - 1].op;
     }
     return PSI_OK;
 }
@@ -225,18 +244,26 @@ static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
 
 static uint32_t lookup_writer(const index_ctx *c, const psi_op *op)
 {
-    Word_t *slot;
-    JLG(slot, c->writes[op->key], (Word_t)op->value);
-    return slot ? (uint32_t)(*slot - 1) : PSI_SRC_NONE;
+    return psi_index_writer(c->idx, op->key, op->value);
 }
 
 uint32_t psi_index_writer(const psi_index *idx, uint32_t key, uint64_t value)
 {
     if (key >= idx->n_keys)
         return PSI_SRC_NONE;
-    Word_t *slot;
-    JLG(slot, idx->writes[key], (Word_t)value);
-    return slot ? (uint32_t)(*slot - 1) : PSI_SRC_NONE;
+    /* The last write of the value: the first position whose value is
+     * larger, minus one. */
+    uint32_t lo = idx->w_first[key], hi = idx->w_first[key + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (idx->w_val[mid] <= value)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == idx->w_first[key] || idx->w_val[lo - 1] != value)
+        return PSI_SRC_NONE;
+    return idx->w_op[lo - 1];
 }
 
 /* Every element of a list-append read but the last (which is the read's
@@ -285,6 +312,12 @@ static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
 static psi_status settle_unknown(index_ctx *c)
 {
     psi_history *h = c->h;
+    /* Most histories have none: then no read needs looking at. */
+    bool any = false;
+    for (uint32_t t = 1; t < h->n_txns && !any; t++)
+        any = h->txns[t].status == PSI_TXN_UNKNOWN;
+    if (!any)
+        return PSI_OK;
     uint32_t *stack = malloc((size_t)h->n_txns * sizeof *stack);
     if (!stack)
         return psi_diag_nomem(c->d, "settling transactions of unknown outcome");
@@ -337,12 +370,18 @@ static bool zero_is_initial(const psi_history *h)
  * when it can. */
 static int invalid_source(const index_ctx *c, uint32_t t, uint32_t w)
 {
-    uint32_t wt = c->idx->op_txn[w];
-    if (wt == t)
+    /* One byte of the writer's (PSI_OI_LIVE marks the ops of committed
+     * transactions before pass 6) instead of two dependent loads through
+     * op_txn and txns: on large histories those were cache misses per read. */
+    const psi_txn *tx = &c->h->txns[t];
+    uint8_t info = c->idx->op_info[w];
+    assert(((info & PSI_OI_LIVE) != 0) ==
+           (c->h->txns[c->idx->op_txn[w]].status == PSI_TXN_COMMITTED));
+    if (w - tx->first_op < tx->n_ops)
         return PSI_ANOM_INT; /* observed its own later write */
-    if (c->h->txns[wt].status != PSI_TXN_COMMITTED)
+    if (!(info & PSI_OI_LIVE))
         return PSI_ANOM_G1A;
-    if (!(c->idx->op_info[w] & PSI_OI_FINAL_WRITE))
+    if (!(info & PSI_OI_FINAL_WRITE))
         return PSI_ANOM_G1B;
     return -1;
 }
@@ -437,6 +476,54 @@ static psi_status choose_sources(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
     return PSI_OK;
 }
 
+/* Pass 5: the writer of every external read of a committed transaction
+ * that looks one up (not a read of the initial value where a written 0 is
+ * an ordinary value), by merging the reads, radix-sorted by (key, value),
+ * with the sorted write map: read_src[o] gets the last write of the read's
+ * value or PSI_SRC_NONE, for pass 6 to resolve. Needs PSI_OI_LIVE on the
+ * ops of committed transactions (their statuses are final). */
+static psi_status join_reads(index_ctx *c)
+{
+    const psi_history *h = c->h;
+    psi_index *idx = c->idx;
+    bool zero_init = zero_is_initial(h);
+    uint32_t *first = malloc(((size_t)h->n_keys + 1) * sizeof *first);
+    if (!first)
+        return psi_diag_nomem(c->d, "resolving reads");
+    psi_kv *a = c->kv_a;
+    size_t n = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        uint8_t info = idx->op_info[o];
+        const psi_op *op = &h->ops[o];
+        if ((info & PSI_OI_LIVE) && (info & PSI_OI_EXTERNAL_READ) &&
+            (zero_init || !(op->flags & PSI_OPF_INIT)))
+            a[n++] = (psi_kv){.value = op->value, .key = op->key, .op = o};
+    }
+    const psi_kv *r = psi_kv_sort(a, c->kv_tmp, n, h->n_keys, first);
+    /* Both sides are sorted by (key, value): one merge. j runs over the
+     * writes; a run of equal (key, value) writes answers with its last. */
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t key = r[i].key;
+        uint64_t v = r[i].value;
+        if (j < idx->w_first[key])
+            j = idx->w_first[key];
+        uint32_t end = idx->w_first[key + 1];
+        while (j < end && idx->w_val[j] < v)
+            j++;
+        uint32_t w = PSI_SRC_NONE;
+        if (j < end && idx->w_val[j] == v) {
+            size_t e = j;
+            while (e + 1 < end && idx->w_val[e + 1] == v)
+                e++;
+            w = idx->w_op[e];
+        }
+        idx->read_src[r[i].op] = w;
+    }
+    free(first);
+    return PSI_OK;
+}
+
 /* Pass 5: resolve external reads of committed transactions. */
 static psi_status resolve_reads(index_ctx *c, uint32_t t)
 {
@@ -444,7 +531,6 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
     const psi_txn *tx = &h->txns[t];
     for (uint32_t i = 0; i < tx->n_ops; i++) {
         uint32_t o = tx->first_op + i;
-        c->idx->op_info[o] |= PSI_OI_LIVE;
         const psi_op *op = &h->ops[o];
         if (!(c->idx->op_info[o] & PSI_OI_EXTERNAL_READ))
             continue;
@@ -454,9 +540,11 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
                 return st;
         }
         bool init = (op->flags & PSI_OPF_INIT) != 0;
-        uint32_t w = PSI_SRC_NONE;
-        if (!init || zero_is_initial(h))
-            w = lookup_writer(c, op);
+        /* Pass 5 left the read's writer (the last of its value) in
+         * read_src; from here on read_src is the resolved source. */
+        uint32_t w = c->idx->read_src[o];
+        c->idx->read_src[o] = PSI_SRC_NONE;
+        assert(w == ((!init || zero_is_initial(h)) ? lookup_writer(c, op) : PSI_SRC_NONE));
         if (init && w == PSI_SRC_NONE) {
             c->idx->read_src[o] = PSI_SRC_INIT;
             continue;
@@ -480,12 +568,12 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
             a.other_op = bad_w;
         } else {
             int bad = invalid_source(c, t, w);
-            a.other_txn = c->idx->op_txn[w];
-            a.other_op = w;
             if (bad < 0) {
                 c->idx->read_src[o] = w;
                 continue;
             }
+            a.other_txn = c->idx->op_txn[w];
+            a.other_op = w;
             a.kind = (uint8_t)bad;
         }
         psi_status st = add_anomaly(c, a);
@@ -568,6 +656,12 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
             idx->op_txn[h->txns[t].first_op + i] = t;
     for (uint32_t o = 0; o < h->n_ops; o++)
         idx->read_src[o] = PSI_SRC_NONE;
+    c.kv_a = malloc(n * sizeof *c.kv_a);
+    c.kv_tmp = malloc(n * sizeof *c.kv_tmp);
+    if (!c.kv_a || !c.kv_tmp) {
+        st = psi_diag_nomem(d, "indexing operations");
+        goto out;
+    }
 
     if ((st = build_write_map(&c)) != PSI_OK)
         goto out;
@@ -575,6 +669,17 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         st = scan_txn(&c, t, false);
     if (st == PSI_OK)
         st = settle_unknown(&c);
+    /* Statuses are final: mark the ops of committed transactions (what
+     * invalid_source and the join read). */
+    for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++)
+        if (h->txns[t].status == PSI_TXN_COMMITTED)
+            for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
+                idx->op_info[h->txns[t].first_op + i] |= PSI_OI_LIVE;
+    if (st == PSI_OK)
+        st = join_reads(&c);
+    free(c.kv_a);
+    free(c.kv_tmp);
+    c.kv_a = c.kv_tmp = NULL;
     for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++) {
         switch (h->txns[t].status) {
         case PSI_TXN_COMMITTED:
@@ -600,9 +705,9 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
 
 out:
     /* The write map stays with the index (psi_index_writer). */
-    idx->writes = c.writes;
-    idx->n_keys = c.writes ? h->n_keys : 0;
     free(c.order);
+    free(c.kv_a);
+    free(c.kv_tmp);
     if (st != PSI_OK)
         psi_index_free(idx);
     return st;
@@ -630,14 +735,14 @@ uint32_t psi_index_repeat_src(const psi_history *h, const psi_index *idx, uint32
 
 void psi_index_release_writes(psi_index *idx)
 {
-    if (idx->writes) {
-        for (uint32_t k = 0; k < idx->n_keys; k++) {
-            JudyLFreeArray(&idx->writes[k], PJE0); /* not JLFA: clang -Wsign-compare */
-        }
-        free(idx->writes);
-    }
-    idx->writes = NULL;
+    free(idx->w_first);
+    free(idx->w_val);
+    free(idx->w_op);
+    idx->w_first = NULL;
+    idx->w_val = NULL;
+    idx->w_op = NULL;
     idx->n_keys = 0;
+    idx->n_writes = 0;
 }
 
 void psi_index_free(psi_index *idx)

@@ -102,8 +102,13 @@ typedef struct psi_index {
     uint32_t n_promoted;                        /* unknown txns settled as committed */
     psi_anomaly *anomalies;
     size_t n_anomalies;
-    void **writes; /* [n_keys] JudyL value -> write op + 1, for psi_index_writer */
-    uint32_t n_keys;
+    /* The write map, for psi_index_writer: every write op of a
+     * non-initial transaction, sorted by (key, value), repeated values in
+     * write order. Key k's writes are [w_first[k], w_first[k + 1]). */
+    uint32_t *w_first; /* [n_keys + 1] */
+    uint64_t *w_val;   /* [n_writes] the value written */
+    uint32_t *w_op;    /* [n_writes] the write op */
+    uint32_t n_keys, n_writes;
     /* Writes of a (key, value) that was written more than once, as a chain:
      * the write map holds the last such write, dup_prev[op] the one before
      * (PSI_SRC_NONE ends it). NULL when every value is written once. */
