@@ -278,7 +278,9 @@ static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
         uint32_t w = lookup_writer(c, &probe);
         /* With a repeated value, any committed append by another
          * transaction explains the element. */
-        for (uint32_t v = prev_dup(c->idx, w); w != PSI_SRC_NONE && v != PSI_SRC_NONE;
+        /* prev_dup indexes by op: never call it with PSI_SRC_NONE (an
+         * element no one wrote). */
+        for (uint32_t v = w == PSI_SRC_NONE ? PSI_SRC_NONE : prev_dup(c->idx, w); v != PSI_SRC_NONE;
              v = prev_dup(c->idx, v)) {
             uint32_t vt = c->idx->op_txn[v];
             if (vt != t && c->h->txns[vt].status == PSI_TXN_COMMITTED)
