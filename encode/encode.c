@@ -127,15 +127,6 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
     for (uint32_t c = 0; c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_OPEN)
             enc->choice_var[c] = ++next_var;
-    /* Chronological backtracking (solver option chrono) is off on
-     * instances with read-from choices: it trips the solver's assertion
-     * qhead == trail_n in psi_new_level on them (first seen at 6ecc1b3,
-     * still at this commit: the differential test's
-     * test_pruning_matches_full_polygraph under the Debug build). It
-     * would halve the decisions on hot keys (generate --value-range 4,
-     * 4000 transactions: 2.6M -> 0.9M); plain backjumping is correct. */
-    if (psi_sat_set_option(enc->sat, "chrono", 0) != 0)
-        return psi_diag_set(d, PSI_ERR_LIMIT, "the solver has no option chrono");
     if (psi_sat_reserve(enc->sat, next_var) != 0)
         goto nomem;
     for (uint32_t c = 0; c < g->n_cons; c++)
