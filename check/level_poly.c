@@ -20,6 +20,7 @@
  * n + r edges. */
 #include "check/level.h"
 
+#include "core/list_order.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -190,45 +191,17 @@ static bool grow2(uint32_t **a, uint32_t **b, size_t *cap, size_t need)
     return true;
 }
 
-/* List-append reads show version orders: consecutive elements' writers
- * are WW-ordered, a fact every level's commit order must follow (as in
- * the polygraph). Lists of a key are prefixes of one another (else the
- * index reported an anomaly), so the longest one per key says it all. */
+static bool add_list_fact(void *ctx, uint32_t from, uint32_t to, uint32_t key)
+{
+    return add_edge(ctx, from, to, TAG_LIST | key);
+}
+
+/* List-append reads show version orders (core/list_order.h), facts every
+ * level's commit order must follow, as in the polygraph. */
 static bool list_edges(lctx *c)
 {
-    const psi_history *h = c->h;
-    if (!h->n_list_reads)
-        return true;
-    uint32_t *longest = malloc((h->n_keys ? h->n_keys : 1) * sizeof *longest);
-    if (!longest)
-        return false;
-    memset(longest, 0xff, (h->n_keys ? h->n_keys : 1) * sizeof *longest);
-    for (uint32_t i = 0; i < h->n_list_reads; i++) {
-        const psi_list_read *lr = &h->list_reads[i];
-        if (!(c->idx->op_info[lr->op] & PSI_OI_LIVE))
-            continue;
-        uint32_t key = h->ops[lr->op].key;
-        if (longest[key] == NONE || h->list_reads[longest[key]].len < lr->len)
-            longest[key] = i;
-    }
-    bool ok = true;
-    for (uint32_t key = 0; key < h->n_keys && ok; key++) {
-        if (longest[key] == NONE)
-            continue;
-        const psi_list_read *lr = &h->list_reads[longest[key]];
-        uint32_t prev = PSI_INIT_TXN;
-        for (uint32_t k = 0; k < lr->len && ok; k++) {
-            uint32_t w = psi_index_writer(c->idx, key, h->list_vals[lr->first + k]);
-            if (w == PSI_SRC_NONE || !committed(h, c->idx->op_txn[w]))
-                break; /* an anomaly the index reported */
-            uint32_t t = c->idx->op_txn[w];
-            if (t != prev && prev != PSI_INIT_TXN)
-                ok = add_edge(c, prev, t, TAG_LIST | key);
-            prev = t;
-        }
-    }
-    free(longest);
-    return ok;
+    bool nomem;
+    return psi_list_ww_facts(c->h, c->idx, add_list_fact, c, &nomem);
 }
 
 /* t's distinct writers (not the initial transaction), each with its first

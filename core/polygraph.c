@@ -10,6 +10,7 @@
  * sub-history. */
 #include "core/polygraph.h"
 
+#include "core/list_order.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -334,35 +335,33 @@ static psi_status add_so_wr(psi_polygraph *g, const psi_history *h, const psi_in
     return st != PSI_OK ? st : wr_edges(&em, h, idx, NULL, 0, &g->n_wr);
 }
 
-/* WW edges between consecutive elements of each observed list. */
+typedef struct list_ww_ctx {
+    psi_polygraph *g;
+    psi_diag *d;
+    psi_status st;
+} list_ww_ctx;
+
+static bool add_one_list_ww(void *ctx, uint32_t from, uint32_t to, uint32_t key)
+{
+    list_ww_ctx *c = ctx;
+    c->st = psi_polygraph_add_known(c->g, from, to, PSI_EDGE_WW, key, PSI_FROM_HISTORY, c->d);
+    if (c->st == PSI_OK)
+        c->g->n_list_ww++;
+    return c->st == PSI_OK;
+}
+
+/* The version orders list-append reads show (core/list_order.h): their
+ * consecutive appenders, and their last appender before every append they
+ * do not show. Contiguous from list_ww_first, for sub-polygraphs. */
 static psi_status add_list_ww(psi_polygraph *g, const psi_history *h, const psi_index *idx,
                               psi_diag *d)
 {
     g->list_ww_first = g->n_known;
-    for (uint32_t i = 0; i < h->n_list_reads; i++) {
-        const psi_list_read *lr = &h->list_reads[i];
-        if (!(idx->op_info[lr->op] & PSI_OI_LIVE))
-            continue;
-        uint32_t key = h->ops[lr->op].key, prev = PSI_INIT_TXN;
-        for (uint32_t k = 0; k < lr->len; k++) {
-            uint32_t w = psi_index_writer(idx, key, h->list_vals[lr->first + k]);
-            if (w == PSI_SRC_NONE || h->txns[idx->op_txn[w]].status != PSI_TXN_COMMITTED)
-                break; /* reported as an anomaly by the index */
-            if (idx->dup_prev && idx->dup_prev[w] != PSI_SRC_NONE)
-                break; /* a repeated value: which append it was is unknown, so the
-                          order from here on is not used (fewer edges: sound) */
-            uint32_t t = idx->op_txn[w];
-            if (t != prev && prev != PSI_INIT_TXN) {
-                psi_status st =
-                    psi_polygraph_add_known(g, prev, t, PSI_EDGE_WW, key, PSI_FROM_HISTORY, d);
-                if (st != PSI_OK)
-                    return st;
-                g->n_list_ww++;
-            }
-            prev = t;
-        }
-    }
-    return PSI_OK;
+    list_ww_ctx c = {.g = g, .d = d, .st = PSI_OK};
+    bool nomem;
+    if (!psi_list_ww_facts(h, idx, add_one_list_ww, &c, &nomem) && nomem)
+        return psi_diag_nomem(d, "ordering list-append writers");
+    return c.st;
 }
 
 /* Writers per key (final writes of committed txns, in transaction order,

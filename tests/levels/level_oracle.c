@@ -412,6 +412,21 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
                 c->ww[c->n_ww][0] = local[a];
                 c->ww[c->n_ww++][1] = local[b];
             }
+            /* The list is a prefix of the version order: every other
+             * committed append of the key comes after its last element. */
+            int64_t last = len ? appender(h, op->key, lv[len - 1]) : -1;
+            for (uint32_t k = 1; last >= 0 && k < c->n; k++) {
+                bool shown = false;
+                for (uint32_t e = 0; e < len && !shown; e++)
+                    shown = appender(h, op->key, lv[e]) == (int64_t)c->glob[k];
+                if (shown || !c->writes[k][op->key] ||
+                    h->txns[c->glob[k]].status != PSI_TXN_COMMITTED)
+                    continue;
+                if (local[last] == UINT32_MAX || c->n_ww == sizeof c->ww / sizeof c->ww[0])
+                    goto out;
+                c->ww[c->n_ww][0] = local[last];
+                c->ww[c->n_ww++][1] = k;
+            }
         }
     }
     /* hb = (SO ∪ WR)+ */
