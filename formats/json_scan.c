@@ -387,7 +387,13 @@ char *edn_spell_cp(char *o, unsigned long c)
 
 bool json_string_is(const edn_parser *p, const edn_node *nd, const char *name)
 {
-    assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
+    if (nd->kind != EDN_STRING)
+        return false;
+    assert(nd->len >= 2 && nd->len != UINT32_MAX);
+    if (!nd->esc) {
+        size_t len = strlen(name);
+        return nd->len == len + 2 && memcmp(p->buf + nd->pos + 1, name, len) == 0;
+    }
     const char *s = p->buf + nd->pos + 1, *end = p->buf + nd->pos + nd->len - 1;
     const char *want = name;
     /* Escapes were validated by parse_string: decode each, compare its
