@@ -60,6 +60,9 @@
  *   the maps of the file (Jepsen writes histories in real-time order). No
  *   :process, or no :invoke at all: no real time (rt NULL). :time is not
  *   read: Jepsen's :index already orders the same events.
+ * - Timestamps (issue 15): a completion's :start-ts and :commit-ts
+ *   (signed 64-bit integers, both or neither, start <= commit) are the
+ *   transaction's, used by the check like `check --timestamps`.
  * - Transaction ids: every transaction's :index (of its completion, or of
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
@@ -119,6 +122,9 @@ typedef struct edn_reader {
      * every invoke and completion so far had an :index. */
     edn_rt cur_rt;
     bool has_rt, rt_known, rt_indexed;
+    /* Timestamps of the transaction add_txn hands over next (get_ts). */
+    bool has_ts;
+    int64_t ts_start, ts_commit;
     uint64_t *vals; /* scratch for a list read */
     size_t cap_vals;
     /* The builder switched to named keys / values (psi_builder_keys_named),
@@ -135,15 +141,17 @@ enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
 
 /* The fields of an op map that matter; 0 when absent. */
 typedef struct edn_op {
-    uint32_t map, type, f, process, value, index, reads;
+    uint32_t map, type, f, process, value, index, reads, start_ts, commit_ts;
 } edn_op;
 
 static psi_status op_fields(edn_parser *p, uint32_t map, edn_op *op)
 {
-    static const char *const names[] = {"type", "f", "process", "value", "index", "polysi/reads"};
+    static const char *const names[] = {"type",         "f",        "process",  "value", "index",
+                                        "polysi/reads", "start-ts", "commit-ts"};
     memset(op, 0, sizeof *op);
     op->map = map;
-    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index, &op->reads};
+    uint32_t *slots[] = {&op->type,  &op->f,     &op->process,  &op->value,
+                         &op->index, &op->reads, &op->start_ts, &op->commit_ts};
     for (uint32_t k = p->nodes[map].child; k; k = p->nodes[p->nodes[k].next].next) {
         uint32_t v = p->nodes[k].next;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -473,6 +481,11 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
     psi_status st = psi_builder_begin(r->b, session, src, src, p->d);
     if (st != PSI_OK)
         return st;
+    if (r->has_ts) {
+        r->has_ts = false;
+        if ((st = psi_builder_set_ts(r->b, r->ts_start, r->ts_commit, p->d)) != PSI_OK)
+            return st;
+    }
     if (r->has_rt) {
         /* Places among the maps for now; choose_rt may switch to :index. */
         const edn_rt *t = &r->cur_rt;
@@ -487,6 +500,48 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
         if ((st = add_micro_op(r, e, status, observed)) != PSI_OK)
             return st;
     return psi_builder_end(r->b, status, p->d);
+}
+
+/* A signed integer that fits 64 bits, or an error naming its place. */
+static psi_status get_i64(const edn_parser *p, uint32_t n, const char *what, int64_t *out)
+{
+    const edn_node *nd = &p->nodes[n];
+    if (nd->kind == EDN_INT && !nd->big && nd->u <= (uint64_t)INT64_MAX + (nd->neg != 0)) {
+        *out = nd->neg ? (int64_t)(0 - nd->u) : (int64_t)nd->u;
+        return PSI_OK;
+    }
+    if (nd->kind == EDN_INT)
+        return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
+                         "%s '%.*s' does not fit a signed 64-bit integer", what,
+                         EDN_NODE_TEXT(p, nd));
+    return not_u64(p, nd, what);
+}
+
+/* The completion's :start-ts and :commit-ts (issue 15: the database's own
+ * timestamps, used like `check --timestamps`): both or neither, start <=
+ * commit. */
+static psi_status get_ts(edn_reader *r, const edn_op *op)
+{
+    edn_parser *p = &r->p;
+    r->has_ts = false;
+    if (!op->start_ts && !op->commit_ts)
+        return PSI_OK;
+    if (!op->start_ts || !op->commit_ts)
+        return edn_error(p, PSI_ERR_SYNTAX,
+                         p->nodes[op->start_ts ? op->start_ts : op->commit_ts].pos,
+                         "a transaction with :start-ts needs :commit-ts too, and the other way "
+                         "round");
+    psi_status st;
+    if ((st = get_i64(p, op->start_ts, ":start-ts", &r->ts_start)) != PSI_OK ||
+        (st = get_i64(p, op->commit_ts, ":commit-ts", &r->ts_commit)) != PSI_OK)
+        return st;
+    if (r->ts_start > r->ts_commit)
+        return edn_error(p, PSI_ERR_INPUT, p->nodes[op->commit_ts].pos,
+                         "the transaction commits (:commit-ts %lld) before it starts (:start-ts "
+                         "%lld)",
+                         (long long)r->ts_commit, (long long)r->ts_start);
+    r->has_ts = true;
+    return PSI_OK;
 }
 
 static psi_status get_index(const edn_parser *p, const edn_op *op, bool *has, uint64_t *index)
@@ -565,7 +620,7 @@ static psi_status handle_processless(edn_reader *r, const edn_op *op, enum edn_t
     if (st != PSI_OK)
         return st;
     bool observed;
-    if ((st = get_observed(p, op, &observed)) != PSI_OK)
+    if ((st = get_observed(p, op, &observed)) != PSI_OK || (st = get_ts(r, op)) != PSI_OK)
         return st;
     psi_txn_status status = type == T_OK     ? PSI_TXN_COMMITTED
                             : type == T_FAIL ? PSI_TXN_ABORTED
@@ -652,7 +707,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
     /* Only the completion's own :value can be observed; the invoke's reads
      * are always "not known". */
     bool observed;
-    if ((st = get_observed(p, &op, &observed)) != PSI_OK)
+    if ((st = get_observed(p, &op, &observed)) != PSI_OK || (st = get_ts(r, &op)) != PSI_OK)
         return st;
     uint32_t value = op.value;
     bool had_invoke = pd->active;
@@ -708,6 +763,7 @@ static psi_status finish_pending(edn_reader *r)
                 return st;
             uint32_t value = op.value && r->p.nodes[op.value].kind != EDN_NIL ? op.value : 0;
             r->has_rt = true;
+            r->has_ts = false;
             r->cur_rt =
                 (edn_rt){.inv_ord = pd->ord, .inv_index = pd->index, .inv_indexed = pd->has_index};
             st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, false, has_index, index,
