@@ -367,10 +367,19 @@ static void witness(void)
     static uint8_t buf[1 << 16];
     char name[64];
     for (uint16_t seed = 1; seed <= 40; seed++) {
-        size_t n = psi_fuzz_witness_seed(seed, seed % 2, buf, sizeof buf);
+        size_t n = psi_fuzz_witness_seed(seed, seed % 2, false, buf, sizeof buf);
         if (n == 0)
             continue;
         snprintf(name, sizeof name, "gen-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
+        write_seed("witness", name, buf, n);
+    }
+    /* named keys: version-4 witnesses with keyword, string and integer
+     * spellings */
+    for (uint16_t seed = 1; seed <= 20; seed++) {
+        size_t n = psi_fuzz_witness_seed(seed, seed % 2, true, buf, sizeof buf);
+        if (n == 0)
+            continue;
+        snprintf(name, sizeof name, "named-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
         write_seed("witness", name, buf, n);
     }
 }

@@ -456,6 +456,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     bool hinted = res->hints.n || res->ts.n_with || res->g.n_rt_edges;
     int r = (own_cycle || hinted) ? 0 : restore(&x, &s);
     cex->by_hints = hinted;
+    cex->level_cycle = own_cycle && !hinted;
     if (res->hints.n)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
     if (res->ts.n_with)

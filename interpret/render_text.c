@@ -202,6 +202,8 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 cx->minimal          ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
                 : cx->by_hints       ? "the cycle as found with the ordering information"
+                : cx->level_cycle    ? "the cycle as the level's check found it, not shrunk: the "
+                                       "shrinking re-checks are SI's, which forbid more"
                                      : "the reported cycle as found: interpret budget exhausted",
                 (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
                 cx->seconds);

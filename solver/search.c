@@ -233,9 +233,12 @@ int psi_search(psi_sat *s)
             return PSI_SAT_UNKNOWN;
         if (restart_due(s)) {
             restart(s);
-            /* After a chronological backtrack the restart keeps literals that
-             * were out of order and must be propagated again (assign.c): no
-             * decision before the fixpoint. */
+            /* After a chronological backtrack, literals of the levels the
+             * restart keeps may lie above where those levels end on the
+             * trail; the backtrack moves them down and they must go
+             * through propagation (and the theory) again before the next
+             * decision, or a clause they now make unit is missed and
+             * psi_new_level finds the queue not empty. */
             if (s->qhead < s->trail_n || (s->has_theory && s->theory_head < s->trail_n))
                 continue;
         }
