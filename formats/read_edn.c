@@ -52,17 +52,11 @@
  *   length limit but memory). :process and :index stay integers. Integers
  *   too large for 64 bits there are errors only where a number is used (an
  *   ignored field such as a huge :time is legal EDN and ignored).
- * - Real time (history.h psi_rt, issue 15): a transaction of a :process
- *   runs from its :invoke to its completion; an :info completion (or none)
- *   leaves it open, a completion without an invoke has no known start.
- *   Positions are the ops' :index values when every such op has one and
- *   no completion's comes before its invoke's, else the ops' places among
- *   the maps of the file (Jepsen writes histories in real-time order). No
- *   :process, or no :invoke at all: no real time (rt NULL). :time is not
- *   read: Jepsen's :index already orders the same events.
- * - Timestamps (issue 15): a completion's :start-ts and :commit-ts
- *   (signed 64-bit integers, both or neither, start <= commit) are the
- *   transaction's, used by the check like `check --timestamps`.
+ * - Real time (history.h psi_rt): from a :process's :invoke to its
+ *   completion (:info or none: open; no invoke: no known start), by the
+ *   ops' :index when all have one in order, else by their places in the
+ *   file. No invoke at all: rt NULL. :time is not read. A completion's
+ *   :start-ts/:commit-ts are the transaction's timestamps (edn_ts.c).
  * - Transaction ids: every transaction's :index (of its completion, or of
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
@@ -502,46 +496,11 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
     return psi_builder_end(r->b, status, p->d);
 }
 
-/* A signed integer that fits 64 bits, or an error naming its place. */
-static psi_status get_i64(const edn_parser *p, uint32_t n, const char *what, int64_t *out)
-{
-    const edn_node *nd = &p->nodes[n];
-    if (nd->kind == EDN_INT && !nd->big && nd->u <= (uint64_t)INT64_MAX + (nd->neg != 0)) {
-        *out = nd->neg ? (int64_t)(0 - nd->u) : (int64_t)nd->u;
-        return PSI_OK;
-    }
-    if (nd->kind == EDN_INT)
-        return edn_error(p, PSI_ERR_SYNTAX, nd->pos,
-                         "%s '%.*s' does not fit a signed 64-bit integer", what,
-                         EDN_NODE_TEXT(p, nd));
-    return not_u64(p, nd, what);
-}
-
-/* The completion's :start-ts and :commit-ts (issue 15: the database's own
- * timestamps, used like `check --timestamps`): both or neither, start <=
- * commit. */
+/* The completion's :start-ts and :commit-ts (edn_timestamps). */
 static psi_status get_ts(edn_reader *r, const edn_op *op)
 {
-    edn_parser *p = &r->p;
-    r->has_ts = false;
-    if (!op->start_ts && !op->commit_ts)
-        return PSI_OK;
-    if (!op->start_ts || !op->commit_ts)
-        return edn_error(p, PSI_ERR_SYNTAX,
-                         p->nodes[op->start_ts ? op->start_ts : op->commit_ts].pos,
-                         "a transaction with :start-ts needs :commit-ts too, and the other way "
-                         "round");
-    psi_status st;
-    if ((st = get_i64(p, op->start_ts, ":start-ts", &r->ts_start)) != PSI_OK ||
-        (st = get_i64(p, op->commit_ts, ":commit-ts", &r->ts_commit)) != PSI_OK)
-        return st;
-    if (r->ts_start > r->ts_commit)
-        return edn_error(p, PSI_ERR_INPUT, p->nodes[op->commit_ts].pos,
-                         "the transaction commits (:commit-ts %lld) before it starts (:start-ts "
-                         "%lld)",
-                         (long long)r->ts_commit, (long long)r->ts_start);
-    r->has_ts = true;
-    return PSI_OK;
+    return edn_timestamps(&r->p, op->start_ts, op->commit_ts, &r->has_ts, &r->ts_start,
+                          &r->ts_commit);
 }
 
 static psi_status get_index(const edn_parser *p, const edn_op *op, bool *has, uint64_t *index)
