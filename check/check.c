@@ -194,6 +194,37 @@ static psi_status hints_agree(const psi_hints *hs, const psi_ts_info *ts, psi_di
     return PSI_OK;
 }
 
+/* The history's own timestamps (EDN/JSON :start-ts, :commit-ts) in the
+ * form --timestamps gives them, for its committed transactions: lines are
+ * the transactions' lines in the history. *e is the caller's to free;
+ * out->n == 0 when there are none. */
+static psi_status own_timestamps(const psi_history *h, psi_timestamps *out, psi_hint_ts **e,
+                                 psi_diag *d)
+{
+    *out = (psi_timestamps){.name = h->source};
+    *e = NULL;
+    if (!h->ts)
+        return PSI_OK;
+    size_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        n += h->ts[t].has && h->txns[t].status == PSI_TXN_COMMITTED;
+    if (!n)
+        return PSI_OK;
+    if (!(*e = malloc(n * sizeof **e)))
+        return psi_diag_nomem(d, "reading the history's timestamps");
+    n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (h->ts[t].has && h->txns[t].status == PSI_TXN_COMMITTED)
+            (*e)[n++] = (psi_hint_ts){.sid = h->sessions[h->txns[t].session].id,
+                                      .tid = h->txns[t].id,
+                                      .start = h->ts[t].start,
+                                      .commit = h->ts[t].commit,
+                                      .line = h->txns[t].src};
+    out->e = *e;
+    out->n = n;
+    return PSI_OK;
+}
+
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res, psi_diag *d)
 {
     static const psi_check_opts defaults = {0};
@@ -292,10 +323,29 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
-    if (opts->timestamps) {
-        st = psi_ts_resolve(h, &res->idx, opts->timestamps, &res->ts, d);
+    /* --timestamps, else the history's own (SI and SER based levels only:
+     * elsewhere they are not used, as --timestamps is refused). */
+    const psi_timestamps *tsp = opts->timestamps;
+    psi_timestamps own;
+    if (!tsp && h->ts && (base == PSI_LEVEL_SI || base == PSI_LEVEL_SER)) {
+        psi_hint_ts *e;
+        if ((st = own_timestamps(h, &own, &e, d)) != PSI_OK)
+            return st;
+        if (own.n) {
+            /* resolving copies what the check keeps */
+            st = psi_ts_resolve(h, &res->idx, &own, &res->ts, d);
+            free(e);
+            own.e = NULL; /* only its presence is used from here on */
+            if (st != PSI_OK)
+                return st;
+            tsp = &own;
+        }
+    } else if (tsp) {
+        st = psi_ts_resolve(h, &res->idx, tsp, &res->ts, d);
         if (st != PSI_OK)
             return st;
+    }
+    if (tsp) {
         if (!opts->version_order && !realtime && psi_ts_can_replay(h, &res->ts, ser)) {
             /* Complete timestamps: the replay decides, no polygraph (under
              * real time the polygraph carries both). */
@@ -331,12 +381,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
             (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
             return st;
-        if (opts->timestamps && (st = hints_agree(&res->hints, &res->ts, d)) != PSI_OK)
+        if (tsp && (st = hints_agree(&res->hints, &res->ts, d)) != PSI_OK)
             return st;
     }
     /* Partial timestamps: their direct checks, then their orders as
      * known edges. */
-    if (opts->timestamps) {
+    if (tsp) {
         st = psi_ts_constrain(h, &res->idx, &res->ts, ser, &res->g, &res->ts_violation, d);
         if (st != PSI_OK)
             return st;

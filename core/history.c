@@ -53,6 +53,10 @@ struct psi_builder {
     psi_rt *rt;
     size_t n_rt, cap_rt;
     bool rt_by_index;
+    /* Timestamps (psi_builder_set_ts): ts[t] for t < n_ts; NULL until the
+     * first call. */
+    psi_txn_ts *ts;
+    size_t n_ts, cap_ts;
 };
 
 static void meta_free(psi_dbcop_meta *m)
@@ -106,8 +110,23 @@ void psi_builder_free(psi_builder *b)
     free(b->list_vals);
     free(b->sessions);
     free(b->rt);
+    free(b->ts);
     meta_free(&b->dbcop);
     free(b);
+}
+
+psi_status psi_builder_set_ts(psi_builder *b, int64_t start, int64_t commit, psi_diag *d)
+{
+    if (!b->open)
+        return psi_diag_set(d, PSI_ERR_USAGE, "%s: timestamps without a transaction", b->source);
+    assert(start <= commit);
+    if (!psi_grow((void **)&b->ts, &b->cap_ts, b->n_txns, sizeof *b->ts))
+        return psi_diag_nomem(d, "storing timestamps");
+    while (b->n_ts < b->n_txns - 1)
+        b->ts[b->n_ts++] = (psi_txn_ts){0};
+    b->ts[b->n_txns - 1] = (psi_txn_ts){start, commit, true};
+    b->n_ts = b->n_txns;
+    return PSI_OK;
 }
 
 psi_status psi_builder_set_rt(psi_builder *b, uint64_t invoke, uint64_t complete, psi_diag *d)
@@ -511,6 +530,8 @@ void psi_builder_discard(psi_builder *b)
     b->n_ops = t->first_op;
     if (b->n_rt > b->n_txns - 1)
         b->n_rt = b->n_txns - 1;
+    if (b->n_ts > b->n_txns - 1)
+        b->n_ts = b->n_txns - 1;
     int rc;
     JLD(rc, b->txn_index, (Word_t)t->id);
     (void)rc;
@@ -532,6 +553,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     uint32_t *rank = NULL, *fill = NULL;
     psi_txn *sorted = NULL;
     psi_rt *rt = NULL;
+    psi_txn_ts *ts = NULL;
 
     if (b->open) {
         st = psi_diag_set(d, PSI_ERR_SYNTAX, "%s: input ends inside a transaction", b->source);
@@ -543,6 +565,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     fill = calloc(ns ? ns : 1, sizeof *fill);
     sorted = malloc(b->n_txns * sizeof *sorted);
     rt = b->rt ? malloc(b->n_txns * sizeof *rt) : NULL;
+    ts = b->ts ? calloc(b->n_txns, sizeof *ts) : NULL;
     /* Arrays of a finished history are never NULL, even when empty, so
      * `h->ops + first_op` and the like are defined for every reader. */
     bool empty_ok =
@@ -557,7 +580,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
          psi_grow((void **)&b->key_names, &b->cap_key_names, 1, sizeof *b->key_names)) &&
         (!b->values_named || b->value_names ||
          psi_grow((void **)&b->value_names, &b->cap_value_names, 1, sizeof *b->value_names));
-    if (!h || !rank || !fill || !sorted || !empty_ok || (b->rt && !rt)) {
+    if (!h || !rank || !fill || !sorted || !empty_ok || (b->rt && !rt) || (b->ts && !ts)) {
         st = psi_diag_nomem(d, "finishing the history");
         goto done;
     }
@@ -591,6 +614,8 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
         tx.pos = fill[s] - b->sessions[s].first_txn;
         if (rt)
             rt[fill[s]] = t < b->n_rt ? b->rt[t] : (psi_rt){0, PSI_RT_OPEN};
+        if (ts && t < b->n_ts)
+            ts[fill[s]] = b->ts[t];
         sorted[fill[s]++] = tx;
     }
 
@@ -621,6 +646,8 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     h->rt = rt;
     h->rt_by_index = b->rt_by_index;
     rt = NULL;
+    h->ts = ts;
+    ts = NULL;
     h->key_names = b->keys_named ? b->key_names : NULL;
     h->value_names = b->values_named ? b->value_names : NULL;
     h->n_value_names = b->values_named ? b->n_value_names : 0;
@@ -646,6 +673,7 @@ done:
     free(fill);
     free(sorted);
     free(rt);
+    free(ts);
     free(h);
     psi_builder_free(b);
     return st;
@@ -670,6 +698,7 @@ void psi_history_free(psi_history *h)
     free(h->list_vals);
     free(h->source);
     free(h->rt);
+    free(h->ts);
     meta_free(&h->dbcop);
     free(h);
 }
@@ -756,7 +785,8 @@ size_t psi_history_bytes(const psi_history *h)
            (size_t)h->n_txns * sizeof *h->txns + (size_t)h->n_ops * sizeof *h->ops +
            (size_t)h->n_keys * sizeof *h->keys + (size_t)h->n_list_reads * sizeof *h->list_reads +
            (size_t)h->n_list_vals * sizeof *h->list_vals + names_bytes(h) +
-           (h->rt ? (size_t)h->n_txns * sizeof *h->rt : 0);
+           (h->rt ? (size_t)h->n_txns * sizeof *h->rt : 0) +
+           (h->ts ? (size_t)h->n_txns * sizeof *h->ts : 0);
 }
 
 const char *psi_format_name(psi_format f)

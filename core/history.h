@@ -96,6 +96,13 @@ typedef struct psi_rt {
     uint64_t invoke, complete;
 } psi_rt;
 
+/* Start and commit timestamps a history carries itself (EDN/JSON
+ * :start-ts and :commit-ts), fed to the check like `check --timestamps`. */
+typedef struct psi_txn_ts {
+    int64_t start, commit;
+    bool has; /* false: this transaction has none */
+} psi_txn_ts;
+
 typedef struct psi_session {
     uint64_t id;        /* external session id */
     uint32_t first_txn; /* index of its first transaction in txns[] */
@@ -182,6 +189,9 @@ typedef struct psi_history {
     /* With rt: true when the positions are the ops' :index values, false
      * when they are the ops' places among the file's maps (for messages). */
     bool rt_by_index;
+    /* [n_txns] timestamps from the input (owned), or NULL when no
+     * transaction has any; copied like rt (psi_builder_set_ts). */
+    psi_txn_ts *ts;
 } psi_history;
 
 void psi_history_free(psi_history *h);
@@ -264,6 +274,9 @@ psi_status psi_builder_end(psi_builder *b, psi_txn_status st, psi_diag *d);
  * psi_rt). Once any transaction has one the finished history has rt, and
  * every transaction given none gets {0, PSI_RT_OPEN} (nothing known). */
 psi_status psi_builder_set_rt(psi_builder *b, uint64_t invoke, uint64_t complete, psi_diag *d);
+/* Start and commit timestamps of the transaction begun last (start <=
+ * commit); the others have none. */
+psi_status psi_builder_set_ts(psi_builder *b, int64_t start, int64_t commit, psi_diag *d);
 /* What the positions given to psi_builder_set_rt are (psi_history.rt_by_index). */
 void psi_builder_set_rt_by_index(psi_builder *b, bool by_index);
 /* Drops the transaction begun last (e.g. an EDN :info nobody may observe). */

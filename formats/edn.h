@@ -185,4 +185,11 @@ char *edn_spell_cp(char *o, unsigned long c);
  * of the one array around the whole history. */
 psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);
 
+/* A completion's :start-ts and :commit-ts (nodes start and commit, 0 when
+ * absent; edn_ts.c): both or neither, signed 64-bit integers, start <=
+ * commit, else an error at the value's place. *has says whether there
+ * were any. */
+psi_status edn_timestamps(const edn_parser *p, uint32_t start, uint32_t commit, bool *has,
+                          int64_t *start_ts, int64_t *commit_ts);
+
 #endif

@@ -52,14 +52,11 @@
  *   length limit but memory). :process and :index stay integers. Integers
  *   too large for 64 bits there are errors only where a number is used (an
  *   ignored field such as a huge :time is legal EDN and ignored).
- * - Real time (history.h psi_rt, issue 15): a transaction of a :process
- *   runs from its :invoke to its completion; an :info completion (or none)
- *   leaves it open, a completion without an invoke has no known start.
- *   Positions are the ops' :index values when every such op has one and
- *   no completion's comes before its invoke's, else the ops' places among
- *   the maps of the file (Jepsen writes histories in real-time order). No
- *   :process, or no :invoke at all: no real time (rt NULL). :time is not
- *   read: Jepsen's :index already orders the same events.
+ * - Real time (history.h psi_rt): from a :process's :invoke to its
+ *   completion (:info or none: open; no invoke: no known start), by the
+ *   ops' :index when all have one in order, else by their places in the
+ *   file. No invoke at all: rt NULL. :time is not read. A completion's
+ *   :start-ts/:commit-ts are the transaction's timestamps (edn_ts.c).
  * - Transaction ids: every transaction's :index (of its completion, or of
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
@@ -119,6 +116,9 @@ typedef struct edn_reader {
      * every invoke and completion so far had an :index. */
     edn_rt cur_rt;
     bool has_rt, rt_known, rt_indexed;
+    /* Timestamps of the transaction add_txn hands over next (get_ts). */
+    bool has_ts;
+    int64_t ts_start, ts_commit;
     uint64_t *vals; /* scratch for a list read */
     size_t cap_vals;
     /* The builder switched to named keys / values (psi_builder_keys_named),
@@ -135,15 +135,17 @@ enum edn_type { T_INVOKE, T_OK, T_FAIL, T_INFO };
 
 /* The fields of an op map that matter; 0 when absent. */
 typedef struct edn_op {
-    uint32_t map, type, f, process, value, index, reads;
+    uint32_t map, type, f, process, value, index, reads, start_ts, commit_ts;
 } edn_op;
 
 static psi_status op_fields(edn_parser *p, uint32_t map, edn_op *op)
 {
-    static const char *const names[] = {"type", "f", "process", "value", "index", "polysi/reads"};
+    static const char *const names[] = {"type",         "f",        "process",  "value", "index",
+                                        "polysi/reads", "start-ts", "commit-ts"};
     memset(op, 0, sizeof *op);
     op->map = map;
-    uint32_t *slots[] = {&op->type, &op->f, &op->process, &op->value, &op->index, &op->reads};
+    uint32_t *slots[] = {&op->type,  &op->f,     &op->process,  &op->value,
+                         &op->index, &op->reads, &op->start_ts, &op->commit_ts};
     for (uint32_t k = p->nodes[map].child; k; k = p->nodes[p->nodes[k].next].next) {
         uint32_t v = p->nodes[k].next;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -473,6 +475,11 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
     psi_status st = psi_builder_begin(r->b, session, src, src, p->d);
     if (st != PSI_OK)
         return st;
+    if (r->has_ts) {
+        r->has_ts = false;
+        if ((st = psi_builder_set_ts(r->b, r->ts_start, r->ts_commit, p->d)) != PSI_OK)
+            return st;
+    }
     if (r->has_rt) {
         /* Places among the maps for now; choose_rt may switch to :index. */
         const edn_rt *t = &r->cur_rt;
@@ -487,6 +494,13 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
         if ((st = add_micro_op(r, e, status, observed)) != PSI_OK)
             return st;
     return psi_builder_end(r->b, status, p->d);
+}
+
+/* The completion's :start-ts and :commit-ts (edn_timestamps). */
+static psi_status get_ts(edn_reader *r, const edn_op *op)
+{
+    return edn_timestamps(&r->p, op->start_ts, op->commit_ts, &r->has_ts, &r->ts_start,
+                          &r->ts_commit);
 }
 
 static psi_status get_index(const edn_parser *p, const edn_op *op, bool *has, uint64_t *index)
@@ -565,7 +579,7 @@ static psi_status handle_processless(edn_reader *r, const edn_op *op, enum edn_t
     if (st != PSI_OK)
         return st;
     bool observed;
-    if ((st = get_observed(p, op, &observed)) != PSI_OK)
+    if ((st = get_observed(p, op, &observed)) != PSI_OK || (st = get_ts(r, op)) != PSI_OK)
         return st;
     psi_txn_status status = type == T_OK     ? PSI_TXN_COMMITTED
                             : type == T_FAIL ? PSI_TXN_ABORTED
@@ -652,7 +666,7 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
     /* Only the completion's own :value can be observed; the invoke's reads
      * are always "not known". */
     bool observed;
-    if ((st = get_observed(p, &op, &observed)) != PSI_OK)
+    if ((st = get_observed(p, &op, &observed)) != PSI_OK || (st = get_ts(r, &op)) != PSI_OK)
         return st;
     uint32_t value = op.value;
     bool had_invoke = pd->active;
@@ -708,6 +722,7 @@ static psi_status finish_pending(edn_reader *r)
                 return st;
             uint32_t value = op.value && r->p.nodes[op.value].kind != EDN_NIL ? op.value : 0;
             r->has_rt = true;
+            r->has_ts = false;
             r->cur_rt =
                 (edn_rt){.inv_ord = pd->ord, .inv_index = pd->index, .inv_indexed = pd->has_index};
             st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, false, has_index, index,

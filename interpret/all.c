@@ -118,6 +118,8 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
             st = psi_builder_begin(b, se->id, tx->id, tx->src, d);
             if (st == PSI_OK && h->rt)
                 st = psi_builder_set_rt(b, h->rt[t].invoke, h->rt[t].complete, d);
+            if (st == PSI_OK && h->ts && h->ts[t].has)
+                st = psi_builder_set_ts(b, h->ts[t].start, h->ts[t].commit, d);
             for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
                 uint32_t o = tx->first_op + k;
                 const psi_op *op = &h->ops[o];

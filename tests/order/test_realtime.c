@@ -1,8 +1,7 @@
-/* Real time (issue 15 items 3 and 5): the EDN/JSON readers' invoke and
- * completion intervals, the levels strict-ser, strong-si and the
- * strong-session ones on planted histories (a stale read after a
- * completed write: SER accepts, strict-ser rejects; SI accepts, strong-si
- * rejects), the counterexample's real-time edge, the refusal of a history
+/* Real time and the histories' own timestamps (issue 15 items 2, 3, 5): the EDN/JSON readers'
+ * invoke and completion intervals, the levels strict-ser, strong-si and the strong-session ones on
+ * planted histories (a stale read after a completed write: SER accepts, strict-ser rejects; SI
+ * accepts, strong-si rejects), the counterexample's real-time edge, the refusal of a history
  * without real time, the frontier sweep against the naive real-time
  * relation (same transitive closure, few edges), and a differential test
  * against the brute-force oracle restricted to real time and timestamps. */
@@ -188,6 +187,64 @@ static void test_counterexample(void **state)
     psi_cex_free(&cx);
     psi_check_result_free(&r);
     psi_history_free(h);
+}
+
+/* :start-ts and :commit-ts in EDN/JSON feed the --timestamps path. */
+static void test_edn_timestamps(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        bool json;
+        psi_verdict v;
+        psi_ts_kind kind;
+    } cases[] = {
+        /* two writers of :x overlapping in time: lost update */
+        {"{:type :ok, :process 0, :value [[:w :x 1]], :start-ts 1, :commit-ts 5}\n"
+         "{:type :ok, :process 1, :value [[:w :x 2]], :start-ts 2, :commit-ts 6}\n",
+         false, PSI_REJECT, PSI_TS_CONCURRENT_WRITERS},
+        /* the same, one after the other */
+        {"{:type :ok, :process 0, :value [[:w :x 1]], :start-ts 1, :commit-ts 2}\n"
+         "{:type :ok, :process 1, :value [[:w :x 2]], :start-ts 3, :commit-ts 6}\n",
+         false, PSI_ACCEPT, PSI_TS_OK},
+        /* a read that starts after a commit of :x misses it */
+        {"{\"type\":\"ok\",\"process\":0,\"value\":[[\"w\",\"x\",1]],\"start-ts\":-4,"
+         "\"commit-ts\":-3}\n"
+         "{\"type\":\"ok\",\"process\":1,\"value\":[[\"r\",\"x\",null]],\"start-ts\":3,"
+         "\"commit-ts\":4}\n",
+         true, PSI_REJECT, PSI_TS_STALE_READ},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        psi_history *h = read_jepsen(cases[c].text, cases[c].json);
+        assert_non_null(h->ts);
+        psi_check_opts o = {0};
+        psi_check_result r;
+        psi_diag d;
+        if (psi_check(h, &o, &r, &d) != PSI_OK)
+            fail_msg("case %zu: %s", c, d.msg);
+        if (r.verdict != cases[c].v || r.ts_violation.kind != cases[c].kind || !r.ts.replayed)
+            fail_msg("case %zu: verdict %d kind %d replayed %d", c, r.verdict, r.ts_violation.kind,
+                     r.ts.replayed);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+    /* bad timestamps: exit 2 naming the place */
+    static const char *bad[][2] = {
+        {"{:type :ok, :process 0, :value [[:w 1 1]]}\n"
+         "{:type :ok, :process 1, :value [[:w 1 2]], :start-ts 9, :commit-ts 5}\n",
+         "h.edn:2:"},
+        {"{:type :ok, :process 0, :value [[:w 1 1]], :start-ts 9}\n", "h.edn:1:"},
+        {"{:type :ok, :process 0, :value [[:w 1 1]], :start-ts :x, :commit-ts 1}\n", "h.edn:1:"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        psi_history *h = NULL;
+        psi_diag d;
+        assert_int_not_equal(psi_read_edn_buf("h.edn", bad[i][0], strlen(bad[i][0]), 0, &h, &d),
+                             PSI_OK);
+        assert_null(h);
+        if (!strstr(d.msg, bad[i][1]))
+            fail_msg("bad %zu: '%s'", i, d.msg);
+    }
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -423,9 +480,10 @@ static void test_oracle(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reader),      cmocka_unit_test(test_planted),
-        cmocka_unit_test(test_no_realtime), cmocka_unit_test(test_counterexample),
-        cmocka_unit_test(test_sweep),       cmocka_unit_test(test_oracle),
+        cmocka_unit_test(test_reader),         cmocka_unit_test(test_planted),
+        cmocka_unit_test(test_no_realtime),    cmocka_unit_test(test_counterexample),
+        cmocka_unit_test(test_sweep),          cmocka_unit_test(test_oracle),
+        cmocka_unit_test(test_edn_timestamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
