@@ -33,6 +33,8 @@ psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to,
         g->n_hint_edges++;
     else if (origin == PSI_FROM_TIMESTAMPS)
         g->n_ts_edges++;
+    else if (origin == PSI_FROM_REALTIME)
+        g->n_rt_edges++;
     return PSI_OK;
 }
 
@@ -699,10 +701,14 @@ static psi_status sub_choices(emitter *em, const psi_index *idx, uint32_t key, c
                          : writer_pos(idx->op_txn, w_op, nw, cand[j]) != UINT32_MAX;
         if (!closed)
             continue;
-        if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons * 4)
+        /* Each candidate has an RW edge per writer of the key: bound them
+         * (a twentieth of max_cons) so that hot keys of big sub-histories
+         * count as the budget running out instead of slowing every local
+         * solve. */
+        if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons / 20)
             return psi_diag_set(em->d, PSI_ERR_LIMIT,
                                 "a sub-history needs more than %u read-from choice edges",
-                                max_cons * 4);
+                                max_cons / 20);
         if (!psi_grow((void **)&S->reads, &S->cap_reads, (size_t)S->n_reads + 1,
                       sizeof *S->reads) ||
             !psi_grow((void **)&S->ch, &S->cap_ch, (size_t)S->n_ch + r->n, sizeof *S->ch))

@@ -80,9 +80,8 @@ static void compute_frontier(psi_reach *r, const uint32_t *order)
     }
 }
 
-static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g,
-                              bool doubled, const uint8_t *active, uint32_t *cycle_node,
-                              psi_diag *d)
+static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge_view *known,
+                              bool doubled, uint32_t *cycle_node, psi_diag *d)
 {
     memset(r, 0, sizeof *r);
     r->h = h;
@@ -90,9 +89,8 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_poly
     r->n_txns = h->n_txns;
     r->n_sessions = h->n_sessions ? h->n_sessions : 1;
     *cycle_node = UINT32_MAX;
-    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = active};
     unsigned flags = doubled ? PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI : 0;
-    psi_status st = psi_graph_build(&r->graph, h->n_txns, &known, flags, d);
+    psi_status st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
     if (st != PSI_OK)
         return stage_status(st, d);
     r->n = r->graph.n_nodes;
@@ -118,7 +116,14 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_poly
 psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
                            uint32_t *cycle_node, psi_diag *d)
 {
-    return reach_build(r, h, g, doubled, NULL, cycle_node, d);
+    psi_edge_view known = {.first = g->known, .n = g->n_known};
+    return reach_build(r, h, &known, doubled, cycle_node, d);
+}
+
+psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
+                                uint32_t *cycle_node, psi_diag *d)
+{
+    return reach_build(r, h, v, false, cycle_node, d);
 }
 
 psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
@@ -131,7 +136,8 @@ psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_pol
         return nomem(d);
     for (uint64_t i = 0; i < g->n_known; i++)
         dep[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
-    psi_status st = reach_build(r, h, g, false, dep, cycle_node, d);
+    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = dep};
+    psi_status st = reach_build(r, h, &known, false, cycle_node, d);
     free(dep);
     return st;
 }
