@@ -191,6 +191,7 @@ typedef struct emitter {
     psi_sub_polygraph *S;  /* or a sub-history: labelled flat edges */
     const uint32_t *local; /* sub-history: transaction -> local node, UINT32_MAX outside */
     int32_t cons;          /* label of the edges emitted next (sub-history) */
+    uint32_t rc;           /* and their read-from choice + 1 (0: none) */
     uint8_t side;
     psi_diag *d;
     psi_status st;
@@ -211,6 +212,7 @@ static psi_status emit(emitter *em, uint32_t from, uint32_t to, psi_edge_type ty
     S->e[S->n_e++] = (psi_sub_edge){
         .e = {.from = lf, .to = lt, .key = key, .type = (uint8_t)type, .origin = origin},
         .cons = em->cons,
+        .rc = em->rc,
         .side = em->side,
         .on = 1};
     return PSI_OK;
@@ -616,6 +618,8 @@ void psi_sub_polygraph_free(psi_sub_polygraph *S)
     free(S->node_txn);
     free(S->e);
     free(S->c);
+    free(S->reads);
+    free(S->ch);
     memset(S, 0, sizeof *S);
 }
 
@@ -650,8 +654,105 @@ static psi_status sub_pairs(emitter *em, const psi_polygraph *g, const psi_index
     return PSI_OK;
 }
 
+/* The position of write op `op` among the key's writers w_op[0..nw) (in
+ * transaction order), or UINT32_MAX. */
+static uint32_t writer_pos(const uint32_t *op_txn, const uint32_t *w_op, uint32_t nw, uint32_t op)
+{
+    uint32_t lo = 0, hi = nw, t = op_txn[op];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (op_txn[w_op[mid]] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nw && w_op[lo] == op ? lo : UINT32_MAX;
+}
+
+/* The reads with a choice of writers of one key (ar[0..nar), their ops),
+ * whose writers in the sub-history are w_op[0..nw) and whose writer pairs
+ * are the constraints base.. (sub_pairs' order): each read whose
+ * candidates are all here gets its choices and their edges (see
+ * psi_sub_choice). Their edges count against max_cons too. */
+static psi_status sub_choices(emitter *em, const psi_index *idx, uint32_t key, const uint32_t *w_op,
+                              uint32_t nw, uint32_t base, const key_rec *ar, uint32_t nar,
+                              bool has_init, uint32_t max_cons)
+{
+    psi_sub_polygraph *S = em->S;
+    psi_status st = PSI_OK;
+    for (uint32_t i = 0; i < nar && st == PSI_OK; i++) {
+        /* idx->amb is in operation order. */
+        uint32_t lo = 0, hi = idx->n_amb;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (idx->amb[mid].op < ar[i].op)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        assert(lo < idx->n_amb && idx->amb[lo].op == ar[i].op);
+        const psi_amb_read *r = &idx->amb[lo];
+        const uint32_t *cand = idx->amb_cand + r->first;
+        bool closed = true;
+        for (uint32_t j = 0; j < r->n && closed; j++)
+            closed = cand[j] == PSI_SRC_INIT
+                         ? has_init
+                         : writer_pos(idx->op_txn, w_op, nw, cand[j]) != UINT32_MAX;
+        if (!closed)
+            continue;
+        /* Each candidate has an RW edge per writer of the key: bound them
+         * (a twentieth of max_cons) so that hot keys of big sub-histories
+         * count as the budget running out instead of slowing every local
+         * solve. */
+        if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons / 20)
+            return psi_diag_set(em->d, PSI_ERR_LIMIT,
+                                "a sub-history needs more than %u read-from choice edges",
+                                max_cons / 20);
+        if (!psi_grow((void **)&S->reads, &S->cap_reads, (size_t)S->n_reads + 1,
+                      sizeof *S->reads) ||
+            !psi_grow((void **)&S->ch, &S->cap_ch, (size_t)S->n_ch + r->n, sizeof *S->ch))
+            return psi_diag_nomem(em->d, "rebuilding a sub-history");
+        uint32_t reader = em->local[r->txn];
+        assert(reader != UINT32_MAX);
+        S->reads[S->n_reads] =
+            (psi_sub_read){.op = r->op, .reader = reader, .key = key, .first = S->n_ch, .n = r->n};
+        for (uint32_t j = 0; j < r->n && st == PSI_OK; j++) {
+            uint32_t c = S->n_ch++;
+            bool init = cand[j] == PSI_SRC_INIT;
+            uint32_t p = init ? UINT32_MAX : writer_pos(idx->op_txn, w_op, nw, cand[j]);
+            uint32_t wt = init ? PSI_INIT_TXN : idx->op_txn[cand[j]];
+            S->ch[c] = (psi_sub_choice){.read = S->n_reads, .writer = em->local[wt], .op = cand[j]};
+            em->rc = c + 1;
+            em->cons = -1;
+            em->side = 0;
+            if (!init)
+                st = emit(em, wt, r->txn, PSI_EDGE_WR, key);
+            for (uint32_t q = 0; q < nw && st == PSI_OK; q++) {
+                if (q == p)
+                    continue;
+                if (!init) {
+                    /* Pair (min, max) of positions is constraint base + its
+                     * rank in sub_pairs' nested order; its either side
+                     * installs the lower position (transaction) first. */
+                    uint32_t a = p < q ? p : q, b = p < q ? q : p;
+                    uint64_t rank = (uint64_t)a * (2 * (uint64_t)nw - a - 1) / 2 + (b - a - 1);
+                    em->cons = (int32_t)(base + rank);
+                    em->side = p < q ? 0 : 1;
+                    assert(S->c[em->cons].t == em->local[idx->op_txn[w_op[a]]]);
+                }
+                st = emit(em, r->txn, idx->op_txn[w_op[q]], PSI_EDGE_RW, key);
+            }
+        }
+        S->n_reads++;
+    }
+    em->rc = 0;
+    em->cons = -1;
+    em->side = 0;
+    return st;
+}
+
 /* Per key with writers in the sub-history: the initial transaction's RW
- * and WW edges, then the writer pairs. */
+ * and WW edges, then the writer pairs, then the read-from choices. */
 static psi_status sub_keys(emitter *em, const psi_history *h, const psi_index *idx,
                            const psi_polygraph *g, const uint32_t *txns, uint32_t n, bool has_init,
                            uint32_t max_cons)
@@ -660,10 +761,12 @@ static psi_status sub_keys(emitter *em, const psi_history *h, const psi_index *i
     for (uint32_t i = 0; i < n; i++)
         cap += h->txns[txns[i]].n_ops;
     key_rec *w = malloc((cap ? cap : 1) * sizeof *w), *ir = malloc((cap ? cap : 1) * sizeof *ir);
+    key_rec *ar = malloc((cap ? cap : 1) * sizeof *ar); /* reads with a choice */
+    size_t na = 0;
     uint32_t *w_op = malloc((cap ? cap : 1) * sizeof *w_op);
     uint32_t *ir_txn = malloc((cap ? cap : 1) * sizeof *ir_txn);
     psi_status st = PSI_OK;
-    if (!w || !ir || !w_op || !ir_txn) {
+    if (!w || !ir || !ar || !w_op || !ir_txn) {
         st = psi_diag_nomem(em->d, "rebuilding a sub-history");
         goto out;
     }
@@ -678,18 +781,21 @@ static psi_status sub_keys(emitter *em, const psi_history *h, const psi_index *i
                 w[nw++] = (key_rec){h->ops[o].key, txns[i], o};
             else if (idx->read_src[o] == PSI_SRC_INIT)
                 ir[ni++] = (key_rec){h->ops[o].key, txns[i], o};
+            else if (info & PSI_OI_AMBIG)
+                ar[na++] = (key_rec){h->ops[o].key, txns[i], o};
         }
     }
     qsort(w, nw, sizeof *w, key_rec_cmp);
     qsort(ir, ni, sizeof *ir, key_rec_cmp);
+    qsort(ar, na, sizeof *ar, key_rec_cmp);
     for (size_t i = 0; i < nw; i++)
         w_op[i] = w[i].op;
     for (size_t i = 0; i < ni; i++)
         ir_txn[i] = ir[i].txn;
     uint64_t unused = 0;
-    size_t a = 0, b = 0;
+    size_t a = 0, b = 0, c = 0;
     while (st == PSI_OK && a < nw) {
-        size_t e = a, r = 0;
+        size_t e = a, r = 0, m = 0;
         uint32_t key = w[a].key;
         while (e < nw && w[e].key == key)
             e++;
@@ -697,17 +803,26 @@ static psi_status sub_keys(emitter *em, const psi_history *h, const psi_index *i
             b++;
         while (b + r < ni && ir[b + r].key == key)
             r++;
+        while (c < na && ar[c].key < key)
+            c++;
+        while (c + m < na && ar[c + m].key == key)
+            m++;
+        uint32_t base = em->S->n_c;
         st = init_rw_edges(em, idx->op_txn, key, ir_txn + b, (uint32_t)r, w_op + a,
                            (uint32_t)(e - a), &unused);
         for (size_t s = a; s < e && st == PSI_OK && has_init; s++)
             st = emit(em, PSI_INIT_TXN, w[s].txn, PSI_EDGE_WW, key);
         if (st == PSI_OK)
             st = sub_pairs(em, g, idx, key, w_op + a, (uint32_t)(e - a), max_cons);
+        if (st == PSI_OK && m)
+            st = sub_choices(em, idx, key, w_op + a, (uint32_t)(e - a), base, ar + c, (uint32_t)m,
+                             has_init, max_cons);
         a = e;
     }
 out:
     free(w);
     free(ir);
+    free(ar);
     free(w_op);
     free(ir_txn);
     return st;

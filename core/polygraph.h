@@ -290,16 +290,43 @@ const char *psi_edge_type_name(psi_edge_type t); /* "SO", "WR", "WW", "RW" */
  * Edges, in this order: SO; WR; per key (ascending, keys with writers in
  * the sub-history): RW from the readers of its initial value to its
  * writers, WW from the initial transaction to its writers, then per writer
- * pair its either side and its or side; then the list-append WW edges.
+ * pair its either side and its or side, then the edges of the read-from
+ * choices of its reads with a choice of writers (psi_sub_read); then the
+ * list-append WW edges.
  * Edges between transactions outside the sub-history, and self-loops, are
  * left out. Nodes are local: 0..n_nodes-1 in the order of the given
  * transactions. */
 typedef struct psi_sub_edge {
     psi_edge e;   /* local nodes; PSI_FROM_HISTORY when certain, else PSI_FROM_CONSTRAINT */
     int32_t cons; /* -1 when certain, else the constraint it is a side of */
+    /* 0, or 1 + the read-from choice (psi_sub_polygraph.ch) the edge also
+     * needs: it exists iff that choice is taken (and its side, if cons). */
+    uint32_t rc;
     uint8_t side; /* constraint edges: 0 either (t installed first), 1 or (s first) */
     uint8_t on;   /* still part of the violation (minimization clears it) */
 } psi_sub_edge;
+
+/* A read with a choice of writers (psi_amb_read) whose reader and every
+ * candidate are in the sub-history: exactly one of its choices
+ * ch[first .. first + n) is taken. A read with a candidate outside the
+ * sub-history is left out: reading from that one adds no edge here, so
+ * the read constrains nothing (leaving it out is the exact relaxation). */
+typedef struct psi_sub_read {
+    uint32_t op;     /* the read */
+    uint32_t reader; /* its local node */
+    uint32_t key;
+    uint32_t first, n;
+} psi_sub_read;
+
+/* One candidate writer of a psi_sub_read. Its edges: writer ->WR reader
+ * (none for the initial transaction), and reader ->RW S for every other
+ * writer S of the key, labelled also by the pair's side "writer first"
+ * (the initial transaction is first anyway). */
+typedef struct psi_sub_choice {
+    uint32_t read;   /* index into reads */
+    uint32_t writer; /* local node (the initial transaction's when op is PSI_SRC_INIT) */
+    uint32_t op;     /* its final write op on the key, or PSI_SRC_INIT */
+} psi_sub_choice;
 
 typedef struct psi_sub_cons {
     uint32_t t, s, key; /* local nodes of the two writers (t's transaction first), dense key */
@@ -314,6 +341,12 @@ typedef struct psi_sub_polygraph {
     psi_sub_cons *c;
     uint32_t n_c;
     size_t cap_c;
+    psi_sub_read *reads; /* reads with a choice of writers (repeated values) */
+    uint32_t n_reads;
+    size_t cap_reads;
+    psi_sub_choice *ch;
+    uint32_t n_ch;
+    size_t cap_ch;
 } psi_sub_polygraph;
 
 /* Builds the polygraph of the sub-history over txns[0..n) (sorted, the

@@ -56,6 +56,16 @@ static uint32_t external_read(const psi_history *h, const psi_index *idx, uint32
 
 /* ---- lost update ---- */
 
+/* The writer read `op` (a read with several candidate writers) was
+ * resolved to in the counterexample, UINT32_MAX if none. */
+static uint32_t resolved_writer(const psi_cex *cex, uint32_t op)
+{
+    for (uint32_t i = 0; i < cex->n_reads; i++)
+        if (cex->reads[i].op == op)
+            return cex->reads[i].writer;
+    return UINT32_MAX;
+}
+
 /* Two transactions a, b of the counterexample that both read the same
  * version of key (the same writer's, the initial one, the same list) and
  * both overwrite it: whichever installs second missed the first's write.
@@ -72,15 +82,31 @@ static bool same_read_pair(const psi_history *h, const psi_index *idx, psi_cex *
         if (!writes_key(h, idx, a, key) || !writes_key(h, idx, b, key))
             continue;
         uint32_t ra = external_read(h, idx, a, key), rb = external_read(h, idx, b, key);
-        if (ra == UINT32_MAX || rb == UINT32_MAX || idx->read_src[ra] != idx->read_src[rb] ||
-            idx->read_src[ra] == PSI_SRC_NONE)
+        if (ra == UINT32_MAX || rb == UINT32_MAX)
+            continue;
+        uint32_t src = idx->read_src[ra], wa = resolved_writer(cex, ra),
+                 wb = resolved_writer(cex, rb);
+        if (wa != UINT32_MAX && wa == wb) {
+            /* reads of a repeated value, both resolved to one writer */
+            char x[64], y[64], w[64];
+            psi_fmt_txn(h, a, x, sizeof x);
+            psi_fmt_txn(h, b, y, sizeof y);
+            psi_fmt_txn(h, wa, w, sizeof w);
+            const char *k = PSI_KEY_NAME(h, key);
+            cex->kind = PSI_CEX_LOST_UPDATE;
+            snprintf(cex->summary, sizeof cex->summary,
+                     "lost update on key %s: %s writes value %s; %s and %s both read it and "
+                     "both overwrite key %s, so one of the two updates is lost",
+                     k, w, PSI_VALUE_NAME(h, h->ops[ra].value), x, y, k);
+            return true;
+        }
+        if (src != idx->read_src[rb] || src == PSI_SRC_NONE)
             continue;
         char x[64], y[64], w[64], r[160];
         psi_fmt_txn(h, a, x, sizeof x);
         psi_fmt_txn(h, b, y, sizeof y);
         const char *k = PSI_KEY_NAME(h, key);
         cex->kind = PSI_CEX_LOST_UPDATE;
-        uint32_t src = idx->read_src[ra];
         if (h->ops[ra].flags & PSI_OPF_LIST) {
             psi_fmt_op(h, ra, r, sizeof r);
             snprintf(cex->summary, sizeof cex->summary,
@@ -203,6 +229,25 @@ static bool is_reason(const psi_cex *cex, const psi_cex_cycle *c)
     for (uint32_t i = 0; i < c->n_cond; i++)
         if (cex->choices[cex->conds[c->cond_first + i].choice].decided)
             return true;
+    /* or the reason a read was forced to another writer */
+    for (uint32_t i = 0; i < c->n_rcond; i++) {
+        const psi_cex_rcand *rc = &cex->rcands[cex->rconds[c->rcond_first + i]];
+        if (rc->excluded && cex->reads[rc->read].how == PSI_RF_FORCED)
+            return true;
+    }
+    return false;
+}
+
+/* Does cycle rc exclude a candidate of the read edge e needs (the reason
+ * e's read was forced)? */
+static bool excludes_read_of(const psi_cex *cex, const psi_cex_cycle *rc, const psi_cex_edge *e)
+{
+    if (!e->rcand)
+        return false;
+    uint32_t read = cex->rcands[e->rcand - 1].read;
+    for (uint32_t k = 0; k < rc->n_rcond; k++)
+        if (cex->rcands[cex->rconds[rc->rcond_first + k]].read == read)
+            return true;
     return false;
 }
 
@@ -223,12 +268,18 @@ static named rests_on(const psi_cex *cex, const psi_cex_cycle *c, bool ser, int 
         const psi_cex_edge *e = cyc_edge(cex, c, i);
         if (e->origin != PSI_CEX_DECIDED)
             continue;
+        /* Its read taken as decided (not forced): the cycle holds in the
+         * failing assignment shown, no reason to look for. */
+        if (e->choice == UINT32_MAX && e->rcand &&
+            cex->reads[cex->rcands[e->rcand - 1].read].how != PSI_RF_FORCED)
+            continue;
         bool found = false;
         for (uint32_t r = 0; r < cex->n_cycles && depth < 8; r++) {
             const psi_cex_cycle *rc = &cex->cycles[r];
             bool on = false;
             for (uint32_t k = 0; k < rc->n_cond && !on; k++)
                 on = cex->conds[rc->cond_first + k].choice == e->choice && rc != c;
+            on = on || (rc != c && e->choice == UINT32_MAX && excludes_read_of(cex, rc, e));
             if (!on)
                 continue;
             found = true;
@@ -461,7 +512,7 @@ void psi_cex_classify(const psi_history *h, const psi_index *idx, bool ser, psi_
         if (is_reason(cex, c))
             continue;
         named w = rests_on(cex, c, ser, 0);
-        if (c->n_cond == 0) {
+        if (c->n_cond == 0 && c->n_rcond == 0) {
             if (!uncond.cycle || weakness(w.kind) < weakness(uncond.kind))
                 uncond = w;
         } else if (!any_case || weakness(w.kind) > weakness(best.kind)) {

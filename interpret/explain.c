@@ -90,14 +90,51 @@ static bool tset_add(tset *s, uint32_t t)
     return true;
 }
 
+/* Restore brings the candidate writers of a read with a choice of writers
+ * along with its reader (a read is only part of a sub-history's polygraph
+ * when all its candidates are), unless it has more than this many. */
+#define MAX_SEED_CANDIDATES 64u
+
+/* Adds the candidate writers of t's reads with a choice of writers. */
+static bool add_candidates(ctx *x, tset *s, uint32_t t)
+{
+    const psi_index *idx = &x->res->idx;
+    if (!idx->n_amb || t == PSI_INIT_TXN)
+        return true;
+    const psi_txn *tx = &x->h->txns[t];
+    for (uint32_t k = 0; k < tx->n_ops; k++) {
+        uint32_t o = tx->first_op + k;
+        if (!(idx->op_info[o] & PSI_OI_AMBIG))
+            continue;
+        uint32_t lo = 0, hi = idx->n_amb; /* idx->amb is in operation order */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (idx->amb[mid].op < o)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == idx->n_amb || idx->amb[lo].op != o || idx->amb[lo].n > MAX_SEED_CANDIDATES)
+            continue;
+        for (uint32_t j = 0; j < idx->amb[lo].n; j++) {
+            uint32_t w = idx->amb_cand[idx->amb[lo].first + j];
+            if (w != PSI_SRC_INIT && !tset_add(s, idx->op_txn[w]))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Seeds: the reported cycle(s), and for every anti-dependency the writer
- * its reader read the key from. */
+ * its reader read the key from; and the candidate writers of their reads
+ * with a choice of writers. */
 static bool add_cycle_seeds(ctx *x, tset *s, const psi_edge *c, uint32_t n)
 {
     const psi_history *h = x->h;
     const psi_index *idx = &x->res->idx;
     for (uint32_t i = 0; i < n; i++) {
-        if (!tset_add(s, c[i].from) || !tset_add(s, c[i].to))
+        if (!tset_add(s, c[i].from) || !tset_add(s, c[i].to) || !add_candidates(x, s, c[i].from) ||
+            !add_candidates(x, s, c[i].to))
             return false;
         if (c[i].type != PSI_EDGE_RW || c[i].from == PSI_INIT_TXN)
             continue;
@@ -177,6 +214,8 @@ static int restore(ctx *x, tset *s)
             for (uint64_t i = A.off[v]; i < A.off[v + 1]; i++)
                 if (!tset_add(s, A.to[i]))
                     goto out;
+            if (!add_candidates(x, s, v))
+                goto out;
         }
         if (s->n == before || s->n > MAX_RESTORE_TXNS) {
             r = 0;
@@ -520,12 +559,22 @@ void psi_cex_free(psi_cex *cex)
     free(cex->cycles);
     free(cex->idx);
     free(cex->conds);
+    free(cex->reads);
+    free(cex->rcands);
+    free(cex->rconds);
     memset(cex, 0, sizeof *cex);
 }
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain", "decided",       "either",     "or",       "excluded",
-                                  "forced",  "version-order", "timestamps", "real-time"};
-    return (unsigned)o <= PSI_CEX_REALTIME ? names[o] : "?";
+    static const char *names[] = {"certain",   "decided",  "either",        "or",
+                                  "excluded",  "forced",   "version-order", "timestamps",
+                                  "real-time", "read-from"};
+    return (unsigned)o <= PSI_CEX_READ_FROM ? names[o] : "?";
+}
+
+const char *psi_cex_rf_how_name(psi_cex_rf_how how)
+{
+    static const char *names[] = {"forced", "decided", "excluded"};
+    return (unsigned)how <= PSI_RF_EXCLUDED ? names[how] : "?";
 }

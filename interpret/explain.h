@@ -88,6 +88,8 @@ typedef enum psi_cex_origin {
                                edge's hint_line (its target's line) of ts_file */
     PSI_CEX_REALTIME = 8,   /* real time (strict-ser, strong-si): `from` completed before
                                `to` was invoked (history.h rt) */
+    PSI_CEX_READ_FROM = 9,  /* holds if its read (rcand) takes that writer, a
+                               candidate left besides the one decided */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
@@ -97,7 +99,10 @@ typedef struct psi_cex_edge {
     uint8_t origin;     /* psi_cex_origin */
     uint8_t side;       /* edges of a writer pair: 0 if it holds when choice.t goes
                            first, 1 when choice.s does */
-    uint32_t choice;    /* all but CERTAIN: index into choices */
+    uint32_t choice;    /* all but CERTAIN: index into choices; UINT32_MAX when
+                           only a read-from choice (rcand) labels the edge */
+    uint32_t rcand;     /* 0, or 1 + the read-from candidate (rcands) the edge
+                           needs: a WR from it, or an RW its read implies */
     uint32_t shown_by;  /* a certain WW edge a list-append read shows (the read's
                            transaction is among txns): that read's op + 1; else 0 */
     uint64_t hint_line; /* PSI_CEX_HINT: the line of the hint file that gives it */
@@ -126,7 +131,40 @@ typedef struct psi_cex_cond {
 typedef struct psi_cex_cycle {
     uint32_t first, len;
     uint32_t cond_first, n_cond;
+    /* Read-from conditions: rconds[rcond_first .. + n_rcond) are rcands
+     * indices, each "its read takes that writer". */
+    uint32_t rcond_first, n_rcond;
 } psi_cex_cycle;
+
+/* How a read with several candidate writers (a repeated value, or the
+ * initial value written again) was resolved in the counterexample. */
+typedef enum psi_cex_rf_how {
+    PSI_RF_FORCED = 0,   /* every other candidate closes a forbidden cycle (its
+                            rcand names that cycle): this writer it is */
+    PSI_RF_DECIDED = 1,  /* taken in the failing assignment shown: several
+                            candidates were left, and the violation holds
+                            whichever it takes (the latest writer left is
+                            shown), or the check's own choice when its cycle
+                            is shown as found */
+    PSI_RF_EXCLUDED = 2, /* every candidate closes a forbidden cycle: the read
+                            has no possible writer, which is the violation */
+} psi_cex_rf_how;
+
+typedef struct psi_cex_read {
+    uint32_t op, txn, key; /* the read, its transaction, its dense key */
+    uint32_t writer;       /* the transaction it was resolved to (PSI_INIT_TXN: the
+                              initial one), UINT32_MAX when none */
+    uint8_t how;           /* psi_cex_rf_how */
+    uint32_t first, n;     /* its candidates: rcands[first .. first + n) */
+} psi_cex_read;
+
+typedef struct psi_cex_rcand {
+    uint32_t read;    /* index into reads */
+    uint32_t txn;     /* the candidate writer (PSI_INIT_TXN: the initial one) */
+    uint8_t excluded; /* it closes a forbidden cycle */
+    uint32_t cycle;   /* excluded: the cycle that excludes it, UINT32_MAX if none
+                         is shown */
+} psi_cex_rcand;
 
 typedef struct psi_cex {
     psi_cex_kind kind;
@@ -147,6 +185,15 @@ typedef struct psi_cex {
     uint32_t n_idx;
     psi_cex_cond *conds; /* cycle conditions */
     uint32_t n_conds;
+    /* Reads with a choice of writers that the violation involves (empty
+     * when no value repeats), their candidates, and the cycles' read-from
+     * conditions (rcands indices). */
+    psi_cex_read *reads;
+    uint32_t n_reads;
+    psi_cex_rcand *rcands;
+    uint32_t n_rcands;
+    uint32_t *rconds;
+    uint32_t n_rconds;
     uint32_t anomaly_op; /* graph-free anomalies: the offending read, else UINT32_MAX */
     psi_anomaly anomaly; /* graph-free anomalies: the one shown (anomaly.op == anomaly_op) */
     uint64_t solver_calls;
@@ -187,5 +234,6 @@ const char *psi_cex_kind_title(psi_cex_kind k);
 /* The kind of a graph-free anomaly (core/index.h). */
 psi_cex_kind psi_cex_kind_of_anomaly(psi_anomaly_kind k);
 const char *psi_cex_origin_name(psi_cex_origin o);
+const char *psi_cex_rf_how_name(psi_cex_rf_how how); /* "forced", "decided", ... */
 
 #endif

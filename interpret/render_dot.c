@@ -73,6 +73,23 @@ static void dot_edges(FILE *f, const psi_history *h, const psi_cex *cx)
             snprintf(label + l, sizeof label - l, "\nif %s first", a);
             style = "dotted";
             color = e->origin == PSI_CEX_OR ? "red" : "blue";
+        } else if (e->origin == PSI_CEX_READ_FROM) {
+            style = "dotted";
+            color = "darkgreen";
+        }
+        if (e->rcand) {
+            /* which writer its read takes: forced, excluded, or a case */
+            const psi_cex_rcand *rc = &cx->rcands[e->rcand - 1];
+            const psi_cex_read *r = &cx->reads[rc->read];
+            char a[64], o[160];
+            psi_fmt_txn(h, rc->txn, a, sizeof a);
+            psi_fmt_op(h, r->op, o, sizeof o);
+            size_t l = strlen(label);
+            snprintf(label + l, sizeof label - l, "\nif %s reads from %s (%s)", o, a,
+                     rc->excluded              ? "excluded"
+                     : rc->txn != r->writer    ? "possible"
+                     : r->how == PSI_RF_FORCED ? "forced"
+                                               : "decided");
         }
         fprintf(f, "  t%u -> t%u [label=", e->from, e->to);
         dot_str(f, label);

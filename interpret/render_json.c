@@ -117,9 +117,19 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
             psi_json_u64(j, "completed", h->rt[e->from].complete);
             psi_json_u64(j, "invoked", h->rt[e->to].invoke);
             psi_json_end_object(j);
-        } else if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
+        } else if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED &&
+                   e->choice != UINT32_MAX) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");
+        }
+        if (e->rcand) {
+            /* the read-from choice the edge needs: reads[read] takes writer */
+            const psi_cex_rcand *rc = &cx->rcands[e->rcand - 1];
+            psi_fmt_txn(h, rc->txn, a, sizeof a);
+            psi_json_begin_object(j, "read_from");
+            psi_json_u64(j, "read", rc->read);
+            psi_json_str(j, "writer", a);
+            psi_json_end_object(j);
         }
         psi_json_end_object(j);
     }
@@ -146,9 +156,60 @@ static void json_cex_choices(psi_json *j, const psi_history *h, const psi_cex *c
     psi_json_end_array(j);
 }
 
-/* Each cycle: the choices it depends on, and its edges as indices into
- * the edges array, in cycle order. */
-static void json_cex_cycles(psi_json *j, const psi_cex *cx)
+/* The reads with several candidate writers that the violation involves:
+ * which writer each was resolved to, how, and the candidates excluded,
+ * each with the index of the cycle that excludes it. */
+static void json_cex_reads(psi_json *j, const psi_history *h, const psi_cex *cx)
+{
+    psi_json_begin_array(j, "reads");
+    for (uint32_t i = 0; i < cx->n_reads; i++) {
+        const psi_cex_read *r = &cx->reads[i];
+        char t[64], o[160];
+        psi_fmt_txn(h, r->txn, t, sizeof t);
+        psi_fmt_op(h, r->op, o, sizeof o);
+        psi_json_begin_object(j, NULL);
+        psi_json_str(j, "transaction", t);
+        psi_json_str(j, "operation", o);
+        json_key(j, "key", h, r->key);
+        psi_json_begin_object(j, "read_from");
+        if (r->writer == UINT32_MAX) {
+            psi_json_null(j, "writer");
+        } else {
+            psi_fmt_txn(h, r->writer, t, sizeof t);
+            psi_json_str(j, "writer", t);
+        }
+        psi_json_str(j, "how", psi_cex_rf_how_name((psi_cex_rf_how)r->how));
+        psi_json_begin_array(j, "candidates");
+        for (uint32_t k = 0; k < r->n; k++) {
+            psi_fmt_txn(h, cx->rcands[r->first + k].txn, t, sizeof t);
+            psi_json_str(j, NULL, t);
+        }
+        psi_json_end_array(j);
+        psi_json_begin_array(j, "excluded");
+        for (uint32_t k = 0; k < r->n; k++) {
+            const psi_cex_rcand *c = &cx->rcands[r->first + k];
+            if (!c->excluded)
+                continue;
+            psi_fmt_txn(h, c->txn, t, sizeof t);
+            psi_json_begin_object(j, NULL);
+            psi_json_str(j, "writer", t);
+            if (c->cycle == UINT32_MAX)
+                psi_json_null(j, "cycle");
+            else
+                psi_json_u64(j, "cycle", c->cycle);
+            psi_json_end_object(j);
+        }
+        psi_json_end_array(j);
+        psi_json_end_object(j);
+        psi_json_end_object(j);
+    }
+    psi_json_end_array(j);
+}
+
+/* Each cycle: the choices it depends on (writer pairs' orders, then reads'
+ * writers), and its edges as indices into the edges array, in cycle
+ * order. */
+static void json_cex_cycles(psi_json *j, const psi_history *h, const psi_cex *cx)
 {
     psi_json_begin_array(j, "cycles");
     for (uint32_t i = 0; i < cx->n_cycles; i++) {
@@ -160,6 +221,15 @@ static void json_cex_cycles(psi_json *j, const psi_cex *cx)
             psi_json_begin_object(j, NULL);
             psi_json_u64(j, "choice", cd->choice);
             psi_json_str(j, "side", cd->side ? "or" : "either");
+            psi_json_end_object(j);
+        }
+        for (uint32_t k = 0; k < c->n_rcond; k++) {
+            const psi_cex_rcand *rc = &cx->rcands[cx->rconds[c->rcond_first + k]];
+            char a[64];
+            psi_fmt_txn(h, rc->txn, a, sizeof a);
+            psi_json_begin_object(j, NULL);
+            psi_json_u64(j, "read", rc->read);
+            psi_json_str(j, "writer", a);
             psi_json_end_object(j);
         }
         psi_json_end_array(j);
@@ -193,7 +263,8 @@ static void json_cex_as(psi_json *j, const char *key, const psi_history *h, cons
     json_cex_txns(j, h, cx);
     json_cex_edges(j, h, cx);
     json_cex_choices(j, h, cx);
-    json_cex_cycles(j, cx);
+    json_cex_reads(j, h, cx);
+    json_cex_cycles(j, h, cx);
     psi_json_end_object(j);
 }
 

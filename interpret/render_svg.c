@@ -287,6 +287,10 @@ static void edge_label(const psi_history *h, const psi_cex *cx, const psi_cex_ed
         char a[64];
         psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
         snprintf(l2, n, "if %s first", a);
+    } else if (e->origin == PSI_CEX_READ_FROM) {
+        char a[64];
+        psi_fmt_txn(h, cx->rcands[e->rcand - 1].txn, a, sizeof a);
+        snprintf(l2, n, "if read from %s", a);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Graph-free anomalies listed without --all-anomalies. */
 #define GRAPH_FREE_SHOWN 10u
@@ -152,6 +153,70 @@ static void fmt_cex_edge(const psi_history *h, const psi_cex_edge *e, char *buf,
     fmt_edge(h, &ge, buf, n);
 }
 
+/* "(2,3)'s r(1,5) reads from (3,4)": read-from candidate rc taken. */
+static void fmt_read_from(const psi_history *h, const psi_cex *cx, uint32_t rc, char *buf, size_t n)
+{
+    const psi_cex_rcand *c = &cx->rcands[rc];
+    const psi_cex_read *r = &cx->reads[c->read];
+    char t[64], o[160], w[64];
+    psi_fmt_txn(h, r->txn, t, sizeof t);
+    psi_fmt_op(h, r->op, o, sizeof o);
+    psi_fmt_txn(h, c->txn, w, sizeof w);
+    int k = snprintf(buf, n, "%s's ", t);
+    size_t used = k > 0 && (size_t)k < n ? (size_t)k : n - 1;
+    k = snprintf(buf + used, n - used, "%s", o);
+    used += k > 0 && (size_t)k < n - used ? (size_t)k : n - used - 1;
+    snprintf(buf + used, n - used, " reads from %s", w);
+}
+
+/* The reads with several candidate writers: which one each was resolved
+ * to and why, and each candidate excluded with its cycle (below). */
+static void reads_text(FILE *out, const psi_history *h, const psi_cex *cx)
+{
+    if (!cx->n_reads)
+        return;
+    fprintf(out, "  read-from (values written by several transactions: which write each read "
+                 "saw):\n");
+    for (uint32_t i = 0; i < cx->n_reads; i++) {
+        const psi_cex_read *r = &cx->reads[i];
+        char t[64], o[160], w[64];
+        psi_fmt_txn(h, r->txn, t, sizeof t);
+        psi_fmt_op(h, r->op, o, sizeof o);
+        if (r->writer != UINT32_MAX)
+            psi_fmt_txn(h, r->writer, w, sizeof w);
+        switch (r->how) {
+        case PSI_RF_FORCED:
+            fprintf(out,
+                    "    %s's %s: from %s, forced (every other writer of it closes a "
+                    "forbidden cycle)\n",
+                    t, o, w);
+            break;
+        case PSI_RF_DECIDED:
+            fprintf(out,
+                    "    %s's %s: from %s, decided (taken in the failing assignment shown; "
+                    "the violation holds whichever writer left it read from)\n",
+                    t, o, w);
+            break;
+        default:
+            fprintf(out, "    %s's %s: from none: every writer of it closes a forbidden cycle\n", t,
+                    o);
+        }
+        for (uint32_t k = 0; k < r->n; k++) {
+            const psi_cex_rcand *c = &cx->rcands[r->first + k];
+            psi_fmt_txn(h, c->txn, w, sizeof w);
+            if (c->excluded && c->cycle != UINT32_MAX)
+                fprintf(out,
+                        "      %-12s excluded (the cycle \"if %s's %s reads from %s\" "
+                        "below)\n",
+                        w, t, o, w);
+            else if (c->excluded)
+                fprintf(out, "      %-12s excluded by the check\n", w);
+            else if (c->txn != r->writer)
+                fprintf(out, "      %-12s possible\n", w);
+        }
+    }
+}
+
 /* "if (1,3) installs key 0 before (2,8)" for the cycle's conditions. */
 static void fmt_cond(const psi_history *h, const psi_cex *cx, const psi_cex_cycle *c, char *buf,
                      size_t n)
@@ -167,6 +232,12 @@ static void fmt_cond(const psi_history *h, const psi_cex *cx, const psi_cex_cycl
         psi_fmt_txn(h, orr ? ch->t : ch->s, b, sizeof b);
         int k = snprintf(buf + used, n - used, "%s%s installs key %s before %s",
                          used ? " and " : "if ", a, PSI_KEY_NAME(h, ch->key), b);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    for (uint32_t i = 0; i < c->n_rcond && used < n; i++) {
+        char rf[256];
+        fmt_read_from(h, cx, cx->rconds[c->rcond_first + i], rf, sizeof rf);
+        int k = snprintf(buf + used, n - used, "%s%s", used ? " and " : "if ", rf);
         used += k > 0 ? (size_t)k : 0;
     }
     if (!used)
@@ -238,14 +309,24 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             const psi_cex_choice *ch = &cx->choices[e->choice];
             char a[64];
             psi_fmt_txn(h, e->origin == PSI_CEX_OR ? ch->s : ch->t, a, sizeof a);
-            fprintf(out, "    %-48s only if %s installs key %s first\n", buf, a,
-                    PSI_KEY_NAME(h, ch->key));
+            char rf[256] = "";
+            if (e->rcand) {
+                strcpy(rf, " and ");
+                fmt_read_from(h, cx, e->rcand - 1, rf + 5, sizeof rf - 5);
+            }
+            fprintf(out, "    %-48s only if %s installs key %s first%s\n", buf, a,
+                    PSI_KEY_NAME(h, ch->key), rf);
         } else if (e->origin == PSI_CEX_HINT) {
             fprintf(out, "    %-48s version-order %s:%llu\n", buf, cx->hint_file,
                     (unsigned long long)e->hint_line);
         } else if (e->origin == PSI_CEX_TIMESTAMPS) {
             fprintf(out, "    %-48s timestamps %s:%llu\n", buf, cx->ts_file,
                     (unsigned long long)e->hint_line);
+        } else if (e->rcand) {
+            char rf[256];
+            fmt_read_from(h, cx, e->rcand - 1, rf, sizeof rf);
+            fprintf(out, "    %-48s %s, when %s\n", buf,
+                    psi_cex_origin_name((psi_cex_origin)e->origin), rf);
         } else if (e->origin == PSI_CEX_REALTIME && h->rt) {
             const char *at = h->rt_by_index ? "index" : "op";
             fprintf(out, "    %-48s real time: completed at %s %llu before invoked at %s %llu\n",
@@ -274,6 +355,7 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
             fprintf(out, "  %s and %s both write key %s; neither order is possible\n", a, b,
                     PSI_KEY_NAME(h, ch->key));
     }
+    reads_text(out, h, cx);
     if (cx->n_cycles)
         fprintf(out, "  forbidden cycles:\n");
     for (uint32_t i = 0; i < cx->n_cycles; i++) {
