@@ -53,8 +53,12 @@ void psi_cli_sat_stats(FILE *out, const psi_sat *s, const psi_acyc *g)
         fprintf(out, "c theory propagations  %llu (%llu explained)\n",
                 (unsigned long long)st.theory_propagations,
                 (unsigned long long)st.theory_explanations);
-        fprintf(out, "c theory reorders      %llu (%llu nodes visited)\n",
-                (unsigned long long)as.reorders, (unsigned long long)as.visited);
+        fprintf(out, "c theory reorders      %llu (%llu nodes visited, %llu moved)\n",
+                (unsigned long long)as.reorders, (unsigned long long)as.visited,
+                (unsigned long long)as.moved);
+        fprintf(out, "c theory relabels      %llu (%llu nodes relabelled)\n",
+                (unsigned long long)as.relabels, (unsigned long long)as.relabelled);
+        fprintf(out, "c theory memory        %llu bytes\n", (unsigned long long)as.bytes);
         fprintf(out, "c theory time          %.3f s (%.1f %%)\n", st.theory_seconds,
                 100.0 * st.theory_seconds / t);
     }

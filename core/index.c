@@ -147,6 +147,7 @@ static psi_status order_txn_ops(index_ctx *c, uint32_t t, uint32_t **out)
 }
 
 static uint32_t lookup_writer(const index_ctx *c, const psi_op *op);
+static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o);
 
 /* Pass 5, a repeat read o (PSI_OI_REPEAT_READ) that disagrees with first,
  * its transaction's first read of the key: resolved like an external read.
@@ -221,8 +222,15 @@ static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
                         (want->flags & PSI_OPF_INIT) == (op->flags & PSI_OPF_INIT);
             if (same)
                 continue;
-            if (repeat && !(op->flags & PSI_OPF_LIST)) {
-                st = resolve_repeat(c, t, tx->first_op + i, tx->first_op + cur);
+            if (repeat) {
+                /* A list-append repeat read is a read event too (RC, PL-2:
+                 * it may see a later list than the first read did): its
+                 * elements are checked like an external read's, its last
+                 * element resolved like a plain repeat read's value. */
+                if (op->flags & PSI_OPF_LIST)
+                    st = check_list(c, t, tx->first_op + i);
+                if (st == PSI_OK)
+                    st = resolve_repeat(c, t, tx->first_op + i, tx->first_op + cur);
                 if (st != PSI_OK)
                     return st;
             } else {
@@ -614,7 +622,9 @@ static psi_status check_list_orders(index_ctx *c)
     for (uint32_t i = 0; i < h->n_list_reads; i++) {
         const psi_list_read *lr = &h->list_reads[i];
         uint8_t info = c->idx->op_info[lr->op];
-        if ((info & PSI_OI_LIVE) && (info & PSI_OI_EXTERNAL_READ))
+        /* repeat reads show version orders too (RC and PL-2 take them as
+         * read events of their own) */
+        if ((info & PSI_OI_LIVE) && (info & (PSI_OI_EXTERNAL_READ | PSI_OI_REPEAT_READ)))
             refs[n++] = (list_ref){.key = h->ops[lr->op].key, .len = lr->len, .i = i};
     }
     qsort(refs, n, sizeof *refs, list_ref_cmp);

@@ -127,15 +127,6 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
     for (uint32_t c = 0; c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_OPEN)
             enc->choice_var[c] = ++next_var;
-    /* Chronological backtracking (solver option chrono) is off on
-     * instances with read-from choices: it trips the solver's assertion
-     * qhead == trail_n in psi_new_level on them (first seen at 6ecc1b3,
-     * still at this commit: the differential test's
-     * test_pruning_matches_full_polygraph under the Debug build). It
-     * would halve the decisions on hot keys (generate --value-range 4,
-     * 4000 transactions: 2.6M -> 0.9M); plain backjumping is correct. */
-    if (psi_sat_set_option(enc->sat, "chrono", 0) != 0)
-        return psi_diag_set(d, PSI_ERR_LIMIT, "the solver has no option chrono");
     if (psi_sat_reserve(enc->sat, next_var) != 0)
         goto nomem;
     for (uint32_t c = 0; c < g->n_cons; c++)
@@ -262,6 +253,72 @@ static psi_status choice_phases(const psi_polygraph *g, const psi_encoding *enc,
     return st;
 }
 
+/* PC: each constraint's initial phase by the vote of its sides' edges
+ * against a topological order of the known DEP graph over the
+ * transactions. The theory's own vote (psi_acyc_suggest_phases) compares
+ * a WW edge's source with its target's twin (encode.h), whose place in the
+ * theory's order says little about the target's: on the PolySI histories
+ * that cost PC 80 times SI's conflicts. A hint only: any phase is sound. */
+typedef struct pc_vote {
+    const uint32_t *pos;
+    int64_t v;
+    bool either;
+} pc_vote;
+
+static bool pc_vote_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    (void)type;
+    (void)key;
+    pc_vote *pv = ctx;
+    if (pv->pos[from] != UINT32_MAX && pv->pos[to] != UINT32_MAX && from != to)
+        pv->v += (pv->pos[from] < pv->pos[to]) == pv->either ? 1 : -1;
+    return true;
+}
+
+static psi_status pc_phases(const psi_polygraph *g, const psi_encoding *enc, psi_diag *d)
+{
+    psi_graph kg;
+    uint8_t *dep = malloc(g->n_known ? g->n_known : 1);
+    if (!dep)
+        return psi_diag_nomem(d, "choosing initial phases");
+    for (uint64_t i = 0; i < g->n_known; i++)
+        dep[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
+    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = dep};
+    psi_status st = psi_graph_build(&kg, g->n_nodes, &known, 0, d);
+    free(dep);
+    if (st != PSI_OK)
+        return st;
+    uint32_t *order = malloc((kg.n_nodes ? kg.n_nodes : 1) * sizeof *order);
+    uint32_t *pos = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *pos);
+    uint32_t n_ordered = 0;
+    if (!order || !pos)
+        st = psi_diag_nomem(d, "choosing initial phases");
+    if (st == PSI_OK)
+        st = psi_graph_topo(&kg, false, order, &n_ordered, d);
+    if (st == PSI_OK) {
+        /* nodes on a DEP cycle (only with --no-pruning) have no say */
+        memset(pos, 0xff, g->n_nodes * sizeof *pos);
+        for (uint32_t i = 0; i < n_ordered; i++)
+            pos[order[i]] = i;
+    }
+    for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
+        const psi_constraint *con = &g->cons[c];
+        if (con->state != PSI_C_OPEN)
+            continue;
+        pc_vote pv = {.pos = pos, .either = true};
+        psi_constraint_for_each(g, con, true, pc_vote_edge, &pv);
+        pv.either = false;
+        psi_constraint_for_each(g, con, false, pc_vote_edge, &pv);
+        int var = enc->cons_var[c];
+        if (pv.v && psi_sat_set_phase(enc->sat, pv.v > 0 ? var : -var) != 0)
+            st = psi_diag_nomem(d, "choosing initial phases");
+    }
+    free(order);
+    free(pos);
+    psi_graph_free(&kg);
+    return st;
+}
+
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
                       psi_diag *d)
 {
@@ -338,6 +395,13 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
      * the history's real version order mostly agrees with it. */
     if (!(opts && opts->no_phase_hints) && psi_acyc_suggest_phases(enc->graph) != 0)
         goto nomem;
+    if (enc->pc && !(opts && opts->no_phase_hints)) {
+        psi_status st = pc_phases(g, enc, d);
+        if (st != PSI_OK) {
+            psi_encoding_free(enc);
+            return st;
+        }
+    }
     if (g->n_choices && !(opts && opts->no_phase_hints)) {
         psi_status st = choice_phases(g, enc, ser, d);
         if (st != PSI_OK) {

@@ -86,6 +86,8 @@ typedef enum psi_cex_origin {
                                edge's hint_line of the counterexample's hint_file */
     PSI_CEX_TIMESTAMPS = 7, /* an order timestamps imply (check --timestamps): the
                                edge's hint_line (its target's line) of ts_file */
+    PSI_CEX_REALTIME = 8,   /* real time (strict-ser, strong-si): `from` completed before
+                               `to` was invoked (history.h rt) */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {
@@ -150,6 +152,10 @@ typedef struct psi_cex {
     uint64_t solver_calls;
     double seconds;
     bool by_level; /* a polynomial level's cycle with its forcing facts (no search) */
+    /* PC and PSI: the pipeline's cycle, shown as found on purpose (the
+     * local re-checks that shrink it are SI's or SER's, stronger than
+     * these levels), not for want of budget. */
+    bool level_cycle;
     /* Known version orders were used: their file (PSI_CEX_HINT edges name
      * its lines). The cycle is then shown as the check found it: the
      * search above rebuilds sub-histories from the history alone, which

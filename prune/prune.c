@@ -8,6 +8,7 @@
  * without frontiers then checks the known graph for a cycle. */
 #include "prune/prune.h"
 
+#include "prune/level_pc.h"
 #include "prune/reach.h"
 #include "prune/seed.h"
 
@@ -25,6 +26,7 @@ typedef enum rule { RULE_SI = 0, RULE_SER = 1, RULE_DEP = 2, RULE_PSI = 3, RULE_
 typedef struct anti_index {
     const psi_graph *g;
     const psi_polygraph *pg;
+    const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
 } anti_index;
 
 /* Known RW edges tried per end of a DEP edge: skipping the rest only
@@ -170,15 +172,14 @@ static psi_status pc_closing_cycle(const psi_reach *r, const anti_index *a, cons
     if (e->to != pe->from)
         st = psi_reach_path(r, e->to, pe->from, &p, &n, d);
     if (st == PSI_OK) {
-        *out = malloc(((size_t)n + 2) * sizeof **out);
+        *out = malloc((2 * (size_t)n + 2) * sizeof **out);
         if (!*out)
             st = psi_diag_nomem(d, "recording a cycle");
     }
     if (st == PSI_OK) {
         uint32_t k = 0;
         (*out)[k++] = *e;
-        for (uint32_t i = 0; i < n; i++)
-            (*out)[k++] = g->known[p[i]];
+        k += psi_pc_path(a->pc, g, p, n, *out + k);
         (*out)[k++] = *pe;
         *len = k;
     }
@@ -208,15 +209,19 @@ static psi_status closing_cycle(const psi_reach *r, const anti_index *a, rule se
     }
     if (st != PSI_OK)
         return st;
-    *out = malloc(((size_t)n + 1) * sizeof **out);
+    *out = malloc((2 * (size_t)n + 1) * sizeof **out);
     if (!*out) {
         free(path);
         return psi_diag_nomem(d, "recording a cycle");
     }
     (*out)[0] = *e;
-    for (uint32_t i = 0; i < n; i++)
-        (*out)[i + 1] = g->known[path[i]];
-    *len = n + 1;
+    if (ser == RULE_PC) {
+        *len = 1 + psi_pc_path(a->pc, g, path, n, *out + 1);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            (*out)[i + 1] = g->known[path[i]];
+        *len = n + 1;
+    }
     free(path);
     return PSI_OK;
 }
@@ -428,20 +433,26 @@ static psi_status psi_known_anti_cycle(const psi_reach *r, const psi_polygraph *
     return PSI_OK;
 }
 
-static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, uint32_t node,
-                              psi_prune_result *res, psi_diag *d)
+/* pc: the reach is PC's (level_pc.h), whose composed edges are turned
+ * back into their two known edges; else NULL. */
+static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const psi_pc_extra *pc,
+                              uint32_t node, psi_prune_result *res, psi_diag *d)
 {
     uint32_t *path = NULL, n = 0;
     psi_status st = psi_reach_cycle(r, node, &path, &n, d);
     if (st != PSI_OK)
         return st;
-    res->cycle[0] = malloc((n ? n : 1) * sizeof *res->cycle[0]);
+    res->cycle[0] = malloc((n ? 2 * (size_t)n : 1) * sizeof *res->cycle[0]);
     if (!res->cycle[0]) {
         free(path);
         return psi_diag_nomem(d, "recording a cycle");
     }
-    for (uint32_t i = 0; i < n; i++)
-        res->cycle[0][i] = g->known[path[i]];
+    if (pc) {
+        n = psi_pc_path(pc, g, path, n, res->cycle[0]);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            res->cycle[0][i] = g->known[path[i]];
+    }
     res->cycle_len[0] = n;
     res->outcome = PSI_PRUNE_KNOWN_CYCLE;
     free(path);
@@ -464,7 +475,7 @@ static psi_status final_cycle_check(const psi_history *h, psi_polygraph *g, rule
     if (st != PSI_OK)
         return st;
     if (cyc != UINT32_MAX)
-        st = known_cycle(&r, g, cyc, res, d);
+        st = known_cycle(&r, g, NULL, cyc, res, d);
     psi_reach_free(&r);
     return st;
 }
@@ -497,15 +508,19 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     for (;;) {
         psi_reach r;
         uint32_t cyc;
+        /* PC: the composed edges of this round's reach (level_pc.h) */
+        psi_pc_extra pcx = {0};
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        st = psi_reach_build_cfg(&r, h, g, ser == RULE_SI,
-                                 ser == RULE_DEP || ser == RULE_PSI || ser == RULE_PC, &cfg, &cyc,
-                                 d);
+        /* PC builds its own graph (level_pc.h), on one thread. */
+        st = ser == RULE_PC
+                 ? psi_pc_reach_build(&r, &pcx, h, g, &cyc, d)
+                 : psi_reach_build_cfg(&r, h, g, ser == RULE_SI, ser == RULE_DEP || ser == RULE_PSI,
+                                       &cfg, &cyc, d);
         if (st != PSI_OK)
             return st;
         psi_graph ag = {0};
-        anti_index ai = {.g = &ag, .pg = g};
+        anti_index ai = {.g = &ag, .pg = g, .pc = &pcx};
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
             st = ser == RULE_PSI ? psi_anti_build(&r, g, &ag, &rw, d)
@@ -520,6 +535,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             if (st != PSI_OK || rw != UINT32_MAX) {
                 psi_graph_free(&ag);
                 psi_reach_free(&r);
+                psi_pc_free(&pcx);
                 return st;
             }
         }
@@ -527,13 +543,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if (bytes > res->peak_bytes)
             res->peak_bytes = bytes;
         if (cyc != UINT32_MAX) {
-            st = known_cycle(&r, g, cyc, res, d);
+            st = known_cycle(&r, g, ser == RULE_PC ? &pcx : NULL, cyc, res, d);
             psi_reach_free(&r);
+            psi_pc_free(&pcx);
             return st;
         }
         if (disabled) {
             psi_graph_free(&ag);
             psi_reach_free(&r);
+            psi_pc_free(&pcx);
             break;
         }
         if (g->pending) {
@@ -542,6 +560,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             st = psi_seed_constraints(h, g, &r, d);
             psi_graph_free(&ag);
             psi_reach_free(&r);
+            psi_pc_free(&pcx);
             if (st != PSI_OK)
                 return st;
             res->seeded = g->n_cons;
@@ -569,6 +588,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                        d);
                 psi_graph_free(&ag);
                 psi_reach_free(&r);
+                psi_pc_free(&pcx);
                 return st;
             }
             if (!e.bad && !o.bad)
@@ -581,6 +601,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             st = prune_choices(&r, &ai, g, ser, imp, &settled, d);
         psi_graph_free(&ag);
         psi_reach_free(&r);
+        psi_pc_free(&pcx);
         if (st != PSI_OK)
             return st;
         res->resolved += changed;

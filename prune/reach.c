@@ -157,9 +157,9 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
     }
 }
 
-static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g,
-                              bool doubled, const uint8_t *active, const psi_reach_cfg *cfg,
-                              uint32_t *cycle_node, psi_diag *d)
+static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge_view *known,
+                              bool doubled, const psi_reach_cfg *cfg, uint32_t *cycle_node,
+                              psi_diag *d)
 {
     memset(r, 0, sizeof *r);
     r->h = h;
@@ -167,9 +167,8 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_poly
     r->n_txns = h->n_txns;
     r->n_sessions = h->n_sessions ? h->n_sessions : 1;
     *cycle_node = UINT32_MAX;
-    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = active};
     unsigned flags = doubled ? PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI : 0;
-    psi_status st = psi_graph_build(&r->graph, h->n_txns, &known, flags, d);
+    psi_status st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
     if (st != PSI_OK)
         return stage_status(st, d);
     r->n = r->graph.n_nodes;
@@ -195,15 +194,23 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_poly
 psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygraph *g, bool doubled,
                            uint32_t *cycle_node, psi_diag *d)
 {
-    return reach_build(r, h, g, doubled, NULL, NULL, cycle_node, d);
+    psi_edge_view known = {.first = g->known, .n = g->n_known};
+    return reach_build(r, h, &known, doubled, NULL, cycle_node, d);
+}
+
+psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
+                                uint32_t *cycle_node, psi_diag *d)
+{
+    return reach_build(r, h, v, false, NULL, cycle_node, d);
 }
 
 psi_status psi_reach_build_cfg(psi_reach *r, const psi_history *h, const psi_polygraph *g,
                                bool doubled, bool dep, const psi_reach_cfg *cfg,
                                uint32_t *cycle_node, psi_diag *d)
 {
+    psi_edge_view known = {.first = g->known, .n = g->n_known};
     if (!dep)
-        return reach_build(r, h, g, doubled, NULL, cfg, cycle_node, d);
+        return reach_build(r, h, &known, doubled, cfg, cycle_node, d);
     /* The mask is only read while the rows are built (edge ids stay the
      * known-edge indices, so paths map back unchanged). */
     uint8_t *mask = malloc(g->n_known ? g->n_known : 1);
@@ -211,7 +218,8 @@ psi_status psi_reach_build_cfg(psi_reach *r, const psi_history *h, const psi_pol
         return nomem(d);
     for (uint64_t i = 0; i < g->n_known; i++)
         mask[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
-    psi_status st = reach_build(r, h, g, false, mask, cfg, cycle_node, d);
+    known.active = mask;
+    psi_status st = reach_build(r, h, &known, false, cfg, cycle_node, d);
     free(mask);
     return st;
 }

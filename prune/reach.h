@@ -84,6 +84,10 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
  * cycle is forbidden under every one of them, so pruning by it is sound. */
 psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
                                uint32_t *cycle_node, psi_diag *d);
+/* The same, plain, over the (active) edges of v instead of the known
+ * graph: paths are ids of v (prune/level_pc.h composes edges). */
+psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
+                                uint32_t *cycle_node, psi_diag *d);
 void psi_reach_free(psi_reach *r);
 
 static inline uint32_t psi_reach_node(const psi_reach *r, uint32_t txn, int copy)

@@ -231,8 +231,17 @@ int psi_search(psi_sat *s)
         }
         if (limit_hit(s, &tick))
             return PSI_SAT_UNKNOWN;
-        if (restart_due(s))
+        if (restart_due(s)) {
             restart(s);
+            /* After a chronological backtrack, literals of the levels the
+             * restart keeps may lie above where those levels end on the
+             * trail; the backtrack moves them down and they must go
+             * through propagation (and the theory) again before the next
+             * decision, or a clause they now make unit is missed and
+             * psi_new_level finds the queue not empty. */
+            if (s->qhead < s->trail_n || (s->has_theory && s->theory_head < s->trail_n))
+                continue;
+        }
         if (decision_level(s) == 0 && s->st.conflicts >= s->simplify_at) {
             s->simplify_at = s->st.conflicts + s->opt.simplify_interval;
             if (!psi_simplify(s))

@@ -27,6 +27,10 @@ typedef struct lo {
     bool vis[MAXT][MAXT]; /* PSI: (SO ∪ WR ∪ WW_co)+ for the current co */
     lread reads[64];
     uint32_t n_reads;
+    /* list-append reads: co must order the appenders of consecutive
+     * elements (the version order a list shows) */
+    uint32_t ww[64][2];
+    uint32_t n_ww;
     uint32_t order[MAXT], pos[MAXT];
     bool placed[MAXT];
     uint64_t tried, cap;
@@ -78,6 +82,9 @@ static void psi_vis(lo *c)
 
 static bool axioms_hold(lo *c)
 {
+    for (uint32_t i = 0; i < c->n_ww; i++)
+        if (c->pos[c->ww[i][0]] > c->pos[c->ww[i][1]])
+            return false;
     if (c->level == LO_PSI)
         psi_vis(c);
     for (uint32_t i = 0; i < c->n_reads; i++) {
@@ -168,6 +175,94 @@ static bool per_read_valid(const psi_history *h, const bool *in)
     return true;
 }
 
+/* The participant that appended value v to key, or -1 when none did
+ * (then -2 when an aborted transaction did). */
+static int64_t appender(const psi_history *h, uint32_t key, uint64_t v)
+{
+    int64_t found = -1;
+    for (uint32_t w = 1; w < h->n_txns; w++) {
+        const psi_txn *wx = &h->txns[w];
+        for (uint32_t q = 0; q < wx->n_ops; q++) {
+            const psi_op *wo = &h->ops[wx->first_op + q];
+            if (wo->kind == PSI_OP_WRITE && wo->key == key && wo->value == v)
+                found = wx->status == PSI_TXN_COMMITTED ? (int64_t)w : -2;
+        }
+    }
+    return found;
+}
+
+/* The graph-free part of a list-append history, literally (the SI/SER
+ * oracle refuses lists). Supported: committed and aborted transactions,
+ * values unique per key, at most one append per key and transaction, no
+ * read after its own transaction's append of the key (else LO_TOO_BIG).
+ * Every element of a list read was appended by another committed
+ * transaction; the lists read of one key are prefixes of one another;
+ * under the levels other than RC and PL-2 two reads of a key in one
+ * transaction see one list (else a non-repeatable read). LO_ACCEPT means
+ * nothing graph-free is wrong. */
+static lo_verdict lists_valid(const psi_history *h, lo_level level)
+{
+    const uint64_t *longest[8] = {0};
+    uint32_t longest_len[8] = {0};
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        if (tx->status == PSI_TXN_UNKNOWN)
+            return LO_TOO_BIG;
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            const psi_op *op = &h->ops[tx->first_op + j];
+            if (op->key >= 8)
+                return LO_TOO_BIG;
+            for (uint32_t p = 0; p < j; p++) {
+                const psi_op *q = &h->ops[tx->first_op + p];
+                if (q->key == op->key && q->kind == PSI_OP_WRITE)
+                    return LO_TOO_BIG; /* an append twice, or a read after its own */
+            }
+            if (op->kind == PSI_OP_WRITE && (!(op->flags & PSI_OPF_APPEND) || op->value == 0))
+                return LO_TOO_BIG;
+            if (op->kind == PSI_OP_READ && !(op->flags & PSI_OPF_LIST))
+                return LO_TOO_BIG;
+        }
+    }
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        if (tx->status != PSI_TXN_COMMITTED)
+            continue;
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t o = tx->first_op + j;
+            const psi_op *op = &h->ops[o];
+            if (op->kind != PSI_OP_READ)
+                continue;
+            uint32_t len;
+            const uint64_t *v = psi_history_list(h, o, &len);
+            for (uint32_t i = 0; i < len; i++) {
+                int64_t w = appender(h, op->key, v[i]);
+                if (w < 0 || (uint32_t)w == t)
+                    return LO_REJECT;
+            }
+            /* prefixes of one another: compare with the longest so far */
+            uint32_t m = len < longest_len[op->key] ? len : longest_len[op->key];
+            for (uint32_t i = 0; i < m; i++)
+                if (v[i] != longest[op->key][i])
+                    return LO_REJECT;
+            if (len > longest_len[op->key]) {
+                longest[op->key] = v;
+                longest_len[op->key] = len;
+            }
+            if (level == LO_RC || level == LO_PL2)
+                continue;
+            for (uint32_t p = 0; p < j; p++) {
+                uint32_t po = tx->first_op + p, plen;
+                if (h->ops[po].key != op->key)
+                    continue;
+                const uint64_t *pv = psi_history_list(h, po, &plen);
+                if (plen != len || (len && memcmp(pv, v, len * sizeof *v) != 0))
+                    return LO_REJECT;
+            }
+        }
+    }
+    return LO_ACCEPT;
+}
+
 static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
 {
     (void)h;
@@ -176,19 +271,27 @@ static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
 
 lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap)
 {
-    /* graph-free anomalies and input errors: as the SI/SER oracle says */
-    oracle_result base;
-    oracle_check_limit(h, true, cap, &base);
-    if (base.verdict == ORACLE_INVALID)
-        return LO_INVALID;
-    if (base.verdict == ORACLE_TOO_BIG)
-        return LO_TOO_BIG;
-    /* RC and PL-2 are per read: the base oracle's INT may be a
-     * non-repeatable read they allow; per_read_valid decides below */
-    bool recheck = base.verdict == ORACLE_REJECT && base.why == ORACLE_WHY_INT &&
-                   (level == LO_RC || level == LO_PL2);
-    if (base.verdict == ORACLE_REJECT && base.why != ORACLE_WHY_CYCLE && !recheck)
-        return LO_REJECT;
+    /* graph-free anomalies and input errors: as the SI/SER oracle says,
+     * or for list-append histories (which it refuses) lists_valid */
+    bool recheck = false;
+    if (h->n_list_reads) {
+        lo_verdict lv = lists_valid(h, level);
+        if (lv != LO_ACCEPT)
+            return lv;
+    } else {
+        oracle_result base;
+        oracle_check_limit(h, true, cap, &base);
+        if (base.verdict == ORACLE_INVALID)
+            return LO_INVALID;
+        if (base.verdict == ORACLE_TOO_BIG)
+            return LO_TOO_BIG;
+        /* RC and PL-2 are per read: the base oracle's INT may be a
+         * non-repeatable read they allow; per_read_valid decides below */
+        recheck = base.verdict == ORACLE_REJECT && base.why == ORACLE_WHY_INT &&
+                  (level == LO_RC || level == LO_PL2);
+        if (base.verdict == ORACLE_REJECT && base.why != ORACLE_WHY_CYCLE && !recheck)
+            return LO_REJECT;
+    }
     if (h->n_keys > 8)
         return LO_TOO_BIG;
     /* participants: committed, and unknown ones a participant reads from */
@@ -299,6 +402,16 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
             c->reads[c->n_reads++] =
                 (lread){.txn = i, .op = tx->first_op + j, .key = op->key, .writer = w};
             c->wr[w][i] = true;
+            uint32_t len;
+            const uint64_t *lv = psi_history_list(h, tx->first_op + j, &len);
+            for (uint32_t e = 0; e + 1 < len; e++) {
+                int64_t a = appender(h, op->key, lv[e]), b = appender(h, op->key, lv[e + 1]);
+                if (a < 0 || b < 0 || local[a] == UINT32_MAX || local[b] == UINT32_MAX ||
+                    c->n_ww == sizeof c->ww / sizeof c->ww[0])
+                    goto out; /* lists_valid rejected these already; or too many */
+                c->ww[c->n_ww][0] = local[a];
+                c->ww[c->n_ww++][1] = local[b];
+            }
         }
     }
     /* hb = (SO ∪ WR)+ */

@@ -14,7 +14,13 @@
  * writers visible, so it is the one to try. The graph-free anomalies
  * and input errors are the SI/SER oracle's (tests/oracle), which every
  * level shares, except that RC and PL-2 recheck its INT literally per
- * read (they allow non-repeatable reads). No code is shared with check/. */
+ * read (they allow non-repeatable reads). The SI/SER oracle refuses
+ * list-append histories: for those the graph-free part is checked here
+ * (lists_valid: elements appended by other committed transactions, the
+ * lists of a key prefixes of one another, one list per key and
+ * transaction except under RC and PL-2), a list read reads from its last
+ * element's appender, and co must order the appenders of consecutive
+ * elements. No code is shared with check/. */
 #ifndef PSI_TESTS_LEVEL_ORACLE_H
 #define PSI_TESTS_LEVEL_ORACLE_H
 

@@ -335,6 +335,59 @@ static void test_random_3sat_models(void **state)
     assert_true(sat > 5);
 }
 
+/* Chronological backtracking (option chrono) leaves literals on the trail
+ * above the start of levels it undoes ("out of order"). A restart that then
+ * backtracks must propagate them again before the next decision: the
+ * solver used to decide at once and trip its qhead == trail_n assertion in
+ * Debug builds (first seen on read-from choice instances of the
+ * differential test). chrono 1 and a restart at every conflict make such
+ * restarts frequent; the answers must still match brute force and the
+ * models must satisfy every clause. Meaningful only in builds with asserts
+ * and PSI_CHECK (the invariant checker), as CI's Debug build is. */
+static void test_chrono_with_restarts(void **state)
+{
+    (void)state;
+    cnf f;
+    int sat = 0, unsat = 0;
+    uint64_t chrono = 0;
+    for (uint64_t seed = 0; seed < 400; seed++) {
+        rng_seed(seed + 4242);
+        int nvars = 10 + (int)rng(7);
+        f.nvars = nvars;
+        f.n = (int)(4.3 * nvars); /* near the 3-SAT threshold: deep searches */
+        for (int i = 0; i < f.n; i++) {
+            f.len[i] = 3;
+            for (int k = 0; k < 3; k++) {
+                int v = 1 + (int)rng((uint32_t)nvars);
+                f.lit[i][k] = rng(2) ? v : -v;
+            }
+        }
+        psi_sat *s = psi_sat_new();
+        assert_non_null(s);
+        assert_int_equal(psi_sat_set_option(s, "chrono", 1), 0);
+        assert_int_equal(psi_sat_set_option(s, "restart_min", 1), 0);
+        assert_int_equal(psi_sat_set_option(s, "restart_margin", 1.0), 0);
+        assert_int_equal(psi_sat_set_option(s, "restart_block", 0), 0);
+        assert_int_equal(psi_sat_set_option(s, "luby_unit", 1), 0);
+        for (int i = 0; i < f.n; i++)
+            assert_int_equal(psi_sat_add_clause(s, f.lit[i], (size_t)f.len[i]), 0);
+        int r = psi_sat_solve(s);
+        bool expect = brute_sat(&f, f.n, NULL, 0);
+        assert_int_equal(r, expect ? PSI_SAT_SAT : PSI_SAT_UNSAT);
+        if (r == PSI_SAT_SAT) {
+            check_model(s, &f, f.n, NULL, 0);
+            sat++;
+        } else {
+            unsat++;
+        }
+        psi_sat_stats st;
+        psi_sat_get_stats(s, &st);
+        chrono += st.chrono_backtracks;
+        psi_sat_free(s);
+    }
+    assert_true(sat > 50 && unsat > 50 && chrono > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_edge_cases),
         cmocka_unit_test(test_two_solvers),
         cmocka_unit_test(test_random_3sat_models),
+        cmocka_unit_test(test_chrono_with_restarts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
