@@ -412,6 +412,9 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
                           .psi = lv == PSI_LEVEL_PSI,
                           .pc = lv == PSI_LEVEL_PC,
                           .disabled = opts->no_pruning,
+                          .exact = opts->exact_pruning,
+                          .threads = opts->threads,
+                          .stop_cells = opts->prune_stop_cells,
                           .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;

@@ -32,6 +32,9 @@ typedef struct psi_check_opts {
     bool no_pruning;            /* --no-pruning */
     bool no_coalescing;         /* --no-coalescing */
     bool no_theory_propagation; /* solver theory propagation off */
+    bool exact_pruning;         /* --exact-pruning: rounds to the fixpoint (prune.h exact) */
+    uint32_t threads;           /* --threads: pruning's workers; 0: all online cores */
+    uint64_t prune_stop_cells;  /* prune.h stop_cells (0: default; tests lower it) */
     double time_limit;          /* seconds for the solver, <= 0: none */
     bool keep_model;            /* on accept, keep the solver's choice per constraint */
     psi_init_opts init;         /* --init: the recorded initial state (default auto) */

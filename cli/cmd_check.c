@@ -54,6 +54,11 @@ static void help(void)
            "                            (SESSION,ID) to name that transaction\n"
            "  --no-pruning              hand every constraint to the solver\n",
            ALL_ANOMALIES_DEFAULT);
+    printf("  --exact-pruning           prune to the fixpoint (default: stop the rounds on a\n"
+           "                            large history once one resolves under 1%% of the\n"
+           "                            open constraints; the solver decides the rest)\n"
+           "  --threads N               pruning's workers (default 0: all cores); the\n"
+           "                            result is the same for any N\n");
     /* Two printf calls: one string literal may not pass 4095 bytes
      * (-Woverlength-strings). */
     printf("  --no-coalescing           one constraint per (writer pair, key)\n"
@@ -179,6 +184,12 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
                          a.value);
         } else if (psi_args_flag(&a, arg, "--no-pruning")) {
             c->co.no_pruning = true;
+        } else if (psi_args_flag(&a, arg, "--exact-pruning")) {
+            c->co.exact_pruning = true;
+        } else if (psi_args_opt(&a, arg, "--threads")) {
+            if (!a.failed && psi_args_u32(&a, "--threads", &c->co.threads) && c->co.threads > 1024)
+                snprintf(msg, sizeof msg, "--threads takes 0 (all cores) to 1024, not %u",
+                         c->co.threads);
         } else if (psi_args_flag(&a, arg, "--no-coalescing")) {
             c->co.no_coalescing = true;
         } else if (psi_args_flag(&a, arg, "--no-theory-propagation")) {

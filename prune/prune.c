@@ -3,7 +3,9 @@
  * Deductions made within a round stay valid when later rounds add edges
  * (more edges only make sides more impossible), so a round may resolve many
  * constraints from one snapshot; a contradiction among them shows up as a
- * known-graph cycle in the next round. */
+ * known-graph cycle in the next round. Rounds whose yield no longer pays
+ * for their reachability pass are left out (prune.h exact); a last pass
+ * without frontiers then checks the known graph for a cycle. */
 #include "prune/prune.h"
 
 #include "prune/level_pc.h"
@@ -13,6 +15,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* How a side is judged: SER (any cycle), SI (the doubled graph), or DEP
  * (only DEP edges close cycles; prune.h dep_only). */
@@ -456,10 +459,44 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const 
     return PSI_OK;
 }
 
-/* psi_prune with imp, scratch for prune_choices. */
-static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
-                               psi_prune_result *res, uint8_t *imp, psi_diag *d)
+/* Frontier cells (rows x sessions) from which a round counts as large
+ * for the early stop (prune.h exact): below, a round costs little and the
+ * fixpoint is kept. */
+#define EARLY_STOP_CELLS (1u << 22)
+
+/* The known graph's cycle check alone, after rounds stopped early. */
+static psi_status final_cycle_check(const psi_history *h, psi_polygraph *g, rule ser,
+                                    psi_prune_result *res, psi_diag *d)
 {
+    psi_reach r;
+    uint32_t cyc;
+    psi_reach_cfg cfg = {.threads = 1, .no_frontier = true};
+    psi_status st = psi_reach_build_cfg(&r, h, g, ser == RULE_SI, false, &cfg, &cyc, d);
+    if (st != PSI_OK)
+        return st;
+    if (cyc != UINT32_MAX)
+        st = known_cycle(&r, g, NULL, cyc, res, d);
+    psi_reach_free(&r);
+    return st;
+}
+
+static uint32_t online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (uint32_t)n;
+}
+
+/* psi_prune with imp, scratch for prune_choices, and the frontier buffer
+ * kept across rounds (*fbuf, *fcap; the caller frees it). */
+static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
+                               psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
+                               psi_diag *d)
+{
+    psi_reach_cfg cfg = {.threads = opts && opts->threads ? opts->threads : online_cores(),
+                         .buf = fbuf,
+                         .cap = fcap};
+    bool exact = !opts || opts->exact;
+    uint64_t stop_cells = opts && opts->stop_cells ? opts->stop_cells : EARLY_STOP_CELLS;
     bool disabled = opts && opts->disabled;
     rule ser = opts && opts->dep_only ? (opts->psi  ? RULE_PSI
                                          : opts->pc ? RULE_PC
@@ -475,10 +512,11 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         psi_pc_extra pcx = {0};
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        st = ser == RULE_PC ? psi_pc_reach_build(&r, &pcx, h, g, &cyc, d)
-             : ser == RULE_DEP || ser == RULE_PSI
-                 ? psi_reach_build_dep(&r, h, g, &cyc, d)
-                 : psi_reach_build(&r, h, g, ser == RULE_SI, &cyc, d);
+        /* PC builds its own graph (level_pc.h), on one thread. */
+        st = ser == RULE_PC
+                 ? psi_pc_reach_build(&r, &pcx, h, g, &cyc, d)
+                 : psi_reach_build_cfg(&r, h, g, ser == RULE_SI, ser == RULE_DEP || ser == RULE_PSI,
+                                       &cfg, &cyc, d);
         if (st != PSI_OK)
             return st;
         psi_graph ag = {0};
@@ -528,13 +566,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             res->seeded = g->n_cons;
             continue;
         }
-        uint32_t changed = 0;
+        uint32_t changed = 0, open = 0;
+        uint64_t cells = r.n_rows * r.n_sessions;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
             const psi_constraint *con = &g->cons[c];
             if (pr && (c & 4095u) == 4095u)
                 psi_progress_report(pr, "prune", c, g->n_cons, res->rounds);
             if (con->state != PSI_C_OPEN)
                 continue;
+            open++;
             side_check e = {.r = &r, .anti = &ai, .ser = ser},
                        o = {.r = &r, .anti = &ai, .ser = ser};
             psi_constraint_for_each(g, con, true, check_edge, &e);
@@ -567,6 +607,14 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         res->resolved += changed;
         if (!changed && !settled)
             break;
+        if (!exact && (ser == RULE_SI || ser == RULE_SER) && cells >= stop_cells &&
+            (uint64_t)(changed + settled) * 100 < open) {
+            res->stopped_early = true;
+            st = final_cycle_check(h, g, ser, res, d);
+            if (st != PSI_OK || res->outcome != PSI_PRUNE_OK)
+                return st;
+            break;
+        }
     }
     /* No more known edges from here: return the doubling slack before the
      * solver copies them. */
@@ -589,7 +637,10 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
     uint8_t *imp = g->n_choices ? malloc(g->n_choices) : NULL;
     if (g->n_choices && !imp)
         return psi_diag_nomem(d, "pruning read-from choices");
-    psi_status st = prune_rounds(h, g, opts, res, imp, d);
+    uint32_t *fbuf = NULL;
+    size_t fcap = 0;
+    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, d);
+    free(fbuf);
     free(imp);
     return st;
 }

@@ -51,13 +51,24 @@ typedef struct psi_prune_opts {
     /* PC (with dep_only): also an RW edge after a known SO or WR edge whose
      * head reaches that edge's tail: PC forbids such cycles (encode.h). */
     bool pc;
-    bool disabled;                /* --no-pruning: only check the known graph for a cycle */
+    bool disabled; /* --no-pruning: only check the known graph for a cycle */
+    /* Rounds until nothing changes (the fixpoint). Otherwise (SI and SER)
+     * rounds stop once a round on a large graph resolved under 1% of the
+     * open constraints: each round costs a full reachability pass, and
+     * what it would still resolve the solver decides as well (leaving a
+     * constraint open never changes a verdict). The known graph is still
+     * checked for a cycle after the last round. */
+    bool exact;
+    uint64_t stop_cells; /* a round is large from this many frontier cells (rows x
+                            sessions); 0: the default, 2^22. Tests lower it */
+    uint32_t threads;    /* workers for the frontiers; 0: all online cores. Same result for any */
     const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;
 
 typedef struct psi_prune_result {
     psi_prune_outcome outcome;
     uint32_t rounds;
+    bool stopped_early;              /* rounds stopped before the fixpoint (opts.exact) */
     uint32_t seeded;                 /* constraints generated for unordered writer pairs */
     uint32_t resolved;               /* constraints resolved by pruning rounds */
     uint32_t remaining;              /* open constraints left */

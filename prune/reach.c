@@ -3,6 +3,7 @@
  * and shortest paths for counterexamples (see reach.h). */
 #include "prune/reach.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ static bool live_txn(const psi_history *h, uint32_t t)
     return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
 }
 
-static psi_status alloc_frontier(psi_reach *r, psi_diag *d)
+static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_diag *d)
 {
     r->row_of = malloc((r->n ? r->n : 1) * sizeof *r->row_of);
     if (!r->row_of)
@@ -31,10 +32,28 @@ static psi_status alloc_frontier(psi_reach *r, psi_diag *d)
     for (uint32_t x = 0; x < r->n; x++)
         r->row_of[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? (uint32_t)rows++ : UINT32_MAX;
     r->n_rows = rows;
+    if (cfg && cfg->no_frontier)
+        return PSI_OK;
     if (rows && (uint64_t)r->n_sessions > SIZE_MAX / sizeof *r->frontier / rows)
         return nomem(d);
-    r->frontier = malloc((rows ? rows : 1) * r->n_sessions * sizeof *r->frontier);
-    return r->frontier ? PSI_OK : nomem(d);
+    size_t cells = (size_t)(rows ? rows : 1) * r->n_sessions;
+    if (!cfg || !cfg->buf) {
+        r->frontier = malloc(cells * sizeof *r->frontier);
+        return r->frontier ? PSI_OK : nomem(d);
+    }
+    if (*cfg->cap < cells) {
+        /* Every cell is written before it is read (compute_frontier), so
+         * the old contents need not move. */
+        free(*cfg->buf);
+        *cfg->cap = 0;
+        *cfg->buf = malloc(cells * sizeof **cfg->buf);
+        if (!*cfg->buf)
+            return nomem(d);
+        *cfg->cap = cells;
+    }
+    r->frontier = *cfg->buf;
+    r->borrowed = true;
+    return PSI_OK;
 }
 
 static inline void row_min(uint32_t *restrict dst, const uint32_t *restrict src, uint32_t S)
@@ -48,40 +67,99 @@ static inline uint32_t *row_ptr(const psi_reach *r, uint32_t x)
     return r->frontier + (uint64_t)r->row_of[x] * r->n_sessions;
 }
 
+/* One worker's share of the frontier: columns [s0, s1) of every row. */
+typedef struct frontier_job {
+    const psi_reach *r;
+    const uint32_t *order;
+    uint32_t s0, s1;
+} frontier_job;
+
 /* Rows in reverse topological order of the ordering graph: u1 (or a SER
- * node) from its DEP successors, u0 from u1 and its RW successors. */
-static void compute_frontier(psi_reach *r, const uint32_t *order)
+ * node) from its DEP successors, u0 from u1 and its RW successors. A
+ * column depends only on the same column of other rows, so a slice of
+ * columns is computed alone, the same way whichever worker runs it. */
+static void frontier_slice(const frontier_job *job)
 {
+    const psi_reach *r = job->r;
     const psi_graph *g = &r->graph;
-    uint32_t S = r->n_sessions;
-    memset(r->frontier, 0xff, (size_t)r->n_rows * S * sizeof *r->frontier);
+    const uint32_t *order = job->order;
+    uint32_t s0 = job->s0, w = job->s1 - job->s0;
     for (uint32_t i = r->n; i-- > 0;) {
         uint32_t x = order[i];
         if (r->row_of[x] == UINT32_MAX)
             continue; /* takes no part, has no edges */
-        uint32_t *row = row_ptr(r, x);
+        uint32_t *row = row_ptr(r, x) + s0;
         uint32_t u = r->doubled ? x / 2 : x;
         uint64_t b, e;
         if (r->doubled && !(x & 1u)) {
-            memcpy(row, row_ptr(r, x + 1), S * sizeof *row);
+            memcpy(row, row_ptr(r, x + 1) + s0, w * sizeof *row);
             psi_graph_out(g, u, true, &b, &e);
             for (; b < e; b++)
-                row_min(row, row_ptr(r, 2 * g->dst[b] + 1), S);
+                row_min(row, row_ptr(r, 2 * g->dst[b] + 1) + s0, w);
             continue;
         }
+        memset(row, 0xff, w * sizeof *row);
         psi_graph_out(g, u, false, &b, &e);
         for (; b < e; b++) {
             uint32_t v = g->dst[b];
-            row_min(row, row_ptr(r, psi_reach_node(r, v, 0)), S);
+            row_min(row, row_ptr(r, psi_reach_node(r, v, 0)) + s0, w);
             const psi_txn *tx = &r->h->txns[v];
-            if (tx->session != PSI_NO_SESSION && tx->pos < row[tx->session])
-                row[tx->session] = tx->pos;
+            uint32_t s = tx->session;
+            if (s != PSI_NO_SESSION && s >= s0 && s - s0 < w && tx->pos < row[s - s0])
+                row[s - s0] = tx->pos;
         }
     }
 }
 
+static void *frontier_worker(void *arg)
+{
+    frontier_slice(arg);
+    return NULL;
+}
+
+/* Columns a worker gets at least: fewer would make the threads share
+ * cache lines more than they compute. */
+#define MIN_SLICE   16u
+#define MAX_WORKERS 64u
+
+/* The frontier with up to `threads` workers (the calling thread is one).
+ * A worker that cannot be started leaves its slice to the calling thread,
+ * so the result never depends on how many ran. */
+static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads)
+{
+    uint32_t S = r->n_sessions;
+    uint32_t k = threads ? threads : 1;
+    if (k > S / MIN_SLICE)
+        k = S / MIN_SLICE;
+    if (k > MAX_WORKERS)
+        k = MAX_WORKERS;
+    if (k < 2 || r->n_rows < 1024) {
+        frontier_job job = {.r = r, .order = order, .s0 = 0, .s1 = S};
+        frontier_slice(&job);
+        return;
+    }
+    frontier_job jobs[MAX_WORKERS];
+    pthread_t tid[MAX_WORKERS];
+    bool started[MAX_WORKERS] = {false};
+    for (uint32_t j = 0; j < k; j++)
+        jobs[j] = (frontier_job){.r = r,
+                                 .order = order,
+                                 .s0 = (uint32_t)((uint64_t)S * j / k),
+                                 .s1 = (uint32_t)((uint64_t)S * (j + 1) / k)};
+    for (uint32_t j = 1; j < k; j++)
+        started[j] = pthread_create(&tid[j], NULL, frontier_worker, &jobs[j]) == 0;
+    frontier_slice(&jobs[0]);
+    for (uint32_t j = 1; j < k; j++) {
+        if (started[j])
+            pthread_join(tid[j], NULL);
+        else
+            frontier_slice(&jobs[j]);
+    }
+}
+
 static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge_view *known,
-                              bool doubled, uint32_t *cycle_node, psi_diag *d)
+                              bool doubled, const psi_reach_cfg *cfg, uint32_t *cycle_node,
+                              psi_diag *d)
 {
     memset(r, 0, sizeof *r);
     r->h = h;
@@ -103,9 +181,9 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
     if (st == PSI_OK && n_ordered < r->n) {
         st = stage_status(psi_graph_cycle_node(&r->graph, order, n_ordered, cycle_node, d), d);
     } else if (st == PSI_OK) {
-        st = alloc_frontier(r, d);
-        if (st == PSI_OK)
-            compute_frontier(r, order);
+        st = alloc_frontier(r, cfg, d);
+        if (st == PSI_OK && r->frontier)
+            compute_frontier(r, order, cfg ? cfg->threads : 1);
     }
     free(order);
     if (st != PSI_OK)
@@ -117,35 +195,46 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
                            uint32_t *cycle_node, psi_diag *d)
 {
     psi_edge_view known = {.first = g->known, .n = g->n_known};
-    return reach_build(r, h, &known, doubled, cycle_node, d);
+    return reach_build(r, h, &known, doubled, NULL, cycle_node, d);
 }
 
 psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
                                 uint32_t *cycle_node, psi_diag *d)
 {
-    return reach_build(r, h, v, false, cycle_node, d);
+    return reach_build(r, h, v, false, NULL, cycle_node, d);
+}
+
+psi_status psi_reach_build_cfg(psi_reach *r, const psi_history *h, const psi_polygraph *g,
+                               bool doubled, bool dep, const psi_reach_cfg *cfg,
+                               uint32_t *cycle_node, psi_diag *d)
+{
+    psi_edge_view known = {.first = g->known, .n = g->n_known};
+    if (!dep)
+        return reach_build(r, h, &known, doubled, cfg, cycle_node, d);
+    /* The mask is only read while the rows are built (edge ids stay the
+     * known-edge indices, so paths map back unchanged). */
+    uint8_t *mask = malloc(g->n_known ? g->n_known : 1);
+    if (!mask)
+        return nomem(d);
+    for (uint64_t i = 0; i < g->n_known; i++)
+        mask[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
+    known.active = mask;
+    psi_status st = reach_build(r, h, &known, false, cfg, cycle_node, d);
+    free(mask);
+    return st;
 }
 
 psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
                                uint32_t *cycle_node, psi_diag *d)
 {
-    /* The mask is only read while the rows are built (edge ids stay the
-     * known-edge indices, so paths map back unchanged). */
-    uint8_t *dep = malloc(g->n_known ? g->n_known : 1);
-    if (!dep)
-        return nomem(d);
-    for (uint64_t i = 0; i < g->n_known; i++)
-        dep[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
-    psi_edge_view known = {.first = g->known, .n = g->n_known, .active = dep};
-    psi_status st = reach_build(r, h, &known, false, cycle_node, d);
-    free(dep);
-    return st;
+    return psi_reach_build_cfg(r, h, g, false, true, NULL, cycle_node, d);
 }
 
 void psi_reach_free(psi_reach *r)
 {
     psi_graph_free(&r->graph);
-    free(r->frontier);
+    if (!r->borrowed)
+        free(r->frontier);
     free(r->row_of);
     memset(r, 0, sizeof *r);
 }

@@ -33,6 +33,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* How a build runs (psi_reach_build_cfg). The frontier is the same for
+ * any thread count: each worker owns a fixed slice of the session columns
+ * and computes it exactly as one thread would. */
+typedef struct psi_reach_cfg {
+    uint32_t threads; /* frontier workers; 0 or 1: the calling thread only */
+    /* Only the graph and its cycle check, no frontier (psi_reach_to and
+     * psi_reach_row must not be called; paths and cycles work). */
+    bool no_frontier;
+    /* Optional: a frontier buffer kept across builds, so that rounds of
+     * pruning do not map and fault in fresh pages each time. The build
+     * borrows *buf (growing it, capacity in *cap, in cells); the caller
+     * frees *buf after the last psi_reach_free of a build that used it. */
+    uint32_t **buf;
+    size_t *cap;
+} psi_reach_cfg;
+
 typedef struct psi_reach {
     const psi_history *h;
     bool doubled; /* SI */
@@ -48,7 +64,14 @@ typedef struct psi_reach {
                            transactions that take no part (aborted, unknown): they have
                            no edges, and skipping them keeps memory proportional to the
                            committed transactions */
+    bool borrowed;      /* frontier belongs to the caller (psi_reach_cfg.buf) */
 } psi_reach;
+
+/* psi_reach_build (dep: psi_reach_build_dep) run as cfg says (NULL: one
+ * thread, a frontier of its own). */
+psi_status psi_reach_build_cfg(psi_reach *r, const psi_history *h, const psi_polygraph *g,
+                               bool doubled, bool dep, const psi_reach_cfg *cfg,
+                               uint32_t *cycle_node, psi_diag *d);
 
 /* Builds the graph from the polygraph's known edges and, if it has no
  * forbidden cycle, the frontier. If it has one, returns PSI_OK with
