@@ -7,6 +7,8 @@
 
 #include "core/vec.h"
 
+#include "core/idmap.h"
+
 #include <Judy.h>
 #include <assert.h>
 #include <inttypes.h>
@@ -31,9 +33,9 @@ struct psi_builder {
     psi_session *sessions; /* id only until finish */
     size_t n_sessions, cap_sessions;
 
-    Pvoid_t key_index;     /* JudyL: external key -> dense key + 1 */
-    Pvoid_t session_index; /* JudyL: external session id -> dense session + 1 */
-    Pvoid_t txn_index;     /* JudyL: external txn id -> txn index */
+    psi_idmap key_index;     /* external key -> dense key + 1 */
+    psi_idmap session_index; /* external session id -> dense session + 1 */
+    psi_idmap txn_index;     /* external txn id -> txn index */
 
     bool open; /* a transaction has begun and not ended */
     psi_dbcop_meta dbcop;
@@ -88,11 +90,9 @@ void psi_builder_free(psi_builder *b)
 {
     if (!b)
         return;
-    /* JudyLFreeArray rather than the JLFA macro, which trips clang's
-     * -Wsign-compare. */
-    JudyLFreeArray(&b->key_index, PJE0);
-    JudyLFreeArray(&b->session_index, PJE0);
-    JudyLFreeArray(&b->txn_index, PJE0);
+    psi_idmap_free(&b->key_index);
+    psi_idmap_free(&b->session_index);
+    psi_idmap_free(&b->txn_index);
     JudyHSFreeArray(&b->key_name_index, PJE0);
     JudyHSFreeArray(&b->value_name_index, PJE0);
     if (b->key_names)
@@ -169,13 +169,11 @@ uint32_t psi_builder_n_ops(const psi_builder *b)
     return (uint32_t)b->n_ops;
 }
 
-/* Judy reports allocation failure through PJERR; we treat it as NOMEM. */
-static psi_status intern(Pvoid_t *index, uint64_t ext, size_t *count, size_t *dense, bool *is_new,
+static psi_status intern(psi_idmap *index, uint64_t ext, size_t *count, size_t *dense, bool *is_new,
                          psi_diag *d)
 {
-    Word_t *slot;
-    JLI(slot, *index, (Word_t)ext);
-    if (slot == PJERR)
+    Word_t *slot = psi_idmap_slot(index, ext);
+    if (!slot)
         return psi_diag_nomem(d, "indexing the history");
     *is_new = (*slot == 0);
     if (*is_new)
@@ -284,7 +282,7 @@ static psi_status switch_keys(psi_builder *b, psi_diag *d)
             return st;
         assert(got == k); /* integer keys are distinct, so are their spellings */
     }
-    JudyLFreeArray(&b->key_index, PJE0);
+    psi_idmap_free(&b->key_index);
     return PSI_OK;
 }
 
@@ -391,9 +389,8 @@ psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_i
         return psi_diag_set(d, PSI_ERR_LIMIT, "%s: more than %u transactions", b->source,
                             (unsigned)PSI_MAX_TXNS);
 
-    Word_t *slot;
-    JLI(slot, b->txn_index, (Word_t)txn_id);
-    if (slot == PJERR)
+    Word_t *slot = psi_idmap_slot(&b->txn_index, txn_id);
+    if (!slot)
         return psi_diag_nomem(d, "indexing transactions");
     if (*slot != 0) {
         /* src is a line (text formats) or a byte offset (binary ones):
@@ -418,14 +415,13 @@ psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_i
                             "of its log; transaction ids must be unique",
                             id, at);
     }
-    if (!psi_grow((void **)&b->txns, &b->cap_txns, b->n_txns + 1, sizeof *b->txns)) {
-        int rc;
-        JLD(rc, b->txn_index, (Word_t)txn_id);
-        (void)rc;
+    if (!psi_grow_huge((void **)&b->txns, &b->cap_txns, b->n_txns + 1, sizeof *b->txns,
+                       b->n_txns)) {
+        psi_idmap_del(&b->txn_index, txn_id);
         return psi_diag_nomem(d, "storing transactions");
     }
 
-    size_t sess;
+    size_t sess = 0; /* set by intern (GCC -O2 cannot tell) */
     bool fresh;
     psi_status st = intern(&b->session_index, session_id, &b->n_sessions, &sess, &fresh, d);
     if (st != PSI_OK)
@@ -455,9 +451,9 @@ static psi_status add_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_
     if (b->n_ops >= PSI_MAX_OPS)
         return psi_diag_set(d, PSI_ERR_LIMIT, "%s: more than %u operations", b->source,
                             (unsigned)PSI_MAX_OPS);
-    if (!psi_grow((void **)&b->ops, &b->cap_ops, b->n_ops + 1, sizeof *b->ops))
+    if (!psi_grow_huge((void **)&b->ops, &b->cap_ops, b->n_ops + 1, sizeof *b->ops, b->n_ops))
         return psi_diag_nomem(d, "storing operations");
-    size_t k;
+    size_t k = 0; /* set below (GCC -O2 cannot tell) */
     if (b->keys_named) {
         /* A dense key from psi_builder_key_named / _key_int. */
         assert(key < b->n_keys);
@@ -532,9 +528,7 @@ void psi_builder_discard(psi_builder *b)
         b->n_rt = b->n_txns - 1;
     if (b->n_ts > b->n_txns - 1)
         b->n_ts = b->n_txns - 1;
-    int rc;
-    JLD(rc, b->txn_index, (Word_t)t->id);
-    (void)rc;
+    psi_idmap_del(&b->txn_index, t->id);
     b->n_txns--;
     b->open = false;
 }
@@ -566,6 +560,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     sorted = malloc(b->n_txns * sizeof *sorted);
     rt = b->rt ? malloc(b->n_txns * sizeof *rt) : NULL;
     ts = b->ts ? calloc(b->n_txns, sizeof *ts) : NULL;
+    psi_hint_huge(sorted, b->n_txns * sizeof *sorted);
     /* Arrays of a finished history are never NULL, even when empty, so
      * `h->ops + first_op` and the like are defined for every reader. */
     bool empty_ok =

@@ -3,6 +3,8 @@
  * messages name the path; the caller adds nothing. */
 #include "formats/input.h"
 
+#include "core/vec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -58,6 +60,7 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
         close(fd);
         return psi_diag_nomem(d, "loading the input file");
     }
+    psi_hint_huge(p, cap);
     psi_status st = PSI_OK;
     size_t n = 0, got = 0;
     for (;;) {
@@ -78,6 +81,7 @@ psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d)
             }
             p = q;
             cap *= 2;
+            psi_hint_huge(p, cap);
             p[n++] = probe;
             continue;
         }

@@ -39,14 +39,14 @@
  * (aborted writes, rare, are kept aside and built last). If a transaction
  * id comes back after another transaction's lines, reading starts over in
  * grouping mode: every line goes into a flat array of records (24 bytes
- * per operation, no per-operation allocation), grouped by TXN with a JudyL
- * map, then handed over transaction by transaction. */
+ * per operation, no per-operation allocation), grouped by TXN with an id
+ * map (core/idmap.h), then handed over transaction by transaction. */
 #include "formats/read.h"
 
+#include "core/idmap.h"
 #include "core/vec.h"
 #include "formats/input.h"
 
-#include <Judy.h>
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,10 +204,62 @@ typedef struct text_op {
     uint64_t col_op, col_session; /* columns, for diagnostics */
 } text_op;
 
+/* The fast path for the usual line, `r(K,V,S,T)` with no spaces, 1 to 19
+ * digits per field (so no overflow is possible) and a line end: parsed in
+ * one pass over its bytes. Anything else returns false with nothing
+ * consumed, and the general parser below reads (or refuses) the line, so
+ * both accept exactly the same lines with the same meaning. */
+static bool fast_op(text_parser *tp, text_op *op)
+{
+    const char *p = tp->p, *end = tp->end;
+    if (end - p < 10 || (p[0] != 'r' && p[0] != 'w') || p[1] != '(')
+        return false;
+    const char *q = p + 2, *session_at = q;
+    uint64_t f[4];
+    for (int i = 0; i < 4; i++) {
+        const char *s0 = q;
+        uint64_t v = 0;
+        for (unsigned dgt; q < end && (dgt = (unsigned)(*q - '0')) <= 9; q++)
+            v = v * 10 + dgt;
+        if (q == s0 || q - s0 > 19 || q >= end || *q != (i < 3 ? ',' : ')'))
+            return false;
+        if (i == 2)
+            session_at = s0;
+        f[i] = v;
+        q++;
+    }
+    bool nl = false;
+    if (q < end) {
+        if (*q == '\r' && q + 1 < end)
+            q++;
+        if (*q != '\n')
+            return false;
+        q++;
+        nl = true;
+    }
+    *op = (text_op){.key = f[0],
+                    .value = f[1],
+                    .session = f[2],
+                    .txn = f[3],
+                    .kind = p[0] == 'w' ? PSI_OP_WRITE : PSI_OP_READ,
+                    .line = tp->line,
+                    .col_op = col_of(tp, p),
+                    .col_session = col_of(tp, session_at)};
+    tp->p = q;
+    if (nl) {
+        tp->line_start = q;
+        tp->line++;
+    }
+    return true;
+}
+
 /* Parses up to the next operation, skipping blank and comment lines; *have
  * is false at the end of the input. */
 static psi_status next_op(text_parser *tp, text_op *op, bool *have)
 {
+    *have = true;
+    if (fast_op(tp, op))
+        return PSI_OK;
     *have = false;
     while (tp->p < tp->end) {
         skip_spaces(tp);
@@ -308,30 +360,29 @@ static psi_status keep_aborted(text_parser *tp, const text_op *op)
  * committed ones. *ids holds every TXN id of the file; each aborted
  * transaction takes the next id not in it above the largest (wrapping to
  * the smallest free one), which is added so it is not taken twice. */
-static psi_status build_aborted(psi_builder *b, Pvoid_t *ids, const text_aborted_vec *ab,
+static psi_status build_aborted(psi_builder *b, psi_idmap *ids, const text_aborted_vec *ab,
                                 psi_diag *d)
 {
-    _Static_assert(sizeof(Word_t) == sizeof(uint64_t), "Judy indexes hold a u64 id");
-    Word_t from = (Word_t)-1;
+    uint64_t from;
     /* from = largest id + 1 (0 when there is none, or it is UINT64_MAX). */
-    from = JudyLLast(*ids, &from, PJE0) ? from + 1 : 0;
+    from = psi_idmap_last(ids, &from) ? from + 1 : 0;
     for (size_t i = 0; i < ab->n; i++) {
-        Word_t id = from;
-        if (JudyLFirstEmpty(*ids, &id, PJE0) != 1) {
+        uint64_t id = from;
+        if (!psi_idmap_first_empty(ids, &id)) {
             id = 0;
             /* Fewer than 2^64 ids are used, so some id is free. */
-            int found = JudyLFirstEmpty(*ids, &id, PJE0);
-            assert(found == 1);
+            bool found = psi_idmap_first_empty(ids, &id);
+            assert(found);
             (void)found;
         }
-        Word_t *slot;
-        JLI(slot, *ids, id);
-        if (slot == PJERR)
+        Word_t *slot = psi_idmap_slot(ids, id);
+        if (!slot)
             return psi_diag_nomem(d, "indexing transactions");
+        assert(*slot == 0);
         *slot = 1;
         from = id + 1;
         const text_aborted *a = &ab->v[i];
-        psi_status st = psi_builder_begin(b, a->session, (uint64_t)id, a->line, d);
+        psi_status st = psi_builder_begin(b, a->session, id, a->line, d);
         if (st == PSI_OK)
             st = add_op(b, PSI_OP_WRITE, a->key, a->value, d);
         if (st == PSI_OK)
@@ -349,7 +400,7 @@ static psi_status build_aborted(psi_builder *b, Pvoid_t *ids, const text_aborted
 static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, uint64_t *n_ops,
                               bool *interleaved)
 {
-    Pvoid_t seen = NULL; /* JudyL: TXN ids begun so far */
+    psi_idmap seen = {0}; /* TXN ids begun so far (slot 1) */
     bool open = false;
     uint64_t cur_txn = 0, cur_session = 0, cur_line = 0, n = 0;
     psi_status st = PSI_OK;
@@ -369,9 +420,8 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
             continue;
         }
         if (!open || op.txn != cur_txn) {
-            Word_t *slot;
-            JLI(slot, seen, (Word_t)op.txn);
-            if (slot == PJERR) {
+            Word_t *slot = psi_idmap_slot(&seen, op.txn);
+            if (!slot) {
                 st = psi_diag_nomem(tp->d, "indexing transactions");
                 break;
             }
@@ -400,20 +450,20 @@ static psi_status read_direct(text_parser *tp, psi_builder *b, uint64_t limit, u
         st = psi_builder_end(b, PSI_TXN_COMMITTED, tp->d);
     if (st == PSI_OK && !*interleaved)
         st = build_aborted(b, &seen, tp->aborted, tp->d);
-    JudyLFreeArray(&seen, PJE0); /* (the JLFA macro trips clang's -Wsign-compare) */
+    psi_idmap_free(&seen);
     *n_ops = n;
     return st;
 }
 
 /* ---- Grouping mode: some transaction's lines are interleaved ----
  * Every operation is stored (24 bytes each, in one array), grouped by TXN
- * with a JudyL map, then handed over transaction by transaction. */
+ * with an id map, then handed over transaction by transaction. */
 typedef struct text_state {
     text_rec *recs;
     size_t n_recs, cap_recs;
     text_group *groups;
     size_t n_groups, cap_groups;
-    Pvoid_t txn_index; /* JudyL: TXN id -> group index + 1 */
+    psi_idmap txn_index; /* TXN id -> group index + 1 */
 } text_state;
 
 static psi_status parse_grouped(text_parser *tp, text_state *ts, uint64_t limit)
@@ -437,9 +487,8 @@ static psi_status parse_grouped(text_parser *tp, text_state *ts, uint64_t limit)
         if (last_group != SIZE_MAX && op.txn == last_txn) {
             g = last_group;
         } else {
-            Word_t *slot;
-            JLI(slot, ts->txn_index, (Word_t)op.txn);
-            if (slot == PJERR)
+            Word_t *slot = psi_idmap_slot(&ts->txn_index, op.txn);
+            if (!slot)
                 return psi_diag_nomem(tp->d, "indexing transactions");
             if (*slot == 0) {
                 if (!psi_grow((void **)&ts->groups, &ts->cap_groups, ts->n_groups + 1,
@@ -504,7 +553,7 @@ static psi_status read_grouped(text_parser *tp, psi_builder *b, uint64_t limit, 
         st = build_grouped(b, &ts, tp->d);
     if (st == PSI_OK)
         st = build_aborted(b, &ts.txn_index, tp->aborted, tp->d);
-    JudyLFreeArray(&ts.txn_index, PJE0);
+    psi_idmap_free(&ts.txn_index);
     free(ts.recs);
     free(ts.groups);
     return st;

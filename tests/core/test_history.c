@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "core/history.h"
+#include "core/idmap.h"
 
 #include <string.h>
 
@@ -225,6 +226,49 @@ static void test_named_keys_and_values(void **state)
     psi_builder_free(b);
 }
 
+/* The id map agrees with a plain model over dense, sparse and huge ids,
+ * through the array's growth (JudyL entries moving into it), deletion,
+ * last and first-empty. */
+static void test_idmap_matches_a_model(void **state)
+{
+    (void)state;
+    psi_idmap m = {0};
+    enum { N = 20000 };
+    static uint64_t ids[N];
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* dense from 0, sparse up to 2^20 (array after growth), huge */
+        ids[i] = i % 3 == 0 ? (uint64_t)i : i % 3 == 1 ? x % (1u << 20) : x | (1ull << 63);
+        Word_t *slot = psi_idmap_slot(&m, ids[i]);
+        assert_non_null(slot);
+        if (*slot == 0)
+            *slot = (Word_t)i + 1;
+    }
+    uint64_t last_model = 0;
+    for (int i = 0; i < N; i++) {
+        const Word_t *g = psi_idmap_get(&m, ids[i]);
+        assert_non_null(g);
+        assert_int_equal(ids[(size_t)*g - 1], ids[i]); /* the first insert of this id */
+        if (ids[i] > last_model)
+            last_model = ids[i];
+    }
+    uint64_t last = 0;
+    assert_true(psi_idmap_last(&m, &last));
+    assert_int_equal(last, last_model);
+    assert_null(psi_idmap_get(&m, 1u << 21 | 1u)); /* never inserted: x % 2^20 < 2^21 */
+    /* ids 0, 3, 6, ... are present; 1 may be (sparse) or not: delete it */
+    psi_idmap_del(&m, 1);
+    uint64_t e = 0;
+    assert_true(psi_idmap_first_empty(&m, &e));
+    assert_int_equal(e, 1);
+    psi_idmap_del(&m, last_model);
+    assert_null(psi_idmap_get(&m, last_model));
+    e = UINT64_MAX;
+    assert_true(psi_idmap_first_empty(&m, &e) || psi_idmap_get(&m, UINT64_MAX));
+    psi_idmap_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_unfinished_transaction_is_an_error),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_named_keys_and_values),
+        cmocka_unit_test(test_idmap_matches_a_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
