@@ -395,6 +395,40 @@ static void test_list_append_names(void **state)
     expect_reject(p, "--json", iojson, 1);
 }
 
+/* Reads of a value several transactions wrote (issue 11): the
+ * counterexample says which writer each involved read was resolved to and
+ * why — every candidate excluded by its own cycle, or one decided. */
+static void test_read_from_resolution(void **state)
+{
+    (void)state;
+    if (!cli())
+        skip();
+    char p[512];
+    snprintf(p, sizeof p, "%s/rf_none.txt", tmpdir);
+    write_file(p, "w(1,5,3,2)\nw(2,7,3,2)\nw(1,5,3,4)\nr(1,5,2,3)\nr(2,0,2,3)\n");
+    const char *none[] = {
+        "(2,3)'s r(1,5): from none: every writer of it closes a forbidden cycle",
+        "(3,2)        excluded (the cycle \"if (2,3)'s r(1,5) reads from (3,2)\" below)",
+        "(3,4)        excluded (the cycle \"if (2,3)'s r(1,5) reads from (3,4)\" below)",
+        "if (2,3)'s r(1,5) reads from (3,4):\n      (3,4) -WR(1)-> (2,3) -RW(2)-> (3,2) -SO-> "
+        "(3,4)"};
+    expect_reject(p, "", none, 4);
+    const char *none_json[] = {"\"read_from\":{\"writer\":null,\"how\":\"excluded\","
+                               "\"candidates\":[\"(3,2)\",\"(3,4)\"],\"excluded\":[{"
+                               "\"writer\":\"(3,2)\",\"cycle\":0},{\"writer\":\"(3,4)\","
+                               "\"cycle\":1}]}"};
+    expect_reject(p, "--json", none_json, 1);
+    snprintf(p, sizeof p, "%s/rf_decided.txt", tmpdir);
+    write_file(p, "w(0,5,1,1)\nw(0,5,1,2)\nw(1,7,1,5)\nr(0,5,2,3)\nr(1,7,2,3)\nw(0,8,2,3)\n"
+                  "r(0,5,3,4)\nr(1,7,3,4)\nw(0,9,3,4)\n");
+    const char *decided[] = {"anomaly: lost update on key 0", "(2,3)'s r(0,5): from (1,2), decided",
+                             "(3,4)'s r(0,5): from (1,2), decided"};
+    expect_reject(p, "", decided, 3);
+    const char *decided_json[] = {"\"read_from\":{\"writer\":\"(1,2)\",\"how\":\"decided\","
+                                  "\"candidates\":[\"(1,1)\",\"(1,2)\"]"};
+    expect_reject(p, "--json", decided_json, 1);
+}
+
 static void test_dot_renders(void **state)
 {
     (void)state;
@@ -591,7 +625,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_histories), cmocka_unit_test(test_witness_refusal_whole),
         cmocka_unit_test(test_report_wording),    cmocka_unit_test(test_list_append_names),
-        cmocka_unit_test(test_anomaly_places),
+        cmocka_unit_test(test_anomaly_places),    cmocka_unit_test(test_read_from_resolution),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
