@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE = UINT32_MAX };
+#define NONE UINT32_MAX
 
 /* The unique committed appender of value on key, or NONE. */
 static uint32_t unique_appender(const psi_history *h, const psi_index *idx, uint32_t key,
