@@ -40,8 +40,9 @@
 
 #include "check/check.h"
 #include "check/hints.h"
-#include "check/timestamps.h"
 #include "check/level.h"
+#include "check/realtime.h"
+#include "check/timestamps.h"
 
 #include "interpret/all.h"
 #include "interpret/describe.h"

@@ -2,6 +2,7 @@
 #include "check/check.h"
 
 #include "check/level_psi.h"
+#include "check/realtime.h"
 #include "encode/encode.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     stage(opts, "encode");
     double t0 = psi_cpu_now();
     psi_encoding enc;
-    psi_level l = res->level_checked;
+    psi_level l = psi_level_base(res->level_checked);
     psi_encode_opts eo = {.ser = l == PSI_LEVEL_SER,
                           .pc = l == PSI_LEVEL_PC,
                           .psi = l == PSI_LEVEL_PSI,
@@ -200,7 +201,22 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         opts = &defaults;
     memset(res, 0, sizeof *res);
     res->level_checked = psi_level_of(opts->ser, opts->level);
+    /* strict-ser and strong-si are SER and SI with real-time edges; the
+     * strong-session levels are SER and SI (level.h). */
+    const psi_level base = psi_level_base(res->level_checked);
+    const bool ser = base == PSI_LEVEL_SER;
+    const bool realtime = psi_level_realtime(res->level_checked);
     psi_check_stats *s = &res->stats;
+    if (realtime && !h->rt) {
+        psi_status e = psi_diag_set(
+            d, PSI_ERR_INPUT,
+            "%s: the history carries no real time (%s), which %s needs: only EDN and JSON "
+            "histories with :invoke and completion ops of a :process do",
+            h->source,
+            psi_format_is_jepsen(h->format) ? "no :invoke of a :process" : "its format has none",
+            psi_level_name(res->level_checked));
+        return e;
+    }
     s->sessions = h->n_sessions;
     s->transactions = h->n_txns - 1;
     s->operations = h->n_ops;
@@ -223,7 +239,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     /* RC and PL-2 are per read: a transaction's two reads of a key may see
      * two committed writers (a non-repeatable read); the level's graph
      * then checks each read on its own. Every other level rejects it. */
-    if (res->level_checked == PSI_LEVEL_RC || res->level_checked == PSI_LEVEL_PL2)
+    if (base == PSI_LEVEL_RC || base == PSI_LEVEL_PL2)
         psi_index_allow_nonrepeatable(&res->idx);
     if (res->idx.n_anomalies) {
         res->verdict = PSI_REJECT;
@@ -280,11 +296,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         st = psi_ts_resolve(h, &res->idx, opts->timestamps, &res->ts, d);
         if (st != PSI_OK)
             return st;
-        if (!opts->version_order && psi_ts_can_replay(h, &res->ts, opts->ser)) {
-            /* Complete timestamps: the replay decides, no polygraph. */
+        if (!opts->version_order && !realtime && psi_ts_can_replay(h, &res->ts, ser)) {
+            /* Complete timestamps: the replay decides, no polygraph (under
+             * real time the polygraph carries both). */
             stage(opts, "construct");
             t0 = psi_cpu_now();
-            st = psi_ts_replay(h, &res->idx, &res->ts, opts->ser, &res->ts_violation, d);
+            st = psi_ts_replay(h, &res->idx, &res->ts, ser, &res->ts_violation, d);
             s->t_construct = psi_cpu_now() - t0;
             res->ts.replayed = true;
             if (st != PSI_OK)
@@ -302,6 +319,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing, .all_pairs = opts->no_pruning};
     if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
         return st;
+    /* Real time: known DEP edges, before pruning like any fact. */
+    if (realtime) {
+        uint64_t n_rt;
+        if ((st = psi_rt_constrain(h, &res->g, &n_rt, d)) != PSI_OK)
+            return st;
+    }
     /* Known version orders are known WW edges before pruning: seeding
      * then derives the RW edges they force, as for any ordered pair. */
     if (opts->version_order) {
@@ -314,7 +337,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     /* Partial timestamps: their direct checks, then their orders as
      * known edges. */
     if (opts->timestamps) {
-        st = psi_ts_constrain(h, &res->idx, &res->ts, opts->ser, &res->g, &res->ts_violation, d);
+        st = psi_ts_constrain(h, &res->idx, &res->ts, ser, &res->g, &res->ts_violation, d);
         if (st != PSI_OK)
             return st;
         if (res->ts_violation.kind) {
@@ -333,7 +356,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
 
     stage(opts, "prune");
     t0 = psi_cpu_now();
-    psi_level lv = res->level_checked;
+    psi_level lv = base;
     psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
                           .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
                           .psi = lv == PSI_LEVEL_PSI,

@@ -1,6 +1,7 @@
 /* Known version orders as known edges (see hints.h). */
 #include "check/hints.h"
 
+#include "core/keyname.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -64,7 +65,8 @@ typedef struct resolver {
     psi_diag *d;
     tid_ent *tids; /* committed and initial-state transactions, sorted */
     uint32_t n_tids;
-    key_ent *kmap; /* sorted */
+    key_ent *kmap;        /* sorted */
+    psi_key_lookup names; /* by spelling; built only when a chain spells its key */
     psi_hint_edge *e;
     size_t n_e, cap_e;
 } resolver;
@@ -89,8 +91,7 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
 
 /* The node of hint transaction x on key k (a committed writer of k, or the
  * recorded initial state, which is the initial transaction), or an error. */
-static psi_status node_of(resolver *r, const psi_hint_txn *x, uint64_t ext_key, uint32_t k,
-                          uint32_t *node)
+static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
 {
     tid_ent q = {.sid = x->sid, .tid = x->tid};
     const tid_ent *f = bsearch(&q, r->tids, r->n_tids, sizeof *r->tids, tid_cmp);
@@ -105,25 +106,41 @@ static psi_status node_of(resolver *r, const psi_hint_txn *x, uint64_t ext_key, 
     }
     if (!writes_key(r->g, f->txn, k))
         return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
-                             "transaction (%llu,%llu) does not write key %llu, so it installs "
+                             "transaction (%llu,%llu) does not write key %s, so it installs "
                              "no version of it",
                              (unsigned long long)x->sid, (unsigned long long)x->tid,
-                             (unsigned long long)ext_key);
+                             PSI_KEY_NAME(r->h, k));
     *node = f->txn;
     return PSI_OK;
 }
 
 static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
 {
-    key_ent q = {.ext = c->key};
-    const key_ent *f = bsearch(&q, r->kmap, r->h->n_keys, sizeof *r->kmap, key_cmp);
-    if (!f)
-        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
-                             "key %llu is not in the history", (unsigned long long)c->key);
+    key_ent q = {.ext = c->key}, byname;
+    const key_ent *f;
+    if (c->key_name) {
+        if (!r->names.h) {
+            psi_status st = psi_key_lookup_init(&r->names, r->h, r->d);
+            if (st != PSI_OK)
+                return st;
+        }
+        byname.key = psi_key_lookup_name(&r->names, c->key_name);
+        byname.ext = byname.key == UINT32_MAX ? 0 : r->h->keys[byname.key];
+        f = byname.key == UINT32_MAX ? NULL : &byname;
+        if (!f)
+            return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
+                                 "key %.200s is not in %s", c->key_name,
+                                 r->h->source ? r->h->source : "the history");
+    } else {
+        f = bsearch(&q, r->kmap, r->h->n_keys, sizeof *r->kmap, key_cmp);
+        if (!f)
+            return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
+                                 "key %llu is not in the history", (unsigned long long)c->key);
+    }
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
         uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
-        psi_status st = node_of(r, &c->tx[i], c->key, f->key, &t);
+        psi_status st = node_of(r, &c->tx[i], f->key, &t);
         if (st != PSI_OK)
             return st;
         if (prev != UINT32_MAX) {
@@ -257,6 +274,8 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     out->n = m;
     r.e = NULL;
 out:
+    if (r.names.h)
+        psi_key_lookup_free(&r.names);
     free(r.tids);
     free(r.kmap);
     free(r.e);

@@ -36,7 +36,11 @@ typedef struct psi_hint_txn {
 /* Writers of one key known to be installed in this order (any subsequence
  * of the key's version order). */
 typedef struct psi_hint_chain {
-    uint64_t key; /* the external key */
+    uint64_t key; /* the external key, when key_name is NULL */
+    /* The key's spelling (a version-4 file, formats/witness.h), borrowed,
+     * or NULL: resolved through the history's key names, an integer
+     * spelling naming the key spelled so (core/keyname.h). */
+    const char *key_name;
     uint64_t line;
     const psi_hint_txn *tx;
     size_t n;

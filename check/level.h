@@ -42,14 +42,28 @@ typedef enum psi_level {
     PSI_LEVEL_CC,
     PSI_LEVEL_PC,  /* prefix consistency: polygraph and solver (encode.h) */
     PSI_LEVEL_PSI, /* parallel snapshot isolation: polygraph and solver */
+    /* Real time (issue 15, check/realtime.h): SER or SI whose commit order
+     * also contains real time (a transaction that completed before another
+     * was invoked precedes it; SI: is in its snapshot). They need a
+     * history with real time (EDN or JSON with :invoke ops). */
+    PSI_LEVEL_STRICT_SER, /* strict serializability */
+    PSI_LEVEL_STRONG_SI,  /* strong snapshot isolation */
+    /* Session order alone as real time (Elle's strong-session-*). Our SI
+     * and SER already put session order in the commit order, so these
+     * accept exactly what SI and SER accept; the lattice still places them
+     * above (Elle's plain levels leave session order out). */
+    PSI_LEVEL_STRONG_SESSION_SI,
+    PSI_LEVEL_STRONG_SESSION_SER,
 } psi_level;
-#define PSI_LEVEL_LAST PSI_LEVEL_PSI
+#define PSI_LEVEL_LAST PSI_LEVEL_STRONG_SESSION_SER
 
 /* The names --isolation takes, for messages: "rc, ra, cc, si, ser, pl2
  * (or their long names)". */
 #define PSI_LEVEL_NAMES                                                                            \
     "pl2 (adya-pl-2), rc (read-committed), ra (read-atomic), cc (causal), pc "                     \
-    "(prefix-consistency), psi (parallel-si), si (snapshot-isolation), ser (serializability)"
+    "(prefix-consistency), psi (parallel-si), si (snapshot-isolation), ser (serializability), "    \
+    "strong-session-si, strong-session-ser, strong-si (strong-snapshot-isolation), strict-ser "    \
+    "(strict-serializability)"
 
 /* Case-insensitive short or long name -> level; false when unknown. */
 bool psi_level_parse(const char *name, psi_level *out);
@@ -64,8 +78,16 @@ psi_level psi_level_of(bool ser, psi_level level);
  * levels form a lattice, not a chain: PL-2 < RC < RA < CC, then CC < PC <
  * SI and CC < PSI < SI with PC and PSI incomparable (PSI allows a long
  * fork, which PC forbids; PC allows a lost update, which PSI forbids),
- * then SI < SER. */
+ * then SI < SER. Real time: SI < strong-session-si < strong-si and SER <
+ * strong-session-ser < strict-ser, each X-ser above its X-si (strict-ser
+ * < strong-si: a serial order inside the real-time intervals is a strong
+ * SI execution with start = commit). */
 bool psi_level_implies(psi_level strong, psi_level weak);
+/* The level whose pipeline checks l: SI for strong-si and
+ * strong-session-si, SER for strict-ser and strong-session-ser, else l. */
+psi_level psi_level_base(psi_level l);
+/* Whether l orders transactions by real time (strict-ser, strong-si). */
+bool psi_level_realtime(psi_level l);
 /* RC, RA, CC and PL-2: checked by psi_level_check, without the solver. */
 bool psi_level_is_polynomial(psi_level l);
 

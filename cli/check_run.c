@@ -118,7 +118,7 @@ static bool write_witness(const psi_history *h, const psi_check_result *res, boo
 {
     psi_witness w;
     /* SI and SER: version orders; every other level: a commit order */
-    psi_level l = res->level_checked;
+    psi_level l = psi_level_base(res->level_checked);
     psi_status st = l == PSI_LEVEL_SI || l == PSI_LEVEL_SER
                         ? psi_witness_build(h, res, ser, &w, d)
                         : psi_witness_build_level(h, res, &w, d);

@@ -208,7 +208,7 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             psi_level l;
             if (!a.failed && psi_level_parse(a.value, &l)) {
                 c->co.level = l;
-                c->co.ser = l == PSI_LEVEL_SER;
+                c->co.ser = psi_level_base(l) == PSI_LEVEL_SER;
             } else if (!a.failed) {
                 snprintf(msg, sizeof msg,
                          "--isolation: unknown level '%s'; the levels are " PSI_LEVEL_NAMES,

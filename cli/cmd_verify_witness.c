@@ -92,6 +92,16 @@ int psi_cmd_verify_witness(int argc, char **argv)
                         a.value);
                 return 2;
             }
+            if (!a.failed && psi_level_realtime(level)) {
+                /* A witness is a version or commit order; it says nothing
+                 * about real time, which would need a check of its own. */
+                fprintf(stderr,
+                        "polysi-solve verify-witness: --isolation %s: real time is not "
+                        "checked from a witness; verify under %s\n",
+                        a.value, psi_level_arg(psi_level_base(level)));
+                return 2;
+            }
+            level = psi_level_base(level);
         } else if (psi_args_opt(&a, arg, "--format")) {
             ro.format = psi_format_from_name(a.value);
             if (ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {

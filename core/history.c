@@ -47,6 +47,12 @@ struct psi_builder {
     char **value_names;     /* value id v is value_names[v - 1] */
     size_t n_value_names, cap_value_names;
     Pvoid_t value_name_index; /* JudyHS: spelling -> value id */
+
+    /* Real time (psi_builder_set_rt): rt[t] for t < n_rt; NULL until the
+     * first call. */
+    psi_rt *rt;
+    size_t n_rt, cap_rt;
+    bool rt_by_index;
 };
 
 static void meta_free(psi_dbcop_meta *m)
@@ -99,8 +105,32 @@ void psi_builder_free(psi_builder *b)
     free(b->lists);
     free(b->list_vals);
     free(b->sessions);
+    free(b->rt);
     meta_free(&b->dbcop);
     free(b);
+}
+
+psi_status psi_builder_set_rt(psi_builder *b, uint64_t invoke, uint64_t complete, psi_diag *d)
+{
+    if (!b->open)
+        return psi_diag_set(d, PSI_ERR_USAGE, "%s: real time without a transaction", b->source);
+    assert(invoke <= complete);
+    if (!psi_grow((void **)&b->rt, &b->cap_rt, b->n_txns, sizeof *b->rt))
+        return psi_diag_nomem(d, "storing real time");
+    /* The initial transaction precedes everything; the others given
+     * nothing are unknown both ways. */
+    if (b->n_rt == 0)
+        b->rt[b->n_rt++] = (psi_rt){0, 0};
+    while (b->n_rt < b->n_txns - 1)
+        b->rt[b->n_rt++] = (psi_rt){0, PSI_RT_OPEN};
+    b->rt[b->n_txns - 1] = (psi_rt){invoke, complete};
+    b->n_rt = b->n_txns;
+    return PSI_OK;
+}
+
+void psi_builder_set_rt_by_index(psi_builder *b, bool by_index)
+{
+    b->rt_by_index = by_index;
 }
 
 void psi_builder_set_dbcop_meta(psi_builder *b, psi_dbcop_meta *meta)
@@ -479,6 +509,8 @@ void psi_builder_discard(psi_builder *b)
         b->n_lists--;
     }
     b->n_ops = t->first_op;
+    if (b->n_rt > b->n_txns - 1)
+        b->n_rt = b->n_txns - 1;
     int rc;
     JLD(rc, b->txn_index, (Word_t)t->id);
     (void)rc;
@@ -499,6 +531,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     psi_history *h = NULL;
     uint32_t *rank = NULL, *fill = NULL;
     psi_txn *sorted = NULL;
+    psi_rt *rt = NULL;
 
     if (b->open) {
         st = psi_diag_set(d, PSI_ERR_SYNTAX, "%s: input ends inside a transaction", b->source);
@@ -509,6 +542,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     rank = malloc((ns ? ns : 1) * sizeof *rank);
     fill = calloc(ns ? ns : 1, sizeof *fill);
     sorted = malloc(b->n_txns * sizeof *sorted);
+    rt = b->rt ? malloc(b->n_txns * sizeof *rt) : NULL;
     /* Arrays of a finished history are never NULL, even when empty, so
      * `h->ops + first_op` and the like are defined for every reader. */
     bool empty_ok =
@@ -523,7 +557,7 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
          psi_grow((void **)&b->key_names, &b->cap_key_names, 1, sizeof *b->key_names)) &&
         (!b->values_named || b->value_names ||
          psi_grow((void **)&b->value_names, &b->cap_value_names, 1, sizeof *b->value_names));
-    if (!h || !rank || !fill || !sorted || !empty_ok) {
+    if (!h || !rank || !fill || !sorted || !empty_ok || (b->rt && !rt)) {
         st = psi_diag_nomem(d, "finishing the history");
         goto done;
     }
@@ -548,11 +582,15 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
         next += b->sessions[s].n_txns;
     }
     sorted[0] = b->txns[0];
+    if (rt)
+        rt[0] = (psi_rt){0, 0};
     for (size_t t = 1; t < b->n_txns; t++) {
         uint32_t s = rank[b->txns[t].session];
         psi_txn tx = b->txns[t];
         tx.session = s;
         tx.pos = fill[s] - b->sessions[s].first_txn;
+        if (rt)
+            rt[fill[s]] = t < b->n_rt ? b->rt[t] : (psi_rt){0, PSI_RT_OPEN};
         sorted[fill[s]++] = tx;
     }
 
@@ -580,6 +618,9 @@ psi_status psi_builder_finish(psi_builder *b, psi_history **out, psi_diag *d)
     h->initial_state = PSI_INITIAL_IMPLICIT;
     h->source = b->source;
     h->dbcop = b->dbcop;
+    h->rt = rt;
+    h->rt_by_index = b->rt_by_index;
+    rt = NULL;
     h->key_names = b->keys_named ? b->key_names : NULL;
     h->value_names = b->values_named ? b->value_names : NULL;
     h->n_value_names = b->values_named ? b->n_value_names : 0;
@@ -604,6 +645,7 @@ done:
     free(rank);
     free(fill);
     free(sorted);
+    free(rt);
     free(h);
     psi_builder_free(b);
     return st;
@@ -627,6 +669,7 @@ void psi_history_free(psi_history *h)
     free(h->list_reads);
     free(h->list_vals);
     free(h->source);
+    free(h->rt);
     meta_free(&h->dbcop);
     free(h);
 }
@@ -712,7 +755,8 @@ size_t psi_history_bytes(const psi_history *h)
     return sizeof *h + (size_t)h->n_sessions * sizeof *h->sessions +
            (size_t)h->n_txns * sizeof *h->txns + (size_t)h->n_ops * sizeof *h->ops +
            (size_t)h->n_keys * sizeof *h->keys + (size_t)h->n_list_reads * sizeof *h->list_reads +
-           (size_t)h->n_list_vals * sizeof *h->list_vals + names_bytes(h);
+           (size_t)h->n_list_vals * sizeof *h->list_vals + names_bytes(h) +
+           (h->rt ? (size_t)h->n_txns * sizeof *h->rt : 0);
 }
 
 const char *psi_format_name(psi_format f)

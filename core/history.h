@@ -84,6 +84,18 @@ typedef struct psi_txn {
     uint8_t status; /* psi_txn_status */
 } psi_txn;
 
+/* Real time (issue 15, Jepsen histories): when the transaction was invoked
+ * and when it completed, as positions in one order of events (the
+ * :index of the invoke and completion ops, or their places in the file).
+ * Transaction a precedes b in real time iff a.complete < b.invoke. An
+ * invoke that is not known is 0 (nothing precedes it); a completion that
+ * never came (:info, or no completion at all) is PSI_RT_OPEN (it precedes
+ * nothing). */
+#define PSI_RT_OPEN UINT64_MAX
+typedef struct psi_rt {
+    uint64_t invoke, complete;
+} psi_rt;
+
 typedef struct psi_session {
     uint64_t id;        /* external session id */
     uint32_t first_txn; /* index of its first transaction in txns[] */
@@ -162,6 +174,14 @@ typedef struct psi_history {
     uint8_t initial_state;
     char *source; /* path it was read from (owned) */
     psi_dbcop_meta dbcop;
+    /* [n_txns] each transaction's real-time interval (owned), or NULL when
+     * the input carries no real time (every format but EDN and JSON with
+     * :process). rt[PSI_INIT_TXN] is {0, 0}: it precedes everything. Whoever
+     * copies a history copies this too (psi_builder_set_rt). */
+    psi_rt *rt;
+    /* With rt: true when the positions are the ops' :index values, false
+     * when they are the ops' places among the file's maps (for messages). */
+    bool rt_by_index;
 } psi_history;
 
 void psi_history_free(psi_history *h);
@@ -240,6 +260,12 @@ psi_status psi_builder_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64
 psi_status psi_builder_list_read(psi_builder *b, uint64_t key, const uint64_t *vals, uint32_t n,
                                  psi_diag *d);
 psi_status psi_builder_end(psi_builder *b, psi_txn_status st, psi_diag *d);
+/* The real-time interval of the transaction begun last (history.h,
+ * psi_rt). Once any transaction has one the finished history has rt, and
+ * every transaction given none gets {0, PSI_RT_OPEN} (nothing known). */
+psi_status psi_builder_set_rt(psi_builder *b, uint64_t invoke, uint64_t complete, psi_diag *d);
+/* What the positions given to psi_builder_set_rt are (psi_history.rt_by_index). */
+void psi_builder_set_rt_by_index(psi_builder *b, bool by_index);
 /* Drops the transaction begun last (e.g. an EDN :info nobody may observe). */
 void psi_builder_discard(psi_builder *b);
 

@@ -33,6 +33,8 @@ psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to,
         g->n_hint_edges++;
     else if (origin == PSI_FROM_TIMESTAMPS)
         g->n_ts_edges++;
+    else if (origin == PSI_FROM_REALTIME)
+        g->n_rt_edges++;
     return PSI_OK;
 }
 

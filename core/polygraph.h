@@ -77,6 +77,8 @@ typedef enum psi_edge_origin {
     PSI_FROM_TIMESTAMPS = 6,    /* check/timestamps.h: an order start/commit timestamps
                                    imply (WW per key in commit order; SO-typed DEP edges
                                    for visibility across sessions) */
+    PSI_FROM_REALTIME = 7,      /* check/realtime.h: a transaction completed before another
+                                   was invoked (SO-typed DEP edge, strict-ser, strong-si) */
 } psi_edge_origin;
 
 /* A known edge. key is the dense key (UINT32_MAX for SO). */
@@ -181,6 +183,7 @@ typedef struct psi_polygraph {
     uint64_t n_forced_edges; /* sparse edges of pairs the known graph orders (prune/seed.c) */
     uint64_t n_hint_edges;   /* WW edges of known version orders (check/hints.h) */
     uint64_t n_ts_edges;     /* edges timestamps imply (check/timestamps.h) */
+    uint64_t n_rt_edges;     /* real-time edges (check/realtime.h) */
     uint64_t list_ww_first;  /* known[list_ww_first .. + n_list_ww): the list-append WW edges */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
     /* What the paper's polygraph would hold: every writer pair per key, and

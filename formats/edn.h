@@ -48,6 +48,7 @@ typedef struct edn_node {
     uint8_t kind;   /* edn_kind */
     uint8_t neg;    /* EDN_INT: written with '-' */
     uint8_t big;    /* EDN_INT: magnitude does not fit 64 bits */
+    uint8_t esc;    /* JSON EDN_STRING: written with an escape (edn_keyword_is) */
 } edn_node;
 
 /* The value parser's context: the input, the stretch of it being parsed
@@ -88,16 +89,21 @@ psi_status edn_parse_value(edn_parser *p, uint32_t *out);
 
 /* "a map", "an integer", ... for messages. */
 const char *edn_kind_name(uint8_t kind);
-/* Whether node n is the keyword :name (in JSON, the string "name", written
- * without escapes). Inline: the reader asks it for every key of every op
- * map, with literal names. */
+/* Whether JSON string node nd, which has an escape, decodes to `name`
+ * (json_scan.c): "typ\u0065" is "type". */
+bool json_string_is(const edn_parser *p, const edn_node *nd, const char *name);
+
+/* Whether node n is the keyword :name (in JSON, the string "name", escapes
+ * decoded). Inline: the reader asks it for every key of every op map, with
+ * literal names; strings without escapes compare their bytes. */
 static inline bool edn_keyword_is(const edn_parser *p, uint32_t n, const char *name)
 {
     const edn_node *nd = &p->nodes[n];
     size_t len = strlen(name);
     if (p->json)
-        return nd->kind == EDN_STRING && nd->len == len + 2 &&
-               memcmp(p->buf + nd->pos + 1, name, len) == 0;
+        return nd->kind == EDN_STRING &&
+               (nd->esc ? json_string_is(p, nd, name)
+                        : nd->len == len + 2 && memcmp(p->buf + nd->pos + 1, name, len) == 0);
     return nd->kind == EDN_KEYWORD && nd->len == len + 1 &&
            memcmp(p->buf + nd->pos + 1, name, len) == 0;
 }

@@ -107,13 +107,18 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 static psi_status parse_string(edn_parser *p, uint32_t *out)
 {
     size_t start = p->pos, i = start + 1;
+    bool esc = false;
     while (i < p->end) {
         unsigned char c = (unsigned char)p->buf[i];
         if (c == '"') {
             p->pos = i + 1;
-            return node(p, EDN_STRING, start, i + 1 - start, out);
+            psi_status st = node(p, EDN_STRING, start, i + 1 - start, out);
+            if (st == PSI_OK)
+                p->nodes[*out].esc = esc;
+            return st;
         }
         if (c == '\\') {
+            esc = true;
             if (i + 1 >= p->end)
                 break;
             char e = p->buf[i + 1];
@@ -378,6 +383,47 @@ char *edn_spell_cp(char *o, unsigned long c)
         o = put_utf8(o, c);
     }
     return o;
+}
+
+bool json_string_is(const edn_parser *p, const edn_node *nd, const char *name)
+{
+    assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
+    const char *s = p->buf + nd->pos + 1, *end = p->buf + nd->pos + nd->len - 1;
+    const char *want = name;
+    /* Escapes were validated by parse_string: decode each, compare its
+     * UTF-8 with the next bytes of name. */
+    while (s < end) {
+        char u8[4], *e8 = u8;
+        if (*s != '\\') {
+            *e8++ = *s++;
+        } else {
+            unsigned long c;
+            char e = s[1];
+            if (e == 'u') {
+                c = (unsigned long)u_escape(p, (size_t)(s - p->buf));
+                s += 6;
+                if (c >= 0xD800 && c <= 0xDBFF) {
+                    unsigned long lo = (unsigned long)u_escape(p, (size_t)(s - p->buf));
+                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                    s += 6;
+                }
+            } else {
+                c = e == 'b'   ? '\b'
+                    : e == 'f' ? '\f'
+                    : e == 'n' ? '\n'
+                    : e == 'r' ? '\r'
+                    : e == 't' ? '\t'
+                               : (unsigned char)e;
+                s += 2;
+            }
+            e8 = put_utf8(u8, c);
+        }
+        size_t n = (size_t)(e8 - u8);
+        if (strncmp(want, u8, n) != 0 || memchr(u8, '\0', n))
+            return false;
+        want += n;
+    }
+    return *want == '\0';
 }
 
 const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len)

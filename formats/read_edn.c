@@ -52,6 +52,14 @@
  *   length limit but memory). :process and :index stay integers. Integers
  *   too large for 64 bits there are errors only where a number is used (an
  *   ignored field such as a huge :time is legal EDN and ignored).
+ * - Real time (history.h psi_rt, issue 15): a transaction of a :process
+ *   runs from its :invoke to its completion; an :info completion (or none)
+ *   leaves it open, a completion without an invoke has no known start.
+ *   Positions are the ops' :index values when every such op has one and
+ *   no completion's comes before its invoke's, else the ops' places among
+ *   the maps of the file (Jepsen writes histories in real-time order). No
+ *   :process, or no :invoke at all: no real time (rt NULL). :time is not
+ *   read: Jepsen's :index already orders the same events.
  * - Transaction ids: every transaction's :index (of its completion, or of
  *   its invoke if never completed) when all have one and they are unique;
  *   otherwise the line numbers. txn.src is the line its values came from
@@ -75,13 +83,23 @@
 typedef struct edn_pending {
     edn_mark at;
     bool active;
+    bool has_index;
+    uint64_t ord, index; /* its place among the maps (1-based) and :index */
 } edn_pending;
+
+/* A transaction's real time (history.h psi_rt), both ways: places among
+ * the file's maps (1-based; 0: no invoke) and :index values. */
+typedef struct edn_rt {
+    uint64_t inv_ord, cmp_ord, inv_index, cmp_index;
+    bool inv_indexed, cmp_indexed;
+} edn_rt;
 
 /* Per transaction, in builder order: the provisional id (a line number) and
  * its :index, for choosing the ids once everything is read. */
 typedef struct edn_txn_id {
     uint64_t line;
     uint64_t index;
+    edn_rt rt;
 } edn_txn_id;
 
 typedef struct edn_reader {
@@ -95,7 +113,13 @@ typedef struct edn_reader {
     edn_txn_id *ids;
     size_t n_ids, cap_ids;
     bool all_indexed; /* every transaction so far has an :index */
-    uint64_t *vals;   /* scratch for a list read */
+    /* Real time of the transaction add_txn hands over next (set by the
+     * caller; has_rt false: none, as without :process). rt_known: some
+     * transaction had an :invoke, so real time says something; rt_indexed:
+     * every invoke and completion so far had an :index. */
+    edn_rt cur_rt;
+    bool has_rt, rt_known, rt_indexed;
+    uint64_t *vals; /* scratch for a list read */
     size_t cap_vals;
     /* The builder switched to named keys / values (psi_builder_keys_named),
      * cached so that the all-integer path makes no call. */
@@ -443,12 +467,22 @@ static psi_status add_txn(edn_reader *r, uint64_t session, uint32_t value, psi_t
                          edn_kind_name(p->nodes[value].kind));
     if (!psi_grow((void **)&r->ids, &r->cap_ids, r->n_ids + 1, sizeof *r->ids))
         return psi_diag_nomem(p->d, "reading EDN transactions");
-    r->ids[r->n_ids++] = (edn_txn_id){.line = src, .index = index};
+    r->ids[r->n_ids++] = (edn_txn_id){.line = src, .index = index, .rt = r->cur_rt};
     r->all_indexed = r->all_indexed && has_index;
 
     psi_status st = psi_builder_begin(r->b, session, src, src, p->d);
     if (st != PSI_OK)
         return st;
+    if (r->has_rt) {
+        /* Places among the maps for now; choose_rt may switch to :index. */
+        const edn_rt *t = &r->cur_rt;
+        uint64_t cmp = t->cmp_ord ? t->cmp_ord : PSI_RT_OPEN;
+        r->rt_known = r->rt_known || t->inv_ord;
+        r->rt_indexed =
+            r->rt_indexed && (!t->inv_ord || t->inv_indexed) && (!t->cmp_ord || t->cmp_indexed);
+        if ((st = psi_builder_set_rt(r->b, t->inv_ord, cmp, p->d)) != PSI_OK)
+            return st;
+    }
     for (uint32_t e = value ? p->nodes[value].child : 0; e; e = p->nodes[e].next)
         if ((st = add_micro_op(r, e, status, observed)) != PSI_OK)
             return st;
@@ -607,7 +641,8 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
                              "process %llu invokes a new operation while its operation invoked "
                              "on line %llu has not completed",
                              (unsigned long long)process, (unsigned long long)pd->at.line);
-        *pd = (edn_pending){.at = *at, .active = true};
+        *pd = (edn_pending){
+            .at = *at, .active = true, .has_index = has_index, .ord = r->n_maps, .index = index};
         return PSI_OK;
     }
 
@@ -641,6 +676,15 @@ static psi_status handle_map(edn_reader *r, uint32_t root, const edn_mark *at)
                 value = iop.value;
         }
     }
+    /* Real time: an :info completion says nothing about when it took
+     * effect, so its completion stays open. */
+    r->has_rt = true;
+    r->cur_rt = (edn_rt){.inv_ord = had_invoke ? inv.ord : 0,
+                         .inv_index = inv.index,
+                         .inv_indexed = had_invoke && inv.has_index,
+                         .cmp_ord = type == T_INFO ? 0 : r->n_maps,
+                         .cmp_index = index,
+                         .cmp_indexed = has_index};
     return add_txn(r, process, value, status, observed, has_index, index, at->line);
 }
 
@@ -663,6 +707,9 @@ static psi_status finish_pending(edn_reader *r)
             if ((st = get_index(&r->p, &op, &has_index, &index)) != PSI_OK)
                 return st;
             uint32_t value = op.value && r->p.nodes[op.value].kind != EDN_NIL ? op.value : 0;
+            r->has_rt = true;
+            r->cur_rt =
+                (edn_rt){.inv_ord = pd->ord, .inv_index = pd->index, .inv_indexed = pd->has_index};
             st = add_txn(r, (uint64_t)process, value, PSI_TXN_UNKNOWN, false, has_index, index,
                          pd->at.line);
             if (st != PSI_OK)
@@ -685,10 +732,46 @@ static int cmp_id_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Real time by :index when every invoke and completion has one and each
+ * completion's comes after its invoke's (Jepsen's histories); else by the
+ * places in the file, which are in real-time order in Jepsen's histories
+ * too. No invoke at all: nothing is known, no real time. Needs r->ids
+ * sorted by line. */
+static void choose_rt(edn_reader *r, psi_history *h)
+{
+    if (!h->rt)
+        return;
+    if (!r->rt_known) {
+        free(h->rt);
+        h->rt = NULL;
+        return;
+    }
+    for (size_t i = 0; i < r->n_ids && r->rt_indexed; i++) {
+        const edn_rt *t = &r->ids[i].rt;
+        if (t->inv_ord && t->cmp_ord && t->cmp_index < t->inv_index)
+            r->rt_indexed = false;
+    }
+    if (!r->rt_indexed)
+        return;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        edn_txn_id key = {.line = h->txns[t].src};
+        const edn_txn_id *hit = bsearch(&key, r->ids, r->n_ids, sizeof *r->ids, cmp_id_line);
+        assert(hit); /* every transaction was given by add_txn */
+        const edn_rt *x = &hit->rt;
+        /* An :index of 0 on an invoke is still a known invoke: nothing
+         * completes before it, so it means the same as unknown. */
+        h->rt[t] = (psi_rt){x->inv_ord ? x->inv_index : 0, x->cmp_ord ? x->cmp_index : PSI_RT_OPEN};
+    }
+    h->rt_by_index = true;
+}
+
 /* Replaces the provisional (line number) ids by :index values when every
  * transaction has one and they are unique. */
 static void choose_ids(edn_reader *r, psi_history *h)
 {
+    if (r->n_ids)
+        qsort(r->ids, r->n_ids, sizeof *r->ids, cmp_id_line);
+    choose_rt(r, h);
     if (!r->all_indexed || r->n_ids == 0)
         return;
     qsort(r->ids, r->n_ids, sizeof *r->ids, cmp_id_index);
@@ -727,7 +810,11 @@ static psi_status read_jepsen(const char *name, const char *buf, size_t len, uin
 {
     *out = NULL;
     name = psi_input_name(name);
-    edn_reader r = {.max_ops = max_ops, .all_indexed = true, .progress = progress, .len = len};
+    edn_reader r = {.max_ops = max_ops,
+                    .all_indexed = true,
+                    .rt_indexed = true,
+                    .progress = progress,
+                    .len = len};
     edn_parser_init(&r.p, name, buf, d);
     r.p.json = json;
     edn_lines_init(&r.lines, buf, len);

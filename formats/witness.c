@@ -3,9 +3,12 @@
  * error naming line and column (in bytes, from 1). */
 #include "formats/witness.h"
 
+#include "core/keyname.h"
 #include "core/vec.h"
+#include "formats/edn.h" /* edn_spell_cp: strings spelled as the readers spell them */
 #include "formats/input.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +115,159 @@ static bool word(const char **p, const char *end, const char *wd)
     return true;
 }
 
+/* The value of hex digit c, or -1. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Four hex digits at p (before end) as a code unit, or -1. */
+static long hex4(const char *p, const char *end)
+{
+    if (end - p < 4)
+        return -1;
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int x = hex_digit(p[i]);
+        if (x < 0)
+            return -1;
+        v = v * 16 + x;
+    }
+    return v;
+}
+
+/* A key's spelling in version 4 (README, "Witnesses"), at p (< end, not a
+ * blank), ending at a blank or the line's end:
+ *   "..."   a string, with JSON's escapes; it is spelled again the one way
+ *           the EDN and JSON readers spell strings (edn_spell_cp), so
+ *           "a\u0062" names the key "ab";
+ *   digits  an integer, spelled in decimal without leading zeros;
+ *   other   any other run of non-blank bytes, as is (`:x`, `foo`, `-3`).
+ * On success *name is an owned NUL-terminated spelling and *stop is past
+ * the token. On failure *name is NULL, *err says why and *err_at where;
+ * a NULL *err is out of memory. */
+static bool scan_key(const char *p, const char *end, const char **stop, char **name,
+                     const char **err_at, const char **err)
+{
+    *name = NULL;
+    *err = NULL;
+    *err_at = p;
+    const char *q = p;
+    if (*p == '(') {
+        *err = "expected a key before the transactions";
+        return false;
+    }
+    if (*p != '"') {
+        while (q < end && !is_blank(*q))
+            q++;
+        const char *s = p;
+        uint64_t v;
+        char num[24];
+        bool integer = psi_input_u64(&s, q, &v) == PSI_DIGITS_OK && s == q;
+        if (integer)
+            snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+        size_t n = integer ? strlen(num) : (size_t)(q - p);
+        *name = malloc(n + 1);
+        if (!*name)
+            return false;
+        memcpy(*name, integer ? num : p, n);
+        (*name)[n] = '\0';
+        *stop = q;
+        return true;
+    }
+    /* A string: each input byte or escape becomes at most 6 bytes. */
+    for (q = p + 1; q < end && *q != '"'; q++)
+        if (*q == '\\' && q + 1 < end)
+            q++;
+    if (q >= end) {
+        *err = "unterminated string key";
+        return false;
+    }
+    if (q + 1 < end && !is_blank(q[1])) {
+        *err_at = q + 1;
+        *err = "expected a blank after the key";
+        return false;
+    }
+    const char *close = q;
+    char *o = malloc((size_t)(close - p) * 6 + 3), *out = o;
+    if (!o)
+        return false;
+    *o++ = '"';
+    for (q = p + 1; q < close;) {
+        unsigned long c = (unsigned char)*q;
+        if (c != '\\') {
+            q++;
+            /* raw control characters take their escape; the rest as is */
+            if (c < 0x20)
+                o = edn_spell_cp(o, c);
+            else
+                *o++ = (char)c;
+            continue;
+        }
+        const char *at = q;
+        char e = q[1];
+        q += 2;
+        if (e == 'u') {
+            long u = hex4(q, close);
+            q += 4;
+            if (u >= 0xD800 && u <= 0xDBFF && close - q >= 6 && q[0] == '\\' && q[1] == 'u') {
+                long lo = hex4(q + 2, close);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                    q += 6;
+                }
+            }
+            if (u < 0 || (u >= 0xD800 && u <= 0xDFFF)) {
+                *err_at = at;
+                *err = "bad \\u escape in a string key (four hex digits, surrogates paired)";
+                free(out);
+                return false;
+            }
+            c = (unsigned long)u;
+        } else {
+            const char *k = e ? strchr("\"\\/bfnrt", e) : NULL;
+            if (!k) {
+                *err_at = at;
+                *err = "bad escape in a string key (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
+                free(out);
+                return false;
+            }
+            c = (unsigned char)"\"\\/\b\f\n\r\t"[k - "\"\\/bfnrt"];
+        }
+        o = edn_spell_cp(o, c);
+    }
+    *o++ = '"';
+    *o = '\0';
+    *name = out;
+    *stop = close + 1;
+    return true;
+}
+
+/* The key field of a key, chain or read line at *q: before version 4 an
+ * unsigned integer (the external key), from version 4 a spelling
+ * (scan_key), kept in *name for psi_witness_resolve_keys. */
+static psi_status parse_key(wparse *ps, uint64_t line, const char *ls, const char **q,
+                            const char *le, uint64_t *key, char **name)
+{
+    const char *at = *q;
+    *name = NULL;
+    *key = 0;
+    if (ps->w->version < 4) {
+        if (!parse_u64(q, le, key) || (*q < le && !is_blank(**q)))
+            return syntax(ps, line, ls, at, "expected a key (an unsigned integer)");
+        return PSI_OK;
+    }
+    const char *err, *err_at;
+    if (at >= le)
+        return syntax(ps, line, ls, at, "expected a key");
+    if (!scan_key(at, le, q, name, &err_at, &err))
+        return err ? syntax(ps, line, ls, err_at, err) : psi_diag_nomem(ps->d, "reading a witness");
+    return PSI_OK;
+}
+
 /* The header line, "polysi-witness 1", at q. */
 static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const char *q,
                                const char *le)
@@ -120,8 +276,8 @@ static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const 
     if (!word(&q, le, "polysi-witness"))
         return syntax(ps, line, ls, q, "expected the header 'polysi-witness 1'");
     q = skip_blanks(q, le);
-    if (!parse_u64(&q, le, &v) || v < 1 || v > 3)
-        return syntax(ps, line, ls, q, "unsupported witness version (expected 1, 2 or 3)");
+    if (!parse_u64(&q, le, &v) || v < 1 || v > 4)
+        return syntax(ps, line, ls, q, "unsupported witness version (expected 1, 2, 3 or 4)");
     ps->w->version = (unsigned)v;
     q = skip_blanks(q, le);
     if (q != le)
@@ -167,22 +323,28 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
     } else if (word(&q, le, "key") || (w->version >= 3 && (chain = word(&q, le, "chain")))) {
         q = skip_blanks(q, le);
         psi_witness_line kl;
-        const char *at = q;
         uint64_t key;
-        if (!parse_u64(&q, le, &key) || (q < le && !is_blank(*q)))
-            return syntax(ps, line, ls, at, "expected a key (an unsigned integer)");
-        psi_status st = parse_txns(ps, line, ls, q, le, &kl);
-        if (st != PSI_OK)
+        char *name;
+        psi_status st = parse_key(ps, line, ls, &q, le, &key, &name);
+        if (st == PSI_OK)
+            st = parse_txns(ps, line, ls, q, le, &kl);
+        if (st == PSI_OK) {
+            kl.key = key;
+            kl.key_name = name;
+            bool ok =
+                chain ? psi_grow((void **)&w->chains, &ps->cap_chains, w->n_chains + 1,
+                                 sizeof *w->chains)
+                      : psi_grow((void **)&w->keys, &ps->cap_keys, w->n_keys + 1, sizeof *w->keys);
+            if (!ok)
+                st = psi_diag_nomem(ps->d, "reading a witness");
+            else if (chain)
+                w->chains[w->n_chains++] = kl;
+            else
+                w->keys[w->n_keys++] = kl;
+        }
+        if (st != PSI_OK) {
+            free(name); /* not in w yet */
             return st;
-        kl.key = key;
-        if (chain) {
-            if (!psi_grow((void **)&w->chains, &ps->cap_chains, w->n_chains + 1, sizeof *w->chains))
-                return psi_diag_nomem(ps->d, "reading a witness");
-            w->chains[w->n_chains++] = kl;
-        } else {
-            if (!psi_grow((void **)&w->keys, &ps->cap_keys, w->n_keys + 1, sizeof *w->keys))
-                return psi_diag_nomem(ps->d, "reading a witness");
-            w->keys[w->n_keys++] = kl;
         }
     } else if (word(&q, le, "order")) {
         psi_witness_line ol = {0};
@@ -220,20 +382,27 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         if (!parse_one_txn(&q, le, &r.reader))
             return syntax(ps, line, ls, at, "expected the reader written (SESSION,ID)");
         q = skip_blanks(q, le);
-        at = q;
-        if (!parse_u64(&q, le, &r.key) || (q < le && !is_blank(*q)))
-            return syntax(ps, line, ls, at, "expected a key (an unsigned integer)");
-        q = skip_blanks(q, le);
-        at = q;
-        if (word(&q, le, "init"))
-            r.init = true;
-        else if (!parse_one_txn(&q, le, &r.writer))
-            return syntax(ps, line, ls, at, "expected the writer written (SESSION,ID), or init");
-        q = skip_blanks(q, le);
-        if (q != le)
-            return syntax(ps, line, ls, q, "unexpected text after the writer");
-        if (!psi_grow((void **)&w->reads, &ps->cap_reads, w->n_reads + 1, sizeof *w->reads))
-            return psi_diag_nomem(ps->d, "reading a witness");
+        psi_status st = parse_key(ps, line, ls, &q, le, &r.key, &r.key_name);
+        if (st == PSI_OK) {
+            q = skip_blanks(q, le);
+            at = q;
+            if (word(&q, le, "init"))
+                r.init = true;
+            else if (!parse_one_txn(&q, le, &r.writer))
+                st = syntax(ps, line, ls, at, "expected the writer written (SESSION,ID), or init");
+        }
+        if (st == PSI_OK) {
+            q = skip_blanks(q, le);
+            if (q != le)
+                st = syntax(ps, line, ls, q, "unexpected text after the writer");
+        }
+        if (st == PSI_OK &&
+            !psi_grow((void **)&w->reads, &ps->cap_reads, w->n_reads + 1, sizeof *w->reads))
+            st = psi_diag_nomem(ps->d, "reading a witness");
+        if (st != PSI_OK) {
+            free(r.key_name); /* not in w yet */
+            return st;
+        }
         w->reads[w->n_reads++] = r;
     } else {
         return syntax(ps, line, ls, q,
@@ -287,9 +456,56 @@ static void put_line(const psi_witness *w, const psi_witness_line *l, FILE *f)
     fputc('\n', f);
 }
 
+/* Whether `name` reads back as itself (scan_key): it names a key in a
+ * version-4 witness without ambiguity. Readers give no other spelling, but
+ * the writer does not rely on that. */
+static bool spellable(const char *name)
+{
+    size_t n = strlen(name);
+    const char *stop, *err_at, *err;
+    char *back = NULL;
+    bool ok = n > 0 && scan_key(name, name + n, &stop, &back, &err_at, &err) && stop == name + n &&
+              strcmp(back, name) == 0;
+    free(back);
+    return ok;
+}
+
+static void put_key(FILE *f, uint64_t key, const char *name)
+{
+    if (name)
+        fprintf(f, " %s", name);
+    else
+        fprintf(f, " %llu", (unsigned long long)key);
+}
+
 psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
                              psi_diag *d)
 {
+    /* Version 4 when any key is spelled: witnesses of integer histories
+     * stay what they were, byte for byte. */
+    bool named = false;
+    for (size_t k = 0; k < w->n_keys; k++)
+        named |= w->keys[k].key_name != NULL;
+    for (size_t k = 0; k < w->n_chains; k++)
+        named |= w->chains[k].key_name != NULL;
+    for (size_t k = 0; k < w->n_reads; k++)
+        named |= w->reads[k].key_name != NULL;
+    if (named) {
+        const char *bad = NULL;
+        for (size_t k = 0; k < w->n_keys && !bad; k++)
+            if (w->keys[k].key_name && !spellable(w->keys[k].key_name))
+                bad = w->keys[k].key_name;
+        for (size_t k = 0; k < w->n_chains && !bad; k++)
+            if (w->chains[k].key_name && !spellable(w->chains[k].key_name))
+                bad = w->chains[k].key_name;
+        for (size_t k = 0; k < w->n_reads && !bad; k++)
+            if (w->reads[k].key_name && !spellable(w->reads[k].key_name))
+                bad = w->reads[k].key_name;
+        if (bad)
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "key %.200s cannot be spelled in a witness (README, \"Witnesses\")",
+                                bad);
+    }
     if (w->level[0])
         fprintf(f,
                 "# polysi-solve witness for %s: a commit order under which every read\n"
@@ -304,9 +520,10 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
                 history ? history : "a history", w->has_order ? ", and a serialization order" : "",
                 w->ser ? " --isolation ser" : "");
     bool v2 = w->has_init || w->n_reads;
-    fputs(w->level[0] || w->n_chains ? "polysi-witness 3\n"
-          : v2                       ? "polysi-witness 2\n"
-                                     : "polysi-witness 1\n",
+    fputs(named                        ? "polysi-witness 4\n"
+          : w->level[0] || w->n_chains ? "polysi-witness 3\n"
+          : v2                         ? "polysi-witness 2\n"
+                                       : "polysi-witness 1\n",
           f);
     if (w->has_isolation)
         fprintf(f, "isolation %s\n", w->level[0] ? w->level : w->ser ? "ser" : "si");
@@ -314,11 +531,13 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
         fprintf(f, "init (%llu,%llu)\n", (unsigned long long)w->init.sid,
                 (unsigned long long)w->init.tid);
     for (size_t k = 0; k < w->n_keys; k++) {
-        fprintf(f, "key %llu", (unsigned long long)w->keys[k].key);
+        fputs("key", f);
+        put_key(f, w->keys[k].key, w->keys[k].key_name);
         put_line(w, &w->keys[k], f);
     }
     for (size_t k = 0; k < w->n_chains; k++) {
-        fprintf(f, "chain %llu", (unsigned long long)w->chains[k].key);
+        fputs("chain", f);
+        put_key(f, w->chains[k].key, w->chains[k].key_name);
         put_line(w, &w->chains[k], f);
     }
     if (w->has_order) {
@@ -327,8 +546,9 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
     }
     for (size_t i = 0; i < w->n_reads; i++) {
         const psi_witness_read *r = &w->reads[i];
-        fprintf(f, "read (%llu,%llu) %llu", (unsigned long long)r->reader.sid,
-                (unsigned long long)r->reader.tid, (unsigned long long)r->key);
+        fprintf(f, "read (%llu,%llu)", (unsigned long long)r->reader.sid,
+                (unsigned long long)r->reader.tid);
+        put_key(f, r->key, r->key_name);
         if (r->init)
             fputs(" init\n", f);
         else
@@ -341,8 +561,80 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
     return PSI_OK;
 }
 
+psi_status psi_witness_name_keys(psi_witness *w, const psi_history *h, psi_diag *d)
+{
+    if (!h->key_names)
+        return PSI_OK;
+    for (size_t k = 0; k < w->n_keys + w->n_chains + w->n_reads; k++) {
+        uint64_t key;
+        char **name;
+        if (k < w->n_keys) {
+            key = w->keys[k].key;
+            name = &w->keys[k].key_name;
+        } else if (k < w->n_keys + w->n_chains) {
+            key = w->chains[k - w->n_keys].key;
+            name = &w->chains[k - w->n_keys].key_name;
+        } else {
+            key = w->reads[k - w->n_keys - w->n_chains].key;
+            name = &w->reads[k - w->n_keys - w->n_chains].key_name;
+        }
+        assert(key < h->n_keys); /* keys[k] == k in a named history */
+        if (*name)
+            continue;
+        *name = strdup(h->key_names[key]);
+        if (!*name)
+            return psi_diag_nomem(d, "building a witness");
+    }
+    return PSI_OK;
+}
+
+/* Resolves one spelled key (see psi_witness_resolve_keys). */
+static psi_status resolve_one(const psi_key_lookup *kl, const char *file, uint64_t line,
+                              const char *name, uint64_t *key, psi_diag *d)
+{
+    if (!name)
+        return PSI_OK;
+    uint32_t k = psi_key_lookup_name(kl, name);
+    if (k == UINT32_MAX)
+        return psi_diag_line(d, PSI_ERR_INPUT, file, line, 1, "key %.200s is not in %s", name,
+                             kl->h->source ? kl->h->source : "the history");
+    *key = kl->h->keys[k];
+    return PSI_OK;
+}
+
+psi_status psi_witness_resolve_keys(psi_witness *w, const psi_history *h, const char *file,
+                                    psi_diag *d)
+{
+    bool named = false;
+    for (size_t k = 0; k < w->n_keys; k++)
+        named |= w->keys[k].key_name != NULL;
+    for (size_t k = 0; k < w->n_chains; k++)
+        named |= w->chains[k].key_name != NULL;
+    for (size_t k = 0; k < w->n_reads; k++)
+        named |= w->reads[k].key_name != NULL;
+    if (!named)
+        return PSI_OK;
+    psi_key_lookup kl;
+    psi_status st = psi_key_lookup_init(&kl, h, d);
+    for (size_t k = 0; k < w->n_keys && st == PSI_OK; k++)
+        st = resolve_one(&kl, file, w->keys[k].line, w->keys[k].key_name, &w->keys[k].key, d);
+    for (size_t k = 0; k < w->n_chains && st == PSI_OK; k++)
+        st = resolve_one(&kl, file, w->chains[k].line, w->chains[k].key_name, &w->chains[k].key, d);
+    for (size_t k = 0; k < w->n_reads && st == PSI_OK; k++)
+        st = resolve_one(&kl, file, w->reads[k].line, w->reads[k].key_name, &w->reads[k].key, d);
+    if (kl.h)
+        psi_key_lookup_free(&kl);
+    return st;
+}
+
 void psi_witness_free(psi_witness *w)
 {
+    for (size_t k = 0; k < w->n_keys; k++)
+        free(w->keys[k].key_name);
+    for (size_t k = 0; k < w->n_chains; k++)
+        free(w->chains[k].key_name);
+    for (size_t k = 0; k < w->n_reads; k++)
+        free(w->reads[k].key_name);
     free(w->tx);
     free(w->keys);
     free(w->reads);

@@ -33,6 +33,16 @@
  *                                      a commit order (check/level.h),
  *                                      no key lines are needed
  *
+ * Version 4 (written only for histories whose keys have names: EDN
+ * keywords, strings or symbols, JSON strings) spells every key as the
+ * history does, in key, chain and read lines alike (README, "Witnesses"):
+ *     key :x (S,ID) ...                a keyword or symbol, as is
+ *     key "acct 1" (S,ID) ...          a string, JSON's escapes allowed
+ *                                      ("a\u0062" is "ab")
+ *     key 7 (S,ID) ...                 an integer, matched by its decimal
+ *                                      spelling (the key 7, not the 8th key)
+ * Witness lines carry no values, so nothing else is spelled.
+ *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
  * (session id, transaction id) as in the history's input.
@@ -44,11 +54,12 @@
  * interpret/witness.c builds a psi_witness from the solver's model.
  *
  * Ownership: psi_witness_parse and psi_witness_build allocate the arrays
- * of a psi_witness; psi_witness_free releases them. */
+ * of a psi_witness and its key names; psi_witness_free releases them. */
 #ifndef PSI_FORMATS_WITNESS_H
 #define PSI_FORMATS_WITNESS_H
 
 #include "core/diag.h"
+#include "core/history.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,6 +78,10 @@ typedef struct psi_witness_line {
     uint64_t line;   /* its line number (0 when built, not parsed) */
     uint64_t key;    /* key lines: the external key */
     size_t first, n; /* its transactions: tx[first .. first + n) */
+    /* Key and chain lines: the key's spelling (owned), from a version-4
+     * file or psi_witness_name_keys; NULL otherwise. Until
+     * psi_witness_resolve_keys runs, `key` means nothing when it is set. */
+    char *key_name;
 } psi_witness_line;
 
 /* A read line (version 2). */
@@ -74,12 +89,13 @@ typedef struct psi_witness_read {
     uint64_t line;
     psi_witness_txn reader;
     uint64_t key;
-    bool init; /* read the initial value (writer unused) */
+    char *key_name; /* as in psi_witness_line */
+    bool init;      /* read the initial value (writer unused) */
     psi_witness_txn writer;
 } psi_witness_read;
 
 typedef struct psi_witness {
-    unsigned version;   /* 1, 2 or 3 */
+    unsigned version;   /* 1, 2, 3 or 4 */
     bool has_isolation; /* an isolation line is present */
     bool ser;           /* it says ser (else si, or level) */
     /* Version 3: the weak level the isolation line names, lower case
@@ -117,6 +133,19 @@ psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi
  * (the output's name). */
 psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
                              psi_diag *d);
+
+/* Gives every key, chain and read line of w, built for h (its keys dense
+ * ids), its key's spelling when h's keys have names, so the writer writes
+ * version 4; nothing when they are integers. PSI_ERR_NOMEM. */
+psi_status psi_witness_name_keys(psi_witness *w, const psi_history *h, psi_diag *d);
+
+/* Maps every spelled key of a parsed witness to h's external key (which is
+ * the dense key in a named history, keys[k] == k), in place, so checkers
+ * look keys up as for versions 1-3. An integer spelling names the key
+ * spelled so in a named history, the integer key otherwise. A spelling h
+ * does not have is PSI_ERR_INPUT "FILE:LINE:1: key S is not in ...". */
+psi_status psi_witness_resolve_keys(psi_witness *w, const psi_history *h, const char *file,
+                                    psi_diag *d);
 
 void psi_witness_free(psi_witness *w);
 

@@ -33,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * (fuzz_seeds uses it): writes at most cap bytes to buf, returns the size. */
 size_t psi_fuzz_verdict_seed(uint64_t seed, uint8_t *buf, size_t cap);
 /* Same for the witness target: the witness psi_check's accept yields for
- * the generated history of `seed` (0 when it is rejected). */
-size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap);
+ * the generated history of `seed`, its keys named when `named` (0 when it
+ * is rejected). */
+size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, bool named, uint8_t *buf, size_t cap);
 /* Same for the timestamps target: the store's true timestamps of the
  * generated history of `seed` (empty for stores without them). */
 size_t psi_fuzz_timestamps_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap);

@@ -68,6 +68,12 @@ static void check_shape(const psi_history *h)
         FUZZ_REQUIRE(op->kind <= PSI_OP_WRITE, "bad op kind");
         FUZZ_REQUIRE(!(op->flags & PSI_OPF_INIT) || op->value == 0, "initial read with a value");
     }
+    /* Real time (history.h psi_rt): the initial transaction first, and no
+     * transaction completing before it is invoked. */
+    for (uint32_t t = 0; h->rt && t < h->n_txns; t++)
+        FUZZ_REQUIRE(h->rt[t].invoke <= h->rt[t].complete &&
+                         (t || (h->rt[0].invoke == 0 && h->rt[0].complete == 0)),
+                     "bad real-time interval");
     for (uint32_t i = 0; i < h->n_list_reads; i++) {
         const psi_list_read *l = &h->list_reads[i];
         FUZZ_REQUIRE(l->op < h->n_ops && (h->ops[l->op].flags & PSI_OPF_LIST), "bad list read");
@@ -89,14 +95,25 @@ void psi_fuzz_after_read(psi_status st, psi_history *h, const psi_diag *d)
     FUZZ_REQUIRE(h->n_ops <= PSI_FUZZ_MAX_OPS, "more operations than the limit");
     psi_diag d2;
     if (h->n_ops <= FUZZ_CHECK_OPS) {
-        for (int ser = 0; ser < 2; ser++) {
-            psi_check_opts co = {.ser = ser, .time_limit = 5.0};
+        /* SI, SER, then with real time strong-si and strict-ser, which
+         * must not accept what SI or SER rejects (the lattice). */
+        static const psi_level lv[] = {PSI_LEVEL_SI, PSI_LEVEL_SER, PSI_LEVEL_STRONG_SI,
+                                       PSI_LEVEL_STRICT_SER};
+        int verdict[4] = {-1, -1, -1, -1}; /* 0 accept, 1 reject, -1 none */
+        for (int i = 0; i < (h->rt ? 4 : 2); i++) {
+            psi_check_opts co = {
+                .level = lv[i], .ser = psi_level_base(lv[i]) == PSI_LEVEL_SER, .time_limit = 5.0};
             psi_check_result r;
             psi_status cst = psi_check(h, &co, &r, &d2);
             if (cst != PSI_OK)
                 check_diag(&d2);
+            else
+                verdict[i] = r.verdict == PSI_REJECT;
             psi_check_result_free(&r); /* also after an error */
         }
+        for (int i = 0; i < 2; i++)
+            FUZZ_REQUIRE(!(verdict[i] == 1 && verdict[i + 2] == 0),
+                         "a real-time level accepts what its base level rejects");
     } else {
         psi_index idx;
         psi_status ist = psi_index_build(h, &idx, &d2);

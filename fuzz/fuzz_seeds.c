@@ -250,6 +250,18 @@ static void handwritten(void)
         "{:index 6, :type :fail, :process 3, :f :txn, :value [[:w 4 7] [:r 4 nil]], "
         ":error [:abort \"conflict\"]} ; a comment\n";
     write_seed("edn", "list-append.edn", edn, sizeof edn - 1);
+    /* Real time: a stale read after a completed write, an :info write whose
+     * invoke follows a read of it, overlapping transactions. */
+    static const char rt[] =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:w :x 1]]}\n"
+        "{:index 1, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"
+        "{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil]]}\n"
+        "{:index 3, :type :invoke, :process 2, :f :txn, :value [[:w :y 2]]}\n"
+        "{:index 4, :type :ok, :process 1, :f :txn, :value [[:r :x nil] [:r :y 3]]}\n"
+        "{:index 5, :type :info, :process 2, :f :txn, :value [[:w :y 2]]}\n"
+        "{:index 6, :type :invoke, :process 3, :f :txn, :value [[:w :y 3]], :time 17}\n"
+        "{:index 7, :type :info, :process 3, :f :txn, :value [[:w :y 3]], :time 18}\n";
+    write_seed("edn", "realtime.edn", rt, sizeof rt - 1);
     static const char vec[] = "[{:type :ok, :process 0, :value [[:w 1 1]]}\n"
                               " {:type :ok, :process 1, :value [[:r 1 1] #_ [:r 9 9]]}]\n";
     write_seed("edn", "vector.edn", vec, sizeof vec - 1);
@@ -265,6 +277,16 @@ static void handwritten(void)
         "\"value\": [[\"append\", \"\\u0078\", 1], [\"r\", \"y\", []]], \"process\": 0, "
         "\"index\": 1},\n {\"type\": \"info\", \"f\": \"start\", \"process\": \"nemesis\"}]\n";
     write_seed("json", "array.json", json, sizeof json - 1);
+    static const char json_rt[] =
+        "{\"index\": 0, \"type\": \"invoke\", \"process\": 0, \"f\": \"txn\", \"value\": "
+        "[[\"w\", \"x\", 1]]}\n"
+        "{\"index\": 1, \"type\": \"ok\", \"process\": 0, \"f\": \"txn\", \"value\": [[\"w\", "
+        "\"x\", 1]]}\n"
+        "{\"index\": 2, \"type\": \"invoke\", \"process\": 1, \"f\": \"txn\", \"value\": "
+        "[[\"r\", \"x\", null]], \"time\": 5}\n"
+        "{\"index\": 3, \"type\": \"ok\", \"process\": 1, \"f\": \"txn\", \"value\": [[\"r\", "
+        "\"x\", null]], \"time\": 9}\n";
+    write_seed("json", "realtime.json", json_rt, sizeof json_rt - 1);
     /* keys and values by spelling: integer 1 and keyword :1 are two keys */
     static const char names[] =
         "{:type :ok, :process 0, :value [[:w :x a] [:w \"acct 1\" -5] [:append sym :e]]}\n"
@@ -345,10 +367,19 @@ static void witness(void)
     static uint8_t buf[1 << 16];
     char name[64];
     for (uint16_t seed = 1; seed <= 40; seed++) {
-        size_t n = psi_fuzz_witness_seed(seed, seed % 2, buf, sizeof buf);
+        size_t n = psi_fuzz_witness_seed(seed, seed % 2, false, buf, sizeof buf);
         if (n == 0)
             continue;
         snprintf(name, sizeof name, "gen-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
+        write_seed("witness", name, buf, n);
+    }
+    /* named keys: version-4 witnesses with keyword, string and integer
+     * spellings */
+    for (uint16_t seed = 1; seed <= 20; seed++) {
+        size_t n = psi_fuzz_witness_seed(seed, seed % 2, true, buf, sizeof buf);
+        if (n == 0)
+            continue;
+        snprintf(name, sizeof name, "named-%02u-%s", (unsigned)seed, seed % 2 ? "ser" : "si");
         write_seed("witness", name, buf, n);
     }
 }

@@ -1,8 +1,10 @@
 /* Fuzz target: the witness parser (formats/witness.c) and checker
  * (interpret/witness_check.c).
  *
- * Input: byte 0 bit 0 chooses SER (else SI); bytes 1-2 seed a tiny
- * generated history (fuzz_gen.c); the rest is the witness text. Besides
+ * Input: byte 0 bit 0 chooses SER (else SI), bit 1 gives the history's
+ * keys names (keywords, strings and integer spellings by turns, as EDN and
+ * JSON histories have: witness version 4 spells them); bytes 1-2 seed a
+ * tiny generated history (fuzz_gen.c); the rest is the witness text. Besides
  * never crashing on any text, a witness the checker calls VALID must be
  * right: the brute-force oracle must accept the history at that level
  * (a VALID witness for a violating history is a soundness bug). The same
@@ -34,12 +36,55 @@ static psi_history *history_for(uint16_t seed)
     return h;
 }
 
+/* Gives h's keys names by turns: `:kX`, `"s X"` and `X` for external key
+ * X, so the named keys are distinct; keys[k] becomes k, as
+ * core/history.h wants with names. False when out of memory (h is then
+ * unchanged). */
+static bool name_keys(psi_history *h)
+{
+    char **names = calloc(h->n_keys ? h->n_keys : 1, sizeof *names);
+    if (!names)
+        return false;
+    for (uint32_t k = 0; k < h->n_keys; k++) {
+        char buf[48];
+        unsigned long long x = (unsigned long long)h->keys[k];
+        if (k % 3 == 0)
+            snprintf(buf, sizeof buf, ":k%llu", x);
+        else if (k % 3 == 1)
+            snprintf(buf, sizeof buf, "\"s %llu\"", x);
+        else
+            snprintf(buf, sizeof buf, "%llu", x);
+        names[k] = strdup(buf);
+        if (!names[k]) {
+            for (uint32_t j = 0; j < k; j++)
+                free(names[j]);
+            free(names);
+            return false;
+        }
+    }
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        h->keys[k] = k;
+    h->key_names = names;
+    return true;
+}
+
+/* The generated history of `seed`, its keys named when `named`. */
+static psi_history *fuzz_history(uint16_t seed, bool named)
+{
+    psi_history *h = history_for(seed);
+    if (h && named && !name_keys(h)) {
+        psi_history_free(h);
+        return NULL;
+    }
+    return h;
+}
+
 int psi_fuzz_witness(const uint8_t *data, size_t size)
 {
     if (size < 3)
         return 0;
     bool ser = data[0] & 1;
-    psi_history *h = history_for((uint16_t)(data[1] | data[2] << 8));
+    psi_history *h = fuzz_history((uint16_t)(data[1] | data[2] << 8), data[0] & 2);
     if (!h)
         return 0;
     psi_wverdict v;
@@ -85,9 +130,9 @@ int psi_fuzz_witness(const uint8_t *data, size_t size)
     return 0;
 }
 
-size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap)
+size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, bool named, uint8_t *buf, size_t cap)
 {
-    psi_history *h = history_for(seed);
+    psi_history *h = fuzz_history(seed, named);
     if (!h)
         return 0;
     size_t n = 0;
@@ -104,7 +149,8 @@ size_t psi_fuzz_witness_seed(uint16_t seed, bool ser, uint8_t *buf, size_t cap)
             if (f)
                 ok = fclose(f) == 0 && ok;
             if (ok && len + 3 <= cap) {
-                buf[0] = ser, buf[1] = (uint8_t)seed, buf[2] = (uint8_t)(seed >> 8);
+                buf[0] = (uint8_t)(ser | named << 1), buf[1] = (uint8_t)seed,
+                buf[2] = (uint8_t)(seed >> 8);
                 memcpy(buf + 3, text, len);
                 n = len + 3;
             }

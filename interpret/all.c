@@ -106,6 +106,7 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
         return psi_diag_nomem(d, "taking a violation out of the history");
     /* Same key and value names, so h's keys[] and values mean the same. */
     psi_status st = psi_builder_copy_names(b, h, d);
+    psi_builder_set_rt_by_index(b, h->rt_by_index);
     uint32_t nt = 1, no = 0;
     for (uint32_t s = 0; s < h->n_sessions && st == PSI_OK; s++) {
         const psi_session *se = &h->sessions[s];
@@ -115,6 +116,8 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
                 continue;
             const psi_txn *tx = &h->txns[t];
             st = psi_builder_begin(b, se->id, tx->id, tx->src, d);
+            if (st == PSI_OK && h->rt)
+                st = psi_builder_set_rt(b, h->rt[t].invoke, h->rt[t].complete, d);
             for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
                 uint32_t o = tx->first_op + k;
                 const psi_op *op = &h->ops[o];

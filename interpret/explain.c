@@ -364,12 +364,14 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
                             : 0;
         uint64_t ts =
             c[i].origin == PSI_FROM_TIMESTAMPS && res->ts.line ? res->ts.line[c[i].to] : 0;
+        bool rt = c[i].origin == PSI_FROM_REALTIME;
         cex->edges[i] = (psi_cex_edge){.from = c[i].from,
                                        .to = c[i].to,
                                        .key = c[i].key,
                                        .type = c[i].type,
                                        .origin = hint      ? PSI_CEX_HINT
                                                  : ts      ? PSI_CEX_TIMESTAMPS
+                                                 : rt      ? PSI_CEX_REALTIME
                                                  : certain ? PSI_CEX_CERTAIN
                                                            : PSI_CEX_DECIDED,
                                        .hint_line = hint ? hint : ts};
@@ -451,7 +453,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * With hints the violation may need them: show the check's own cycle,
      * its hint edges named by line (explain.h). */
     bool own_cycle = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
-    bool hinted = res->hints.n || res->ts.n_with;
+    bool hinted = res->hints.n || res->ts.n_with || res->g.n_rt_edges;
     int r = (own_cycle || hinted) ? 0 : restore(&x, &s);
     cex->by_hints = hinted;
     cex->level_cycle = own_cycle && !hinted;
@@ -523,7 +525,7 @@ void psi_cex_free(psi_cex *cex)
 
 const char *psi_cex_origin_name(psi_cex_origin o)
 {
-    static const char *names[] = {"certain",  "decided", "either",        "or",
-                                  "excluded", "forced",  "version-order", "timestamps"};
-    return (unsigned)o <= PSI_CEX_TIMESTAMPS ? names[o] : "?";
+    static const char *names[] = {"certain", "decided",       "either",     "or",       "excluded",
+                                  "forced",  "version-order", "timestamps", "real-time"};
+    return (unsigned)o <= PSI_CEX_REALTIME ? names[o] : "?";
 }

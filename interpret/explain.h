@@ -86,6 +86,8 @@ typedef enum psi_cex_origin {
                                edge's hint_line of the counterexample's hint_file */
     PSI_CEX_TIMESTAMPS = 7, /* an order timestamps imply (check --timestamps): the
                                edge's hint_line (its target's line) of ts_file */
+    PSI_CEX_REALTIME = 8,   /* real time (strict-ser, strong-si): `from` completed before
+                               `to` was invoked (history.h rt) */
 } psi_cex_origin;
 
 typedef struct psi_cex_edge {

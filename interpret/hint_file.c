@@ -6,8 +6,11 @@
 
 static void add_chain(psi_hint_file *f, size_t *n, const psi_witness_line *l)
 {
-    f->chains[(*n)++] =
-        (psi_hint_chain){.key = l->key, .line = l->line, .tx = f->tx + l->first, .n = l->n};
+    f->chains[(*n)++] = (psi_hint_chain){.key = l->key,
+                                         .key_name = l->key_name, /* owned by f->w */
+                                         .line = l->line,
+                                         .tx = f->tx + l->first,
+                                         .n = l->n};
 }
 
 psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, psi_hint_file *out,

@@ -110,6 +110,13 @@ static void json_cex_edges(psi_json *j, const psi_history *h, const psi_cex *cx)
                      e->origin == PSI_CEX_HINT ? cx->hint_file : cx->ts_file,
                      (unsigned long long)e->hint_line);
             psi_json_str(j, "source", src);
+        } else if (e->origin == PSI_CEX_REALTIME && h->rt) {
+            /* from completed before to was invoked */
+            psi_json_begin_object(j, "real_time");
+            psi_json_str(j, "by", h->rt_by_index ? "index" : "op");
+            psi_json_u64(j, "completed", h->rt[e->from].complete);
+            psi_json_u64(j, "invoked", h->rt[e->to].invoke);
+            psi_json_end_object(j);
         } else if (e->origin != PSI_CEX_CERTAIN && e->origin != PSI_CEX_FORCED) {
             psi_json_u64(j, "choice", e->choice);
             psi_json_str(j, "side", e->side ? "or" : "either");

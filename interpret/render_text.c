@@ -225,7 +225,8 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                      "the two writers, from the certain ones):\n");
     else if (cx->n_edges && cx->by_hints)
         fprintf(out, "  dependencies (certain: from the history; version-order, timestamps: the "
-                     "hint file's line; decided: derived by the check from those):\n");
+                     "hint file's line; real time: the ops' order; decided: derived by the "
+                     "check from those):\n");
     else if (cx->n_edges)
         fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
                      "closes a forbidden cycle; excluded: that other order):\n");
@@ -245,6 +246,11 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
         } else if (e->origin == PSI_CEX_TIMESTAMPS) {
             fprintf(out, "    %-48s timestamps %s:%llu\n", buf, cx->ts_file,
                     (unsigned long long)e->hint_line);
+        } else if (e->origin == PSI_CEX_REALTIME && h->rt) {
+            const char *at = h->rt_by_index ? "index" : "op";
+            fprintf(out, "    %-48s real time: completed at %s %llu before invoked at %s %llu\n",
+                    buf, at, (unsigned long long)h->rt[e->from].complete, at,
+                    (unsigned long long)h->rt[e->to].invoke);
         } else if (e->shown_by) {
             char rd[160], rt[64];
             psi_fmt_op(h, e->shown_by - 1, rd, sizeof rd);

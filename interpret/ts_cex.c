@@ -68,7 +68,7 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
                  "stale read: %s in %s misses the version of key %s that %s committed before "
                  "it %s%s%s%s",
                  rd, b, key, v->a == PSI_INIT_TXN ? "nobody" : a,
-                 res->level_checked == PSI_LEVEL_SER ? "committed" : "started",
+                 psi_level_base(res->level_checked) == PSI_LEVEL_SER ? "committed" : "started",
                  v->other == UINT32_MAX ? "" : "; it read the older one of ",
                  v->other == UINT32_MAX ? "" : o, when);
         break;
@@ -78,7 +78,8 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
         snprintf(cx->summary, sizeof cx->summary,
                  "future read: %s in %s reads the version of key %s that %s commits only "
                  "after %s%s",
-                 rd, b, key, a, res->level_checked == PSI_LEVEL_SER ? "it commits" : "it starts",
+                 rd, b, key, a,
+                 psi_level_base(res->level_checked) == PSI_LEVEL_SER ? "it commits" : "it starts",
                  when);
         break;
     case PSI_TS_SESSION_ORDER:
@@ -86,7 +87,8 @@ psi_status psi_ts_cex_build(const psi_history *h, const psi_check_result *res, p
         snprintf(cx->summary, sizeof cx->summary,
                  "session order against time: %s precedes %s in its session but does not "
                  "commit before it %s%s",
-                 a, b, res->level_checked == PSI_LEVEL_SER ? "commits" : "starts", when);
+                 a, b, psi_level_base(res->level_checked) == PSI_LEVEL_SER ? "commits" : "starts",
+                 when);
         break;
     default:
         snprintf(cx->summary, sizeof cx->summary, "a violation of the timestamps");

@@ -157,6 +157,8 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         }
     }
     w->version = w->has_init || w->n_reads ? 2 : 1;
+    /* Named keys are written by spelling (version 4), as reports print them. */
+    st = psi_witness_name_keys(w, h, d);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "building a witness");

@@ -121,6 +121,17 @@ static psi_status refuse(chk *c, const char *fmt, ...)
     return refuse_sb(c, &b);
 }
 
+/* External key `ext` of a witness line as the history spells it: the
+ * name when keys are named (ext is then the dense key, keys[k] == k, once
+ * psi_witness_resolve_keys ran), else its decimal. */
+static const char *key_text(const psi_history *h, uint64_t ext, char buf[24])
+{
+    if (h->key_names && ext < h->n_keys)
+        return h->key_names[ext];
+    snprintf(buf, 24, "%llu", (unsigned long long)ext);
+    return buf;
+}
+
 static uint32_t find_txn(const chk *c, uint64_t sid, uint64_t tid)
 {
     tid_ent k = {.sid = sid, .tid = tid};
@@ -173,14 +184,16 @@ static psi_status read_lines(chk *c, const psi_witness *w)
     char a[64], b[64];
     for (size_t i = 0; i < w->n_reads; i++) {
         const psi_witness_read *r = &w->reads[i];
-        unsigned long long L = (unsigned long long)r->line, K = (unsigned long long)r->key;
+        unsigned long long L = (unsigned long long)r->line;
+        char kb[24];
+        const char *K = key_text(h, r->key, kb);
         snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)r->reader.sid,
                  (unsigned long long)r->reader.tid);
         uint32_t x = find_txn(c, r->reader.sid, r->reader.tid);
         key_ent kk = {.ext = r->key};
         const key_ent *f = bsearch(&kk, c->kmap, h->n_keys, sizeof *c->kmap, key_cmp);
         if (x == UINT32_MAX || h->txns[x].status != PSI_TXN_COMMITTED || !f)
-            return refuse(c, "line %llu: %s is no committed transaction reading key %llu", L, a, K);
+            return refuse(c, "line %llu: %s is no committed transaction reading key %s", L, a, K);
         uint32_t o = UINT32_MAX;
         for (uint32_t j = 0; j < h->txns[x].n_ops && o == UINT32_MAX; j++) {
             uint32_t q = h->txns[x].first_op + j;
@@ -188,9 +201,9 @@ static psi_status read_lines(chk *c, const psi_witness *w)
                 o = q;
         }
         if (o == UINT32_MAX)
-            return refuse(c, "line %llu: %s does not read key %llu before writing it", L, a, K);
+            return refuse(c, "line %llu: %s does not read key %s before writing it", L, a, K);
         if (c->chosen[o] != UINT32_MAX)
-            return refuse(c, "line %llu: the read of key %llu by %s is given twice", L, K, a);
+            return refuse(c, "line %llu: the read of key %s by %s is given twice", L, K, a);
         uint32_t src = PSI_SRC_INIT;
         snprintf(b, sizeof b, "the initial value");
         if (!r->init) {
@@ -209,7 +222,7 @@ static psi_status read_lines(chk *c, const psi_witness *w)
         }
         if (!ok || src == UINT32_MAX)
             return refuse(c,
-                          "line %llu: %s cannot be what %s read from key %llu (not a committed "
+                          "line %llu: %s cannot be what %s read from key %s (not a committed "
                           "writer of that value it may have read)",
                           L, b, a, K);
         c->chosen[o] = src;
@@ -388,13 +401,15 @@ static psi_status check(chk *c, const psi_witness *w)
         const psi_witness_line *kl = &w->keys[i];
         key_ent kk = {.ext = kl->key};
         const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
-        unsigned long long L = (unsigned long long)kl->line, K = (unsigned long long)kl->key;
+        unsigned long long L = (unsigned long long)kl->line;
+        char kb[24];
+        const char *K = key_text(h, kl->key, kb);
         if (!f) {
-            st = refuse(c, "line %llu: key %llu does not occur in the history", L, K);
+            st = refuse(c, "line %llu: key %s does not occur in the history", L, K);
             goto out;
         }
         if (key_line[f->key]) {
-            st = refuse(c, "line %llu: key %llu is already ordered on line %llu", L, K,
+            st = refuse(c, "line %llu: key %s is already ordered on line %llu", L, K,
                         (unsigned long long)key_line[f->key]);
             goto out;
         }
@@ -411,18 +426,18 @@ static psi_status check(chk *c, const psi_witness *w)
             if (h->txns[x].status != PSI_TXN_COMMITTED) {
                 st = refuse(c,
                             "line %llu: transaction %s did not commit, so it installs no "
-                            "version of key %llu",
+                            "version of key %s",
                             L, a, K);
                 goto out;
             }
             uint32_t o = final_write(c, x, f->key);
             if (o == UINT32_MAX) {
-                st = refuse(c, "line %llu: transaction %s does not write key %llu", L, a, K);
+                st = refuse(c, "line %llu: transaction %s does not write key %s", L, a, K);
                 goto out;
             }
             if (vpos[o] != UINT32_MAX) {
                 st = refuse(c,
-                            "line %llu: transaction %s is listed twice for key %llu "
+                            "line %llu: transaction %s is listed twice for key %s "
                             "(positions %u and %zu)",
                             L, a, K, vpos[o], j + 1);
                 goto out;
@@ -654,9 +669,9 @@ static psi_status check_level(chk *c, const psi_witness *w)
             c->chosen[o] == UINT32_MAX) {
             psi_fmt_txn(h, c->idx.op_txn[o], a, sizeof a);
             st = refuse(c,
-                        "the read of key %llu by %s has several candidate writers, and the "
+                        "the read of key %s by %s has several candidate writers, and the "
                         "witness gives none (a 'read' line)",
-                        (unsigned long long)h->keys[h->ops[o].key], a);
+                        PSI_KEY_NAME(h, h->ops[o].key), a);
         }
     if (st == PSI_OK && !*c->why) {
         char *why = NULL;
@@ -688,6 +703,9 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
     *why = NULL;
     psi_status st = psi_witness_parse(wname, text, len, &w, d);
     if (st != PSI_OK)
+        goto out;
+    /* Version 4 spells keys: map them to the history's keys first. */
+    if ((st = psi_witness_resolve_keys(&w, h, wname, d)) != PSI_OK)
         goto out;
     /* The recorded initial state is the witness's: its init line, or none. */
     psi_init_opts io = {.mode = PSI_INIT_NONE};

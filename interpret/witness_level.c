@@ -139,6 +139,8 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
             free(order);
             return st;
         }
+        for (size_t k = 0; k < w->n_keys; k++)
+            free(w->keys[k].key_name); /* spellings of the key lines dropped */
         w->n_keys = 0;
         w->n_tx = 0;
         n = model_order(h, res, l == PSI_LEVEL_PC, order, &st, d);
@@ -240,8 +242,8 @@ static psi_status forward(wl *c)
             continue;
         psi_fmt_txn(h, w, a, sizeof a);
         psi_fmt_txn(h, t, b, sizeof b);
-        return refuse(c, "line %llu: the commit order puts %s after %s, but %s -WR(%llu)-> %s",
-                      c->line, a, b, a, (unsigned long long)h->keys[h->ops[o].key], b);
+        return refuse(c, "line %llu: the commit order puts %s after %s, but %s -WR(%s)-> %s",
+                      c->line, a, b, a, PSI_KEY_NAME(h, h->ops[o].key), b);
     }
     for (uint32_t i = 0; i < h->n_list_reads; i++) {
         const psi_list_read *lr = &h->list_reads[i];
@@ -258,8 +260,8 @@ static psi_status forward(wl *c)
                 psi_fmt_txn(h, t, b, sizeof b);
                 return refuse(c,
                               "line %llu: the commit order puts %s after %s, but a list read of "
-                              "key %llu shows %s's append first",
-                              c->line, a, b, (unsigned long long)h->keys[key], a);
+                              "key %s shows %s's append first",
+                              c->line, a, b, PSI_KEY_NAME(h, key), a);
             }
             prev = t;
         }
@@ -395,9 +397,9 @@ static psi_status axiom(wl *c, uint32_t o, uint32_t t, uint32_t t1)
         psi_fmt_txn(h, t, s3, sizeof s3);
         return refuse(c,
                       "line %llu: under %s, %s must come before %s in the commit order: %s reads "
-                      "key %llu from %s, %s also writes it, and %s",
-                      c->line, psi_level_name(c->level), s2, s1, s3, (unsigned long long)h->keys[x],
-                      s1, s2, premise_text(c->level));
+                      "key %s from %s, %s also writes it, and %s",
+                      c->line, psi_level_name(c->level), s2, s1, s3, PSI_KEY_NAME(h, x), s1, s2,
+                      premise_text(c->level));
     }
     return PSI_OK;
 }

@@ -231,8 +231,14 @@ int psi_search(psi_sat *s)
         }
         if (limit_hit(s, &tick))
             return PSI_SAT_UNKNOWN;
-        if (restart_due(s))
+        if (restart_due(s)) {
             restart(s);
+            /* After a chronological backtrack the restart keeps literals that
+             * were out of order and must be propagated again (assign.c): no
+             * decision before the fixpoint. */
+            if (s->qhead < s->trail_n || (s->has_theory && s->theory_head < s->trail_n))
+                continue;
+        }
         if (decision_level(s) == 0 && s->st.conflicts >= s->simplify_at) {
             s->simplify_at = s->st.conflicts + s->opt.simplify_interval;
             if (!psi_simplify(s))

@@ -136,6 +136,27 @@ static void test_same_as_edn_array_pretty(void **state)
 }
 
 /* Integers: the largest u64, hex-free JSON numbers, -0. */
+/* Map keys and names written with escapes are the names they decode to:
+ * "typ\u0065" is "type", "\u006fk" is "ok", "\/" is "/"; an escape that
+ * decodes to something else is not taken for the name. */
+static void test_escaped_names(void **state)
+{
+    (void)state;
+    const char *edn = "{:type :ok, :f :txn, :value [[:w 1 3] [:r 2 nil]], :process 0}\n"
+                      "{:type :ok, :f :txn, :value [[:r 1 3]], :process 1}\n";
+    const char *json =
+        "{\"typ\\u0065\":\"\\u006fk\",\"\\u0066\":\"t\\u0078n\",\"valu\\u0065\":"
+        "[[\"\\u0077\",1,3],[\"r\",2,null]],\"pro\\u0063ess\":0}\n"
+        "{\"type\":\"ok\",\"f\":\"txn\",\"value\":[[\"\\u0072\",1,3]],\"\\u0070rocess\":1}\n";
+    assert_same_as_edn(edn, json);
+    /* "typ\u0065s" decodes to "types", not "type": the op has no type */
+    json_expect_error("{\"typ\\u0065s\":\"ok\",\"f\":\"txn\",\"value\":[],\"process\":0}\n",
+                      PSI_ERR_SYNTAX, "t.json:1:1: ", "the map has no :type");
+    /* "ok\u0000" is not "ok" */
+    json_expect_error("{\"type\":\"ok\\u0000\",\"f\":\"txn\",\"value\":[],\"process\":0}\n",
+                      PSI_ERR_SYNTAX, "t.json:1:9: ", "unknown :type");
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -457,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_same_as_edn_list_append),
         cmocka_unit_test(test_same_as_edn_array_pretty),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_escaped_names),
         cmocka_unit_test(test_writer_round_trip),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_detect),

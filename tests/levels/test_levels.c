@@ -125,6 +125,43 @@ static void test_names(void **state)
     assert_string_equal(psi_level_name(PSI_LEVEL_PSI), "PSI");
 }
 
+/* The real-time levels in the lattice (level.h), written out: strong-si
+ * and the strong-session ones sit between SI/SER and their real-time
+ * versions, and every one of them is above PC and PSI. */
+static void test_realtime_lattice(void **state)
+{
+    (void)state;
+    static const psi_level rt[] = {
+        PSI_LEVEL_SI,  PSI_LEVEL_STRONG_SESSION_SI,  PSI_LEVEL_STRONG_SI,
+        PSI_LEVEL_SER, PSI_LEVEL_STRONG_SESSION_SER, PSI_LEVEL_STRICT_SER};
+    /* implies[s][w]: rt[s] implies rt[w] */
+    static const bool implies[6][6] = {
+        {1, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}, {1, 1, 1, 0, 0, 0},
+        {1, 0, 0, 1, 0, 0}, {1, 1, 0, 1, 1, 0}, {1, 1, 1, 1, 1, 1},
+    };
+    for (size_t i = 0; i < 6; i++) {
+        for (size_t j = 0; j < 6; j++)
+            if (psi_level_implies(rt[i], rt[j]) != implies[i][j])
+                fail_msg("%s implies %s: want %d", psi_level_name(rt[i]), psi_level_name(rt[j]),
+                         implies[i][j]);
+        for (size_t w = 0; w < 6; w++) { /* PL-2 .. PSI */
+            assert_true(psi_level_implies(rt[i], chain[w]));
+            assert_false(psi_level_implies(chain[w], rt[i]));
+        }
+    }
+    psi_level l;
+    assert_true(psi_level_parse("strict-serializability", &l) && l == PSI_LEVEL_STRICT_SER);
+    assert_true(psi_level_parse("Strict-SER", &l) && l == PSI_LEVEL_STRICT_SER);
+    assert_true(psi_level_parse("strong-si", &l) && l == PSI_LEVEL_STRONG_SI);
+    assert_true(psi_level_parse("strong-session-si", &l) && l == PSI_LEVEL_STRONG_SESSION_SI);
+    assert_true(psi_level_parse("strong-session-serializable", &l) &&
+                l == PSI_LEVEL_STRONG_SESSION_SER);
+    assert_int_equal(psi_level_base(PSI_LEVEL_STRICT_SER), PSI_LEVEL_SER);
+    assert_int_equal(psi_level_base(PSI_LEVEL_STRONG_SESSION_SI), PSI_LEVEL_SI);
+    assert_true(psi_level_realtime(PSI_LEVEL_STRONG_SI));
+    assert_false(psi_level_realtime(PSI_LEVEL_STRONG_SESSION_SER));
+}
+
 /* file, verdict under PL-2 RC RA CC PC PSI SI SER (0 accept, 1 reject),
  * and the name of the anomaly under the first level that rejects it */
 static const struct {
@@ -676,10 +713,11 @@ static void test_witness(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),          cmocka_unit_test(test_handwritten),
-        cmocka_unit_test(test_ambiguous_read), cmocka_unit_test(test_rc_store),
-        cmocka_unit_test(test_random),         cmocka_unit_test(test_witness),
-        cmocka_unit_test(test_all_anomalies),  cmocka_unit_test(test_random_lists),
+        cmocka_unit_test(test_names),        cmocka_unit_test(test_realtime_lattice),
+        cmocka_unit_test(test_handwritten),  cmocka_unit_test(test_ambiguous_read),
+        cmocka_unit_test(test_rc_store),     cmocka_unit_test(test_random),
+        cmocka_unit_test(test_witness),      cmocka_unit_test(test_all_anomalies),
+        cmocka_unit_test(test_random_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

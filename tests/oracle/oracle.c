@@ -160,6 +160,7 @@ typedef struct oracle {
     size_t n_writes;
     bool *part;      /* per history txn: takes part */
     uint32_t *cid;   /* history txn -> compact index (UINT32_MAX if out) */
+    uint32_t *hid;   /* compact index -> history txn */
     uint32_t n_part; /* compact indices 0..n_part; 0 is T0 */
     rrec *reads;     /* external reads from other transactions */
     size_t n_reads;
@@ -353,6 +354,55 @@ static void build_base(oracle *o)
             prev = o->cid[t];
         }
     }
+    /* Real time and timestamps: every pair they order, literally. */
+    const oracle_hints *x = o->hints;
+    for (uint32_t a = 1; x && a < o->n_part; a++)
+        for (uint32_t b = 1; b < o->n_part; b++) {
+            uint32_t ha = o->hid[a], hb = o->hid[b];
+            if (a == b)
+                continue;
+            if (x->realtime && h->rt && h->rt[ha].complete < h->rt[hb].invoke)
+                bmat_set(&o->base, a, b);
+            if (x->ts && x->ts[ha].has && x->ts[hb].has &&
+                x->ts[ha].commit < (o->ser ? x->ts[hb].commit : x->ts[hb].start))
+                bmat_set(&o->base, a, b);
+        }
+}
+
+/* Whether history transactions a and b both have timestamps. */
+static bool both_ts(const oracle *o, uint32_t a, uint32_t b)
+{
+    return o->hints && o->hints->ts && o->hints->ts[a].has && o->hints->ts[b].has;
+}
+
+/* Timestamps, the facts no version order can mend: a session's
+ * transactions must see each other (SER: commit in session order), and
+ * under SI two writers of a key must not overlap (neither commits before
+ * the other starts). */
+static bool ts_direct_ok(oracle *o)
+{
+    const psi_history *h = o->h;
+    if (!o->hints || !o->hints->ts)
+        return true;
+    const oracle_ts *ts = o->hints->ts;
+    for (uint32_t a = 1; a < o->n_part; a++)
+        for (uint32_t b = 1; b < o->n_part; b++) {
+            uint32_t ha = o->hid[a], hb = o->hid[b];
+            if (a == b || !both_ts(o, ha, hb))
+                continue;
+            const psi_txn *ta = &h->txns[ha], *tb = &h->txns[hb];
+            if (ta->session == tb->session && ta->pos < tb->pos &&
+                !(ts[ha].commit < (o->ser ? ts[hb].commit : ts[hb].start)))
+                return false;
+            if (o->ser || a > b || ts[ha].commit < ts[hb].start || ts[hb].commit < ts[ha].start)
+                continue;
+            for (uint32_t i = ta->first_op; i < ta->first_op + ta->n_ops; i++)
+                for (uint32_t j = tb->first_op; j < tb->first_op + tb->n_ops; j++)
+                    if (h->ops[i].kind == PSI_OP_WRITE && h->ops[j].kind == PSI_OP_WRITE &&
+                        h->ops[i].key == h->ops[j].key)
+                        return false;
+        }
+    return true;
 }
 
 /* Builds the per-key writer lists; returns false when the space is too big. */
@@ -424,6 +474,24 @@ static bool choice_ok(oracle *o)
             continue;
         uint32_t pa = o->pos[(size_t)x->key * np + ca], pb = o->pos[(size_t)x->key * np + cb];
         if (pa && pb && pa > pb)
+            return false;
+    }
+    /* Timestamped writers are installed in commit order; under SI a read
+     * sees only what committed before its start. */
+    for (uint32_t k = 0; o->hints && o->hints->ts && k < h->n_keys; k++) {
+        const uint32_t *ord = o->ord + o->kfirst[k];
+        uint32_t cnt = o->kfirst[k + 1] - o->kfirst[k];
+        for (uint32_t i = 0; i < cnt; i++)
+            for (uint32_t j = i + 1; j < cnt; j++) {
+                uint32_t ha = o->hid[ord[i]], hb = o->hid[ord[j]];
+                if (both_ts(o, ha, hb) && o->hints->ts[hb].commit < o->hints->ts[ha].commit)
+                    return false;
+            }
+    }
+    for (size_t r = 0; !o->ser && o->hints && o->hints->ts && r < o->n_reads; r++) {
+        const rrec *rd = &o->reads[r];
+        uint32_t hw = o->hid[rd->writer], hr = o->hid[rd->reader];
+        if (rd->writer && both_ts(o, hw, hr) && !(o->hints->ts[hw].commit < o->hints->ts[hr].start))
             return false;
     }
     for (size_t r = 0; r < o->n_reads; r++)
@@ -533,6 +601,12 @@ static oracle_verdict run(oracle *o)
         o->cid[t] = o->part[t] ? o->n_part++ : UINT32_MAX;
     if (o->n_part > ORACLE_MAX_TXNS)
         return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
+    o->hid = malloc(o->n_part * sizeof *o->hid);
+    if (!o->hid)
+        return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        if (o->part[t])
+            o->hid[o->cid[t]] = t;
 
     o->reads = malloc((h->n_ops ? h->n_ops : 1) * sizeof *o->reads);
     if (!o->reads)
@@ -570,6 +644,8 @@ static oracle_verdict run(oracle *o)
     o->pos = calloc((size_t)h->n_keys * np + 1, sizeof *o->pos);
     if (!o->pos)
         return finish(o, ORACLE_TOO_BIG, ORACLE_WHY_BOUND, 0);
+    if (!ts_direct_ok(o))
+        return finish(o, ORACLE_REJECT, ORACLE_WHY_TIMESTAMPS, 0);
     build_base(o);
     return search(o);
 }
@@ -590,6 +666,7 @@ oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_
     free(o.writes);
     free(o.part);
     free(o.cid);
+    free(o.hid);
     free(o.reads);
     free(o.cand);
     free(o.ord);
@@ -643,6 +720,7 @@ const char *oracle_reason_name(oracle_reason r)
         "zero write",
         "list reads",
         "bound",
+        "timestamps",
     };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }

@@ -50,6 +50,7 @@ typedef enum oracle_reason {
     ORACLE_WHY_ZERO_WRITE,        /* invalid: write of the initial value 0 */
     ORACLE_WHY_LIST,              /* invalid: list-append reads are not supported */
     ORACLE_WHY_BOUND,             /* too big */
+    ORACLE_WHY_TIMESTAMPS,        /* the timestamps contradict the history (oracle_ts) */
 } oracle_reason;
 
 typedef struct oracle_result {
@@ -77,9 +78,29 @@ typedef struct oracle_ww_hint {
     uint32_t a, b, key;
 } oracle_ww_hint;
 
+/* Start and commit timestamps of one history transaction (check
+ * --timestamps): a is visible to b iff a.commit < b.start. */
+typedef struct oracle_ts {
+    bool has;
+    int64_t start, commit;
+} oracle_ts;
+
 typedef struct oracle_hints {
     const oracle_ww_hint *ww;
     size_t n_ww;
+    /* Real time (history.h rt; ignored when h->rt is NULL): the commit
+     * order keeps every pair where a completed before b was invoked, as a
+     * dependency (SER: strict serializability; SI: strong SI, a is in b's
+     * snapshot). Every such pair is added, no reduction. */
+    bool realtime;
+    /* [h->n_txns] or NULL. Taken literally: timestamped participants a, b
+     * with a visible to b (SI; SER: a.commit < b.commit) get a dependency;
+     * timestamped writers of a key are installed in commit order; and
+     * under SI a read of a timestamped writer not visible to it, session
+     * order between timestamped transactions that is not visibility, and
+     * two overlapping timestamped writers of a key are rejected
+     * (ORACLE_WHY_TIMESTAMPS). */
+    const oracle_ts *ts;
 } oracle_hints;
 
 /* oracle_check_limit with hints (NULL: none). */

@@ -63,6 +63,44 @@ static void test_good_witness(void **state)
     psi_witness_free(&w);
 }
 
+/* Version 4 spells keys: strings are spelled again the readers' one way,
+ * integers in decimal, the rest as is; versions 1-3 carry no spelling. */
+static void test_spelled_keys(void **state)
+{
+    (void)state;
+    const char *text = "polysi-witness 4\n"
+                       "key :x (1,2)\n"
+                       "key \"a\\u0062 \\\"c\\\"\t\\/\\ud83d\\ude00\" (1,3)\n"
+                       "key 007 (2,1)\n"
+                       "chain sym (1,2)\n"
+                       "read (1,3) \"q\" init\n"
+                       "read (1,3) -4 (1,2)\n";
+    psi_witness w;
+    psi_diag d;
+    assert_int_equal(parse(text, strlen(text), &w, &d), PSI_OK);
+    assert_int_equal(w.version, 4);
+    assert_int_equal(w.n_keys, 3);
+    assert_string_equal(w.keys[0].key_name, ":x");
+    assert_string_equal(w.keys[1].key_name, "\"ab \\\"c\\\"\\t/\xf0\x9f\x98\x80\"");
+    assert_string_equal(w.keys[2].key_name, "7");
+    assert_int_equal(w.keys[2].line, 4);
+    assert_txn(&w, 2, 2, 1, 4);
+    assert_int_equal(w.n_chains, 1);
+    assert_string_equal(w.chains[0].key_name, "sym");
+    assert_int_equal(w.n_reads, 2);
+    assert_string_equal(w.reads[0].key_name, "\"q\"");
+    assert_true(w.reads[0].init);
+    assert_string_equal(w.reads[1].key_name, "-4");
+    assert_int_equal(w.reads[1].writer.tid, 2);
+    psi_witness_free(&w);
+    /* version 3: integers, no spelling */
+    const char *v3 = "polysi-witness 3\nkey 7 (1,1)\n";
+    assert_int_equal(parse(v3, strlen(v3), &w, &d), PSI_OK);
+    assert_null(w.keys[0].key_name);
+    assert_int_equal(w.keys[0].key, 7);
+    psi_witness_free(&w);
+}
+
 /* What the parser leaves to the checker: no isolation line, a key ordered
  * twice, a second order line (recorded, the first one kept). */
 static void test_well_formed_but_dubious(void **state)
@@ -98,10 +136,29 @@ static void test_syntax_errors(void **state)
         {"# only a comment\n\n", "w: not a witness (no 'polysi-witness 1' line)"},
         {"key 1 (1,1)\n", "w:1:1: expected the header 'polysi-witness 1'"},
         {"polysi-witnessx 1\n", "w:1:1: expected the header 'polysi-witness 1'"},
-        {"\n  polysi-witness 4\n", "w:2:19: unsupported witness version (expected 1, 2 or 3)"},
-        {"polysi-witness\n", "w:1:15: unsupported witness version (expected 1, 2 or 3)"},
+        {"\n  polysi-witness 5\n", "w:2:19: unsupported witness version (expected 1, 2, 3 or 4)"},
+        {"polysi-witness\n", "w:1:15: unsupported witness version (expected 1, 2, 3 or 4)"},
         {"polysi-witness 99999999999999999999\n",
-         "w:1:16: unsupported witness version (expected 1, 2 or 3)"},
+         "w:1:16: unsupported witness version (expected 1, 2, 3 or 4)"},
+        /* version 4: keys by spelling */
+        {"polysi-witness 3\nkey :x (1,1)\n", "w:2:5: expected a key (an unsigned integer)"},
+        {"polysi-witness 4\nkey \"ab (1,1)\n", "w:2:5: unterminated string key"},
+        {"polysi-witness 4\nkey \"ab\\\" (1,1)\n", "w:2:5: unterminated string key"},
+        {"polysi-witness 4\nkey \"a\\q\" (1,1)\n",
+         "w:2:7: bad escape in a string key (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"},
+        {"polysi-witness 4\nkey \"a\"b (1,1)\n", "w:2:8: expected a blank after the key"},
+        {"polysi-witness 4\nkey \"\\ud800\" (1,1)\n",
+         "w:2:6: bad \\u escape in a string key (four hex digits, surrogates paired)"},
+        {"polysi-witness 4\nchain \"\\u12g4\" (1,1)\n",
+         "w:2:8: bad \\u escape in a string key (four hex digits, surrogates paired)"},
+        {"polysi-witness 4\nkey (1,1)\n", "w:2:5: expected a key before the transactions"},
+        {"polysi-witness 4\nkey\n", "w:2:4: expected a key"},
+        {"polysi-witness 4\nread (1,1) (2,2) init\n",
+         "w:2:12: expected a key before the transactions"},
+        {"polysi-witness 4\nread (1,1) :k (2,2\n",
+         "w:2:15: expected the writer written (SESSION,ID), or init"},
+        {"polysi-witness 4\nkey :k (1,1) x\n",
+         "w:2:14: expected a transaction written (SESSION,ID)"},
         /* version 3 (weak levels' commit orders): any level word */
         {"polysi-witness 2\nisolation rc\n", "w:2:11: expected 'si' or 'ser'"},
         {"polysi-witness 3\nisolation r-c\n",
@@ -227,6 +284,60 @@ static void test_write_then_parse(void **state)
     free(text);
 }
 
+/* Spelled keys make version 4, and read back as themselves; a spelling
+ * that would not read back is refused rather than written. */
+static void test_write_spelled(void **state)
+{
+    (void)state;
+    psi_witness_txn tx[] = {{.sid = 1, .tid = 2}, {.sid = 2, .tid = 8}};
+    char k0[] = ":x", k1[] = "\"acct \\\"y\\\"\"", r0[] = "7";
+    psi_witness_line keys[] = {{.key = 0, .first = 0, .n = 1, .key_name = k0},
+                               {.key = 1, .first = 1, .n = 1, .key_name = k1}};
+    psi_witness_read reads[] = {
+        {.reader = {.sid = 2, .tid = 8}, .key = 2, .key_name = r0, .writer = {.sid = 1, .tid = 2}}};
+    psi_witness w = {.has_isolation = true,
+                     .tx = tx,
+                     .n_tx = 2,
+                     .keys = keys,
+                     .n_keys = 2,
+                     .reads = reads,
+                     .n_reads = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_witness_write(&w, NULL, f, "out", &d), PSI_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(text, "\npolysi-witness 4\n"
+                                 "isolation si\n"
+                                 "key :x (1,2)\n"
+                                 "key \"acct \\\"y\\\"\" (2,8)\n"
+                                 "read (2,8) 7 (1,2)\n"));
+    psi_witness back;
+    assert_int_equal(parse(text, len, &back, &d), PSI_OK);
+    assert_string_equal(back.keys[0].key_name, k0);
+    assert_string_equal(back.keys[1].key_name, k1);
+    assert_string_equal(back.reads[0].key_name, r0);
+    psi_witness_free(&back);
+    free(text);
+    static const char *bad[] = {"a b", "", "\"open", "\"a\" b", "(x", "\"a\\u0078\""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char copy[32];
+        snprintf(copy, sizeof copy, "%s", bad[i]);
+        keys[0].key_name = copy;
+        f = open_memstream(&text, &len);
+        assert_non_null(f);
+        psi_diag_clear(&d);
+        assert_int_equal(psi_witness_write(&w, NULL, f, "out", &d), PSI_ERR_INPUT);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(d.msg, "cannot be spelled in a witness"));
+        assert_int_equal(len, 0); /* nothing written */
+        free(text);
+    }
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -245,7 +356,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_witness),  cmocka_unit_test(test_well_formed_but_dubious),
         cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_write_then_parse),
-        cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_write_error),   cmocka_unit_test(test_spelled_keys),
+        cmocka_unit_test(test_write_spelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
