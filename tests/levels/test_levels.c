@@ -19,6 +19,7 @@
 #include "interpret/all.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
+#include "interpret/render.h"
 #include "interpret/witness_check.h"
 #include "interpret/witness_level.h"
 #include "levels/level_oracle.h"
@@ -284,6 +285,20 @@ static void test_all_anomalies(void **state)
             if (!((side[0] == 1 && side[1] == 2) || (side[0] == 2 && side[1] == 1)))
                 fail_msg("%s under %s: the violations are not the two copies (%d, %d)",
                          planted[p].file, psi_level_name(l), side[0], side[1]);
+            /* the text report lists both; PC and PSI show their own cycle,
+             * unshrunk on purpose, and say so (not "budget exhausted") */
+            char *text = NULL;
+            size_t tlen = 0;
+            FILE *f = open_memstream(&text, &tlen);
+            assert_non_null(f);
+            psi_render_opts ro = {.ser = co.ser, .level = l, .all = &all};
+            assert_true(psi_render_text(h, &r, &cx, &ro, f));
+            fclose(f);
+            assert_non_null(strstr(text, "2 independent violations with a cycle; no more"));
+            assert_null(strstr(text, "budget exhausted"));
+            if (l == PSI_LEVEL_PC || l == PSI_LEVEL_PSI)
+                assert_non_null(strstr(text, "not shrunk"));
+            free(text);
             psi_all_free(&all);
             psi_cex_free(&cx);
             psi_check_result_free(&r);
