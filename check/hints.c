@@ -2,35 +2,12 @@
 #include "check/hints.h"
 
 #include "core/keyname.h"
+#include "core/txnid.h"
 #include "core/vec.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct tid_ent {
-    uint64_t sid, tid;
-    uint32_t txn;
-} tid_ent;
-
-static int tid_cmp(const void *a, const void *b)
-{
-    const tid_ent *x = a, *y = b;
-    if (x->sid != y->sid)
-        return x->sid < y->sid ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-typedef struct key_ent {
-    uint64_t ext;
-    uint32_t key;
-} key_ent;
-
-static int key_cmp(const void *a, const void *b)
-{
-    const key_ent *x = a, *y = b;
-    return x->ext < y->ext ? -1 : x->ext > y->ext;
-}
 
 /* Orders edges by key, then endpoints: the per-key consistency check. */
 static int by_key(const void *a, const void *b)
@@ -63,10 +40,8 @@ typedef struct resolver {
     const psi_polygraph *g;
     const psi_version_order *vo;
     psi_diag *d;
-    tid_ent *tids; /* committed and initial-state transactions, sorted */
-    uint32_t n_tids;
-    key_ent *kmap;        /* sorted */
-    psi_key_lookup names; /* by spelling; built only when a chain spells its key */
+    psi_txn_lookup tids; /* committed and initial-state transactions */
+    psi_key_lookup keys; /* by spelling or external integer */
     psi_hint_edge *e;
     size_t n_e, cap_e;
 } resolver;
@@ -93,54 +68,45 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
  * recorded initial state, which is the initial transaction), or an error. */
 static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
 {
-    tid_ent q = {.sid = x->sid, .tid = x->tid};
-    const tid_ent *f = bsearch(&q, r->tids, r->n_tids, sizeof *r->tids, tid_cmp);
-    if (!f)
+    uint32_t t = psi_txn_lookup_find(&r->tids, x->sid, x->tid);
+    if (t == UINT32_MAX)
         return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
                              "transaction (%llu,%llu) is not a committed transaction of %s",
                              (unsigned long long)x->sid, (unsigned long long)x->tid,
                              r->h->source ? r->h->source : "the history");
-    if (r->h->txns[f->txn].status == PSI_TXN_INITIAL) {
+    if (r->h->txns[t].status == PSI_TXN_INITIAL) {
         *node = PSI_INIT_TXN; /* merged into the initial transaction */
         return PSI_OK;
     }
-    if (!writes_key(r->g, f->txn, k))
+    if (!writes_key(r->g, t, k))
         return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
                              "transaction (%llu,%llu) does not write key %s, so it installs "
                              "no version of it",
                              (unsigned long long)x->sid, (unsigned long long)x->tid,
                              PSI_KEY_NAME(r->h, k));
-    *node = f->txn;
+    *node = t;
     return PSI_OK;
 }
 
 static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
 {
-    key_ent q = {.ext = c->key}, byname;
-    const key_ent *f;
+    uint32_t key;
     if (c->key_name) {
-        if (!r->names.h) {
-            psi_status st = psi_key_lookup_init(&r->names, r->h, r->d);
-            if (st != PSI_OK)
-                return st;
-        }
-        byname.key = psi_key_lookup_name(&r->names, c->key_name);
-        byname.ext = byname.key == UINT32_MAX ? 0 : r->h->keys[byname.key];
-        f = byname.key == UINT32_MAX ? NULL : &byname;
-        if (!f)
+        key = psi_key_lookup_name(&r->keys, c->key_name);
+        if (key == UINT32_MAX)
             return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
                                  "key %.200s is not in %s", c->key_name,
                                  r->h->source ? r->h->source : "the history");
     } else {
-        f = bsearch(&q, r->kmap, r->h->n_keys, sizeof *r->kmap, key_cmp);
-        if (!f)
+        key = psi_key_lookup_ext(&r->keys, c->key);
+        if (key == UINT32_MAX)
             return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
                                  "key %llu is not in the history", (unsigned long long)c->key);
     }
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
         uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
-        psi_status st = node_of(r, &c->tx[i], f->key, &t);
+        psi_status st = node_of(r, &c->tx[i], key, &t);
         if (st != PSI_OK)
             return st;
         if (prev != UINT32_MAX) {
@@ -151,7 +117,7 @@ static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
                                      (unsigned long long)c->tx[i].tid);
             if (!psi_grow((void **)&r->e, &r->cap_e, r->n_e + 1, sizeof *r->e))
                 return psi_diag_nomem(r->d, "reading the version order");
-            r->e[r->n_e++] = (psi_hint_edge){.from = prev, .to = t, .key = f->key, .line = c->line};
+            r->e[r->n_e++] = (psi_hint_edge){.from = prev, .to = t, .key = key, .line = c->line};
         }
         prev = t;
     }
@@ -237,25 +203,16 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     memset(out, 0, sizeof *out);
     assert(g->w_off && g->op_txn);
     resolver r = {.h = h, .g = g, .vo = vo, .d = d};
-    r.tids = malloc((h->n_txns ? h->n_txns : 1) * sizeof *r.tids);
-    r.kmap = malloc((h->n_keys ? h->n_keys : 1) * sizeof *r.kmap);
     out->file = malloc(strlen(vo->name ? vo->name : "") + 1);
     psi_status st = PSI_OK;
-    if (!r.tids || !r.kmap || !out->file) {
+    if (!out->file) {
         st = psi_diag_nomem(d, "reading the version order");
         goto out;
     }
     strcpy(out->file, vo->name ? vo->name : "");
-    for (uint32_t t = 1; t < h->n_txns; t++)
-        if (h->txns[t].status == PSI_TXN_COMMITTED || h->txns[t].status == PSI_TXN_INITIAL)
-            r.tids[r.n_tids++] = (tid_ent){
-                .sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id, .txn = t};
-    if (r.n_tids)
-        qsort(r.tids, r.n_tids, sizeof *r.tids, tid_cmp);
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        r.kmap[k] = (key_ent){.ext = h->keys[k], .key = k};
-    if (h->n_keys)
-        qsort(r.kmap, h->n_keys, sizeof *r.kmap, key_cmp);
+    if ((st = psi_txn_lookup_init(&r.tids, h, true, "reading the version order", d)) != PSI_OK ||
+        (st = psi_key_lookup_init(&r.keys, h, d)) != PSI_OK)
+        goto out;
     for (size_t c = 0; c < vo->n_chains && st == PSI_OK; c++)
         st = chain_edges(&r, &vo->chains[c]);
     if (st == PSI_OK)
@@ -274,10 +231,9 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     out->n = m;
     r.e = NULL;
 out:
-    if (r.names.h)
-        psi_key_lookup_free(&r.names);
-    free(r.tids);
-    free(r.kmap);
+    if (r.keys.h)
+        psi_key_lookup_free(&r.keys);
+    psi_txn_lookup_free(&r.tids);
     free(r.e);
     if (st != PSI_OK)
         psi_hints_free(out);

@@ -1,6 +1,7 @@
 /* Start and commit timestamps (see timestamps.h). */
 #include "check/timestamps.h"
 
+#include "core/txnid.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -9,19 +10,6 @@
 
 /* Edges between two groups of transactions with equal commit times. */
 #define MAX_TIE_EDGES 1000000u
-
-typedef struct tid_ent {
-    uint64_t sid, tid;
-    uint32_t txn;
-} tid_ent;
-
-static int tid_cmp(const void *a, const void *b)
-{
-    const tid_ent *x = a, *y = b;
-    if (x->sid != y->sid)
-        return x->sid < y->sid ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
 
 static bool committed(const psi_history *h, uint32_t t)
 {
@@ -34,32 +22,27 @@ psi_status psi_ts_resolve(const psi_history *h, const psi_index *idx, const psi_
     (void)idx;
     memset(out, 0, sizeof *out);
     uint32_t n = h->n_txns;
-    tid_ent *tids = malloc((n ? n : 1) * sizeof *tids);
+    psi_txn_lookup tids = {0};
     const char *name = ts->name ? ts->name : "";
     out->file = malloc(strlen(name) + 1);
     out->start = calloc(n ? n : 1, sizeof *out->start);
     out->commit = calloc(n ? n : 1, sizeof *out->commit);
     out->line = calloc(n ? n : 1, sizeof *out->line);
     psi_status st = PSI_OK;
-    if (!tids || !out->file || !out->start || !out->commit || !out->line) {
+    if (!out->file || !out->start || !out->commit || !out->line) {
         st = psi_diag_nomem(d, "reading timestamps");
         goto out;
     }
     strcpy(out->file, name);
-    uint32_t nt = 0, n_committed = 0;
-    for (uint32_t t = 1; t < n; t++) {
-        if (h->txns[t].status != PSI_TXN_COMMITTED && h->txns[t].status != PSI_TXN_INITIAL)
-            continue;
+    if ((st = psi_txn_lookup_init(&tids, h, true, "reading timestamps", d)) != PSI_OK)
+        goto out;
+    uint32_t n_committed = 0;
+    for (uint32_t t = 1; t < n; t++)
         n_committed += h->txns[t].status == PSI_TXN_COMMITTED;
-        tids[nt++] = (tid_ent){h->sessions[h->txns[t].session].id, h->txns[t].id, t};
-    }
-    if (nt)
-        qsort(tids, nt, sizeof *tids, tid_cmp);
     for (size_t i = 0; i < ts->n && st == PSI_OK; i++) {
         const psi_hint_ts *e = &ts->e[i];
-        tid_ent q = {.sid = e->sid, .tid = e->tid};
-        const tid_ent *f = bsearch(&q, tids, nt, sizeof *tids, tid_cmp);
-        if (!f) {
+        uint32_t t = psi_txn_lookup_find(&tids, e->sid, e->tid);
+        if (t == UINT32_MAX) {
             st = psi_diag_line(d, PSI_ERR_INPUT, name, e->line, 1,
                                "transaction (%llu,%llu) is not a committed transaction of %s",
                                (unsigned long long)e->sid, (unsigned long long)e->tid,
@@ -67,21 +50,21 @@ psi_status psi_ts_resolve(const psi_history *h, const psi_index *idx, const psi_
             break;
         }
         assert(e->start <= e->commit);
-        if (h->txns[f->txn].status != PSI_TXN_COMMITTED)
+        if (h->txns[t].status != PSI_TXN_COMMITTED)
             continue; /* the recorded initial state: it precedes everyone anyway */
-        if (out->line[f->txn])
+        if (out->line[t])
             st = psi_diag_line(d, PSI_ERR_INPUT, name, e->line, 1,
                                "(%llu,%llu) already has timestamps (line %llu)",
                                (unsigned long long)e->sid, (unsigned long long)e->tid,
-                               (unsigned long long)out->line[f->txn]);
-        out->start[f->txn] = e->start;
-        out->commit[f->txn] = e->commit;
-        out->line[f->txn] = e->line;
+                               (unsigned long long)out->line[t]);
+        out->start[t] = e->start;
+        out->commit[t] = e->commit;
+        out->line[t] = e->line;
         out->n_with++;
     }
     out->complete = st == PSI_OK && out->n_with == n_committed;
 out:
-    free(tids);
+    psi_txn_lookup_free(&tids);
     if (st != PSI_OK)
         psi_ts_info_free(out);
     return st;

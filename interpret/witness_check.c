@@ -6,7 +6,9 @@
 
 #include "core/graph.h"
 #include "core/index.h"
+#include "core/keyname.h"
 #include "core/polygraph.h" /* psi_edge */
+#include "core/txnid.h"
 #include "core/vec.h"
 #include "formats/witness.h"
 #include "interpret/describe.h"
@@ -18,30 +20,6 @@
 #include <string.h>
 
 /* ---- Checking ---- */
-
-typedef struct tid_ent {
-    uint64_t sid, tid;
-    uint32_t txn;
-} tid_ent;
-
-static int tid_cmp(const void *a, const void *b)
-{
-    const tid_ent *x = a, *y = b;
-    if (x->sid != y->sid)
-        return x->sid < y->sid ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-typedef struct key_ent {
-    uint64_t ext;
-    uint32_t key;
-} key_ent;
-
-static int key_cmp(const void *a, const void *b)
-{
-    const key_ent *x = a, *y = b;
-    return x->ext < y->ext ? -1 : x->ext > y->ext;
-}
 
 static const char *type_name(uint8_t t)
 {
@@ -56,9 +34,9 @@ typedef struct chk {
     psi_level level; /* SI or SER (ser), or a level witness_level.c checks */
     char **why;      /* the refusal, allocated here */
     psi_wverdict *verdict;
-    tid_ent *tids;
-    key_ent *kmap;
-    psi_edge *e; /* the dependency graph the witness implies */
+    psi_txn_lookup tids; /* every transaction by (session, id) */
+    psi_key_lookup keys; /* keys by external integer */
+    psi_edge *e;         /* the dependency graph the witness implies */
     size_t n_e, cap_e;
     const uint64_t *key_line; /* [n_keys] witness line of each key's order */
     uint32_t *chosen;         /* [n_ops] the writer a read line gives (version 2), or
@@ -134,9 +112,7 @@ static const char *key_text(const psi_history *h, uint64_t ext, char buf[24])
 
 static uint32_t find_txn(const chk *c, uint64_t sid, uint64_t tid)
 {
-    tid_ent k = {.sid = sid, .tid = tid};
-    const tid_ent *f = bsearch(&k, c->tids, c->h->n_txns - 1, sizeof *c->tids, tid_cmp);
-    return f ? f->txn : UINT32_MAX;
+    return psi_txn_lookup_find(&c->tids, sid, tid);
 }
 
 static bool add_edge(chk *c, uint32_t from, uint32_t to, uint8_t type, uint32_t key)
@@ -190,14 +166,13 @@ static psi_status read_lines(chk *c, const psi_witness *w)
         snprintf(a, sizeof a, "(%llu,%llu)", (unsigned long long)r->reader.sid,
                  (unsigned long long)r->reader.tid);
         uint32_t x = find_txn(c, r->reader.sid, r->reader.tid);
-        key_ent kk = {.ext = r->key};
-        const key_ent *f = bsearch(&kk, c->kmap, h->n_keys, sizeof *c->kmap, key_cmp);
-        if (x == UINT32_MAX || h->txns[x].status != PSI_TXN_COMMITTED || !f)
+        uint32_t fk = psi_key_lookup_ext(&c->keys, r->key);
+        if (x == UINT32_MAX || h->txns[x].status != PSI_TXN_COMMITTED || fk == UINT32_MAX)
             return refuse(c, "line %llu: %s is no committed transaction reading key %s", L, a, K);
         uint32_t o = UINT32_MAX;
         for (uint32_t j = 0; j < h->txns[x].n_ops && o == UINT32_MAX; j++) {
             uint32_t q = h->txns[x].first_op + j;
-            if (h->ops[q].key == f->key && (c->idx.op_info[q] & PSI_OI_EXTERNAL_READ))
+            if (h->ops[q].key == fk && (c->idx.op_info[q] & PSI_OI_EXTERNAL_READ))
                 o = q;
         }
         if (o == UINT32_MAX)
@@ -210,7 +185,7 @@ static psi_status read_lines(chk *c, const psi_witness *w)
             snprintf(b, sizeof b, "(%llu,%llu)", (unsigned long long)r->writer.sid,
                      (unsigned long long)r->writer.tid);
             uint32_t y = find_txn(c, r->writer.sid, r->writer.tid);
-            src = y == UINT32_MAX ? UINT32_MAX : final_write(c, y, f->key);
+            src = y == UINT32_MAX ? UINT32_MAX : final_write(c, y, fk);
         }
         bool ok = false;
         const psi_amb_read *am = amb_of(c, o);
@@ -399,21 +374,20 @@ static psi_status check(chk *c, const psi_witness *w)
     size_t total = 0;
     for (size_t i = 0; i < w->n_keys; i++) {
         const psi_witness_line *kl = &w->keys[i];
-        key_ent kk = {.ext = kl->key};
-        const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
+        uint32_t fk = psi_key_lookup_ext(&c->keys, kl->key);
         unsigned long long L = (unsigned long long)kl->line;
         char kb[24];
         const char *K = key_text(h, kl->key, kb);
-        if (!f) {
+        if (fk == UINT32_MAX) {
             st = refuse(c, "line %llu: key %s does not occur in the history", L, K);
             goto out;
         }
-        if (key_line[f->key]) {
+        if (key_line[fk]) {
             st = refuse(c, "line %llu: key %s is already ordered on line %llu", L, K,
-                        (unsigned long long)key_line[f->key]);
+                        (unsigned long long)key_line[fk]);
             goto out;
         }
-        key_line[f->key] = kl->line;
+        key_line[fk] = kl->line;
         for (size_t j = 0; j < kl->n; j++) {
             const psi_witness_txn *t = &w->tx[kl->first + j];
             uint32_t x = find_txn(c, t->sid, t->tid);
@@ -430,7 +404,7 @@ static psi_status check(chk *c, const psi_witness *w)
                             L, a, K);
                 goto out;
             }
-            uint32_t o = final_write(c, x, f->key);
+            uint32_t o = final_write(c, x, fk);
             if (o == UINT32_MAX) {
                 st = refuse(c, "line %llu: transaction %s does not write key %s", L, a, K);
                 goto out;
@@ -444,7 +418,7 @@ static psi_status check(chk *c, const psi_witness *w)
             }
             vpos[o] = (uint32_t)j + 1;
         }
-        listed[f->key] = (uint32_t)kl->n;
+        listed[fk] = (uint32_t)kl->n;
         total += kl->n;
     }
     for (uint32_t k = 0; k < nk; k++) {
@@ -477,11 +451,9 @@ static psi_status check(chk *c, const psi_witness *w)
     }
     for (size_t i = 0; i < w->n_keys; i++) {
         const psi_witness_line *kl = &w->keys[i];
-        key_ent kk = {.ext = kl->key};
-        const key_ent *f = bsearch(&kk, c->kmap, nk, sizeof *c->kmap, key_cmp);
+        uint32_t fk = psi_key_lookup_ext(&c->keys, kl->key);
         for (size_t j = 0; j < kl->n; j++)
-            vers[voff[f->key] + j] =
-                find_txn(c, w->tx[kl->first + j].sid, w->tx[kl->first + j].tid);
+            vers[voff[fk] + j] = find_txn(c, w->tx[kl->first + j].sid, w->tx[kl->first + j].tid);
     }
     /* The graph. */
     c->key_line = key_line;
@@ -741,19 +713,14 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
     /* RC and PL-2 are per read (check.c): non-repeatable reads are theirs */
     if (level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2)
         psi_index_allow_nonrepeatable(&c.idx);
-    c.tids = malloc((h->n_txns ? h->n_txns : 1) * sizeof *c.tids);
-    c.kmap = malloc((h->n_keys ? h->n_keys : 1) * sizeof *c.kmap);
     c.chosen = malloc((h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
-    if (!c.tids || !c.kmap || !c.chosen) {
+    if (!c.chosen) {
         st = psi_diag_nomem(d, "checking a witness");
         goto out_idx;
     }
-    for (uint32_t t = 1; t < h->n_txns; t++)
-        c.tids[t - 1] = (tid_ent){h->sessions[h->txns[t].session].id, h->txns[t].id, t};
-    qsort(c.tids, h->n_txns - 1, sizeof *c.tids, tid_cmp);
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        c.kmap[k] = (key_ent){h->keys[k], k};
-    qsort(c.kmap, h->n_keys, sizeof *c.kmap, key_cmp);
+    if ((st = psi_txn_lookup_init(&c.tids, h, false, "checking a witness", d)) != PSI_OK ||
+        (st = psi_key_lookup_init(&c.keys, h, d)) != PSI_OK)
+        goto out_idx;
     memset(c.chosen, 0xff, (h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
     st = read_lines(&c, &w);
     if (st == PSI_OK && *verdict == PSI_WITNESS_VALID)
@@ -763,8 +730,9 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
 out_idx:
     psi_index_free(&c.idx);
 out:
-    free(c.tids);
-    free(c.kmap);
+    psi_txn_lookup_free(&c.tids);
+    if (c.keys.h)
+        psi_key_lookup_free(&c.keys);
     free(c.chosen);
     free(c.e);
     psi_witness_free(&w);
