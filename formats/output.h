@@ -42,8 +42,37 @@ psi_status psi_write_json_commented(const psi_history *h, const char *path, cons
  * or JSON), needs the mark `polysi/reads observed` to keep its reads: an
  * aborted transaction with a read of the initial value (written nil, which
  * a :fail's reads mean "not known"), or an unknown one with any read (an
- * :info's reads are all "not known"). write_edn.c. */
+ * :info's reads are all "not known"). write_jepsen.c. */
 bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t);
+
+/* The spelling of one Jepsen format (EDN, JSON) for psi_write_jepsen: the
+ * two write the same operations in the same order and differ only in
+ * these strings and in which names they can spell. A transaction is
+ *   inv_head OPS process ID cmp_head STATUS txn_value OPS process ID
+ *   index ID [observed] "}\n"
+ * (cmp_head ends the invoke's line) and a micro-op is  w KEY sep VALUE "]"
+ * (append for list appends),  r KEY sep nil "]"  (invoke, initial value),
+ * r KEY sep "[" V sep ... "]]"  (list read) or  r KEY sep VALUE "]". */
+typedef struct psi_jepsen_syntax {
+    const char *fmt;            /* short name, in refusals: "edn", "json" */
+    const char *writing;        /* out-of-memory context: "writing EDN" */
+    const char *comment_prefix; /* header comment line, or NULL: none */
+    const char *sep, *nil, *w, *append, *r;
+    const char *inv_head, *process, *cmp_head, *txn_value, *index, *observed;
+    const char *status[4]; /* by psi_txn_status */
+    /* Whether a name (history.h spelling) can be written as is; NULL: all
+     * can. The first that cannot makes psi_write_jepsen refuse, saying
+     * "which " cannot_spell. */
+    bool (*spellable)(const char *s);
+    const char *cannot_spell;
+} psi_jepsen_syntax;
+
+/* Writes h in the Jepsen format sx (write_jepsen.c): every session's
+ * transactions in order, each an invoke line and its completion (see
+ * write_edn.c), through psi_out; refuses with a diagnostic what the format
+ * cannot express (psi_write_check_jepsen, sx->spellable). */
+psi_status psi_write_jepsen(const psi_history *h, const char *path, const char *comment,
+                            const psi_jepsen_syntax *sx, psi_diag *d);
 
 enum { PSI_U64_DIGITS = 20 }; /* the most digits a u64 has */
 

@@ -19,179 +19,39 @@
  * `:polysi/reads :observed`: its reads are what was observed, nil being the
  * initial value. Other tools ignore the unknown key.
  * Output goes through psi_out (output.h): a failed write leaves no partial
- * file, and "-" is standard output. */
+ * file, and "-" is standard output. The walk is write_jepsen.c's, shared
+ * with the JSON writer; this file is EDN's spelling of it. */
 #include "formats/write.h"
 
-#include "core/vec.h"
 #include "formats/output.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* Output text, grown as needed and flushed every FLUSH_AT bytes. */
-typedef struct edn_line {
-    char *buf;
-    size_t n, cap;
-    bool nomem;
-} edn_line;
-
-static void put(edn_line *l, const char *s, size_t n)
-{
-    if (l->nomem || !psi_grow((void **)&l->buf, &l->cap, l->n + n, 1)) {
-        l->nomem = true;
-        return;
-    }
-    memcpy(l->buf + l->n, s, n);
-    l->n += n;
-}
-
-static void puts_(edn_line *l, const char *s)
-{
-    put(l, s, strlen(s));
-}
-
-static void put_u64(edn_line *l, uint64_t v)
-{
-    char tmp[PSI_U64_DIGITS];
-    put(l, tmp, (size_t)(psi_put_u64(tmp, v) - tmp));
-}
-
-/* Keys and values as spelled (history.h): names are written back as read
- * (:x, "acct 1", foo, -5), integers as integers. */
-static void put_key(edn_line *l, const psi_history *h, uint32_t k)
-{
-    if (h->key_names)
-        puts_(l, h->key_names[k]);
-    else
-        put_u64(l, h->keys[k]);
-}
-
-static void put_value(edn_line *l, const psi_history *h, uint64_t v)
-{
-    if (h->value_names)
-        puts_(l, psi_history_value_name(h, v, (char[24]){0}));
-    else
-        put_u64(l, v);
-}
-
-/* The micro-ops of transaction t; reads as nil when `invoke`. */
-static void put_ops(edn_line *l, const psi_history *h, uint32_t t, bool invoke)
-{
-    const psi_txn *tx = &h->txns[t];
-    puts_(l, "[");
-    for (uint32_t i = 0; i < tx->n_ops; i++) {
-        uint32_t o = tx->first_op + i;
-        const psi_op *op = &h->ops[o];
-        if (i)
-            puts_(l, " ");
-        if (op->kind == PSI_OP_WRITE) {
-            puts_(l, op->flags & PSI_OPF_APPEND ? "[:append " : "[:w ");
-            put_key(l, h, op->key);
-            puts_(l, " ");
-            put_value(l, h, op->value);
-            puts_(l, "]");
-            continue;
-        }
-        puts_(l, "[:r ");
-        put_key(l, h, op->key);
-        if (invoke) {
-            puts_(l, " nil]");
-        } else if (op->flags & PSI_OPF_LIST) {
-            uint32_t n;
-            const uint64_t *vals = psi_history_list(h, o, &n);
-            puts_(l, " [");
-            for (uint32_t j = 0; j < n; j++) {
-                if (j)
-                    puts_(l, " ");
-                put_value(l, h, vals[j]);
-            }
-            puts_(l, "]]");
-        } else if (op->flags & PSI_OPF_INIT) {
-            puts_(l, " nil]");
-        } else {
-            puts_(l, " ");
-            put_value(l, h, op->value);
-            puts_(l, "]");
-        }
-    }
-    puts_(l, "]");
-}
-
-bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t)
-{
-    const psi_txn *tx = &h->txns[t];
-    if (tx->status == PSI_TXN_COMMITTED)
-        return false;
-    for (uint32_t i = 0; i < tx->n_ops; i++) {
-        const psi_op *op = &h->ops[tx->first_op + i];
-        if (op->kind != PSI_OP_READ)
-            continue;
-        if (tx->status == PSI_TXN_UNKNOWN)
-            return true;
-        if ((op->flags & PSI_OPF_INIT) && !(op->flags & PSI_OPF_LIST))
-            return true; /* written as nil */
-    }
-    return false;
-}
-
-static const char *status_keyword(uint8_t st)
-{
-    switch ((psi_txn_status)st) {
-    case PSI_TXN_COMMITTED:
-    case PSI_TXN_INITIAL: /* committed as recorded; the check merged it */
-        return ":ok";
-    case PSI_TXN_ABORTED:
-        return ":fail";
-    case PSI_TXN_UNKNOWN:
-        return ":info";
-    }
-    return ":info";
-}
+static const psi_jepsen_syntax EDN = {
+    .fmt = "edn",
+    .writing = "writing EDN",
+    .comment_prefix = "; ",
+    .sep = " ",
+    .nil = "nil",
+    .w = "[:w ",
+    .append = "[:append ",
+    .r = "[:r ",
+    .inv_head = "{:type :invoke, :f :txn, :value ",
+    .process = ", :process ",
+    .cmp_head = "}\n{:type ",
+    .txn_value = ", :f :txn, :value ",
+    .index = ", :index ",
+    .observed = ", :polysi/reads :observed",
+    /* PSI_TXN_INITIAL: committed as recorded; the check merged it. */
+    .status = {[PSI_TXN_COMMITTED] = ":ok",
+               [PSI_TXN_ABORTED] = ":fail",
+               [PSI_TXN_UNKNOWN] = ":info",
+               [PSI_TXN_INITIAL] = ":ok"},
+    .spellable = NULL, /* EDN spells every name the readers keep */
+};
 
 psi_status psi_write_edn_commented(const psi_history *h, const char *path, const char *comment,
                                    psi_diag *d)
 {
-    psi_status st = psi_write_check_jepsen(h, path, "edn", d);
-    if (st != PSI_OK)
-        return st;
-    psi_out *o = psi_out_open(path, d);
-    if (!o)
-        return d ? d->status : PSI_ERR_IO;
-    psi_out_comment(o, "; ", comment);
-    enum { FLUSH_AT = 1 << 16 };
-    edn_line l = {0};
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
-        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
-            puts_(&l, "{:type :invoke, :f :txn, :value ");
-            put_ops(&l, h, t, true);
-            puts_(&l, ", :process ");
-            put_u64(&l, se->id);
-            puts_(&l, "}\n{:type ");
-            puts_(&l, status_keyword(h->txns[t].status));
-            puts_(&l, ", :f :txn, :value ");
-            put_ops(&l, h, t, false);
-            puts_(&l, ", :process ");
-            put_u64(&l, se->id);
-            puts_(&l, ", :index ");
-            put_u64(&l, h->txns[t].id);
-            if (psi_write_needs_observed_mark(h, t))
-                puts_(&l, ", :polysi/reads :observed");
-            puts_(&l, "}\n");
-            if (l.nomem) {
-                free(l.buf);
-                psi_out_close(o, false, d);
-                return psi_diag_nomem(d, "writing EDN");
-            }
-            if (l.n >= FLUSH_AT) {
-                psi_out_write(o, l.buf, l.n);
-                l.n = 0;
-            }
-        }
-    }
-    psi_out_write(o, l.buf, l.n);
-    free(l.buf);
-    return psi_out_close(o, true, d);
+    return psi_write_jepsen(h, path, comment, &EDN, d);
 }
 
 psi_status psi_write_edn(const psi_history *h, const char *path, psi_diag *d)

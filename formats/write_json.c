@@ -16,43 +16,14 @@
  * are written as spelled (history.h) when JSON can say them: strings,
  * negative integers, booleans; a keyword or symbol is refused (as a
  * string it would merge :x with "x"). JSON has no comments: the header comment
- * of psi_write_history is not written. Output goes through psi_out. */
+ * of psi_write_history is not written. Output goes through psi_out. The
+ * walk is write_jepsen.c's, shared with the EDN writer; this file is
+ * JSON's spelling of it. */
 #include "formats/write.h"
 
-#include "core/vec.h"
 #include "formats/output.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-/* Output text, grown as needed and flushed every FLUSH_AT bytes. */
-typedef struct json_text {
-    char *buf;
-    size_t n, cap;
-    bool nomem;
-    const char *bad; /* spelling of the first name JSON cannot write, or NULL */
-} json_text;
-
-static void put(json_text *l, const char *s, size_t n)
-{
-    if (l->nomem || !psi_grow((void **)&l->buf, &l->cap, l->n + n, 1)) {
-        l->nomem = true;
-        return;
-    }
-    memcpy(l->buf + l->n, s, n);
-    l->n += n;
-}
-
-static void puts_(json_text *l, const char *s)
-{
-    put(l, s, strlen(s));
-}
-
-static void put_u64(json_text *l, uint64_t v)
-{
-    char tmp[PSI_U64_DIGITS];
-    put(l, tmp, (size_t)(psi_put_u64(tmp, v) - tmp));
-}
 
 static bool is_hex(char c)
 {
@@ -99,142 +70,35 @@ static bool json_spellable(const char *s)
     return true;
 }
 
-/* Key k / value v: integers as numbers, names as spelled when JSON can
- * say them (else l->bad names the first that it cannot). */
-static void put_name(json_text *l, const char *s)
-{
-    if (json_spellable(s))
-        puts_(l, s);
-    else if (!l->bad)
-        l->bad = s;
-}
-
-static void put_key(json_text *l, const psi_history *h, uint32_t k)
-{
-    if (h->key_names)
-        put_name(l, h->key_names[k]);
-    else
-        put_u64(l, h->keys[k]);
-}
-
-static void put_value(json_text *l, const psi_history *h, uint64_t v)
-{
-    if (h->value_names)
-        put_name(l, psi_history_value_name(h, v, (char[24]){0}));
-    else
-        put_u64(l, v);
-}
-
-/* The micro-ops of transaction t; reads as null when `invoke`. */
-static void put_ops(json_text *l, const psi_history *h, uint32_t t, bool invoke)
-{
-    const psi_txn *tx = &h->txns[t];
-    puts_(l, "[");
-    for (uint32_t i = 0; i < tx->n_ops; i++) {
-        uint32_t o = tx->first_op + i;
-        const psi_op *op = &h->ops[o];
-        if (i)
-            puts_(l, ",");
-        if (op->kind == PSI_OP_WRITE) {
-            puts_(l, op->flags & PSI_OPF_APPEND ? "[\"append\"," : "[\"w\",");
-            put_key(l, h, op->key);
-            puts_(l, ",");
-            put_value(l, h, op->value);
-            puts_(l, "]");
-            continue;
-        }
-        puts_(l, "[\"r\",");
-        put_key(l, h, op->key);
-        if (invoke) {
-            puts_(l, ",null]");
-        } else if (op->flags & PSI_OPF_LIST) {
-            uint32_t n;
-            const uint64_t *vals = psi_history_list(h, o, &n);
-            puts_(l, ",[");
-            for (uint32_t j = 0; j < n; j++) {
-                if (j)
-                    puts_(l, ",");
-                put_value(l, h, vals[j]);
-            }
-            puts_(l, "]]");
-        } else if (op->flags & PSI_OPF_INIT) {
-            puts_(l, ",null]");
-        } else {
-            puts_(l, ",");
-            put_value(l, h, op->value);
-            puts_(l, "]");
-        }
-    }
-    puts_(l, "]");
-}
-
-static const char *status_type(uint8_t st)
-{
-    switch ((psi_txn_status)st) {
-    case PSI_TXN_COMMITTED:
-    case PSI_TXN_INITIAL: /* committed as recorded; the check merged it */
-        return "\"ok\"";
-    case PSI_TXN_ABORTED:
-        return "\"fail\"";
-    case PSI_TXN_UNKNOWN:
-        return "\"info\"";
-    }
-    return "\"info\"";
-}
+static const psi_jepsen_syntax JSON = {
+    .fmt = "json",
+    .writing = "writing JSON",
+    .comment_prefix = NULL, /* JSON has no comments */
+    .sep = ",",
+    .nil = "null",
+    .w = "[\"w\",",
+    .append = "[\"append\",",
+    .r = "[\"r\",",
+    .inv_head = "{\"type\":\"invoke\",\"f\":\"txn\",\"value\":",
+    .process = ",\"process\":",
+    .cmp_head = "}\n{\"type\":",
+    .txn_value = ",\"f\":\"txn\",\"value\":",
+    .index = ",\"index\":",
+    .observed = ",\"polysi/reads\":\"observed\"",
+    /* PSI_TXN_INITIAL: committed as recorded; the check merged it. */
+    .status = {[PSI_TXN_COMMITTED] = "\"ok\"",
+               [PSI_TXN_ABORTED] = "\"fail\"",
+               [PSI_TXN_UNKNOWN] = "\"info\"",
+               [PSI_TXN_INITIAL] = "\"ok\""},
+    .spellable = json_spellable,
+    .cannot_spell = "JSON cannot spell (JSON has strings, numbers and booleans, no keywords or "
+                    "symbols)",
+};
 
 psi_status psi_write_json_commented(const psi_history *h, const char *path, const char *comment,
                                     psi_diag *d)
 {
-    (void)comment; /* JSON has no comments */
-    psi_status st = psi_write_check_jepsen(h, path, "json", d);
-    if (st != PSI_OK)
-        return st;
-    psi_out *o = psi_out_open(path, d);
-    if (!o)
-        return d ? d->status : PSI_ERR_IO;
-    enum { FLUSH_AT = 1 << 16 };
-    json_text l = {0};
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
-        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
-            puts_(&l, "{\"type\":\"invoke\",\"f\":\"txn\",\"value\":");
-            put_ops(&l, h, t, true);
-            puts_(&l, ",\"process\":");
-            put_u64(&l, se->id);
-            puts_(&l, "}\n{\"type\":");
-            puts_(&l, status_type(h->txns[t].status));
-            puts_(&l, ",\"f\":\"txn\",\"value\":");
-            put_ops(&l, h, t, false);
-            puts_(&l, ",\"process\":");
-            put_u64(&l, se->id);
-            puts_(&l, ",\"index\":");
-            put_u64(&l, h->txns[t].id);
-            if (psi_write_needs_observed_mark(h, t))
-                puts_(&l, ",\"polysi/reads\":\"observed\"");
-            puts_(&l, "}\n");
-            if (l.nomem || l.bad) {
-                const psi_session *bs = se;
-                uint64_t id = h->txns[t].id;
-                const char *bad = l.bad;
-                free(l.buf);
-                psi_out_close(o, false, d);
-                if (!bad)
-                    return psi_diag_nomem(d, "writing JSON");
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as json: transaction %llu (session %llu) "
-                                    "uses key or value %.200s, which JSON cannot spell (JSON has "
-                                    "strings, numbers and booleans, no keywords or symbols)",
-                                    path, (unsigned long long)id, (unsigned long long)bs->id, bad);
-            }
-            if (l.n >= FLUSH_AT) {
-                psi_out_write(o, l.buf, l.n);
-                l.n = 0;
-            }
-        }
-    }
-    psi_out_write(o, l.buf, l.n);
-    free(l.buf);
-    return psi_out_close(o, true, d);
+    return psi_write_jepsen(h, path, comment, &JSON, d);
 }
 
 psi_status psi_write_json(const psi_history *h, const char *path, psi_diag *d)
