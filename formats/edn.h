@@ -94,6 +94,12 @@ const char *edn_kind_name(uint8_t kind);
  * code points past U+10FFFF included): EDN and JSON strings alike. */
 size_t edn_utf8_len(const unsigned char *s, size_t n);
 
+/* Scans the string at p->pos (its opening '"') and moves p->pos past its
+ * closing quote, validating it as EDN or, when p->json, JSON: escapes,
+ * control characters, UTF-8. *esc says whether it holds an escape. Errors
+ * name the place at fault. */
+psi_status edn_scan_string(edn_parser *p, bool *esc);
+
 /* The value of hex digit c, or -1. */
 static inline int edn_hex_digit(char c)
 {

@@ -284,41 +284,101 @@ size_t edn_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-static psi_status parse_string(edn_parser *p, uint32_t *out)
+/* The four hex digits of a \u escape at byte i (the backslash) as a code
+ * unit, or -1. */
+static long u_escape(const edn_parser *p, size_t i)
+{
+    if (i + 6 > p->end || p->buf[i + 1] != 'u')
+        return -1;
+    long v = 0;
+    for (size_t k = 2; k < 6; k++) {
+        int h = edn_hex_digit(p->buf[i + k]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | h;
+    }
+    return v;
+}
+
+/* The escape at byte i (a backslash, i + 1 < p->end) of a string: its
+ * length in *len, or an error at i. EDN: \uXXXX, one of \" \\ \n \t \r \b
+ * \f, or octal \N to \NNN (as the Clojure reader allows). JSON: \uXXXX
+ * with surrogates paired, or one of \" \\ \/ \b \f \n \r \t. */
+static psi_status escape_len(const edn_parser *p, size_t i, size_t *len)
+{
+    char e = p->buf[i + 1];
+    if (e == 'u') {
+        long u = u_escape(p, i);
+        if (u < 0)
+            return edn_error(p, PSI_ERR_SYNTAX, i,
+                             "malformed \\u escape in string: four hex digits expected");
+        if (!p->json || u < 0xD800 || u > 0xDFFF) {
+            *len = 6;
+            return PSI_OK;
+        }
+        if (u >= 0xDC00)
+            return edn_error(p, PSI_ERR_SYNTAX, i,
+                             "\\u%04lX is a low surrogate without a high one before it",
+                             (unsigned long)u);
+        long lo = u_escape(p, i + 6);
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return edn_error(
+                p, PSI_ERR_SYNTAX, i,
+                "\\u%04lX is a high surrogate not followed by a low one (\\uDC00-\\uDFFF)",
+                (unsigned long)u);
+        *len = 12;
+        return PSI_OK;
+    }
+    if (e != '\0' && strchr(p->json ? "\"\\/bfnrt" : "\"\\ntrbf", e)) {
+        *len = 2;
+        return PSI_OK;
+    }
+    if (!p->json && e >= '0' && e <= '7') {
+        size_t k = i + 1;
+        while (k < p->end && k < i + 4 && p->buf[k] >= '0' && p->buf[k] <= '7')
+            k++;
+        *len = k - i;
+        return PSI_OK;
+    }
+    if (p->json)
+        return edn_error(
+            p, PSI_ERR_SYNTAX, i,
+            "invalid escape '\\%c' in string (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t "
+            "\\uXXXX)",
+            (unsigned char)e >= 0x20 && (unsigned char)e < 0x7F ? e : '?');
+    return edn_error(p, PSI_ERR_SYNTAX, i, "invalid escape '\\%c' in string",
+                     (unsigned char)e >= 0x20 ? e : '?');
+}
+
+psi_status edn_scan_string(edn_parser *p, bool *esc)
 {
     size_t start = p->pos, i = start + 1;
+    *esc = false;
     while (i < p->end) {
         unsigned char c = (unsigned char)p->buf[i];
         if (c == '"') {
             p->pos = i + 1;
-            return new_node(p, EDN_STRING, start, i + 1 - start, out);
+            return PSI_OK;
         }
         if (c == '\\') {
+            *esc = true;
             if (i + 1 >= p->end)
                 break;
-            char e = p->buf[i + 1];
-            if (e == 'u') {
-                for (size_t k = 2; k < 6; k++)
-                    if (i + k >= p->end || edn_hex_digit(p->buf[i + k]) < 0)
-                        return edn_error(
-                            p, PSI_ERR_SYNTAX, i,
-                            "malformed \\u escape in string: four hex digits expected");
-                i += 6;
-            } else if (strchr("\"\\ntrbf", e) && e != '\0') {
-                i += 2;
-            } else if (e >= '0' && e <= '7') { /* octal, as the Clojure reader allows */
-                size_t k = i + 1;
-                while (k < p->end && k < i + 4 && p->buf[k] >= '0' && p->buf[k] <= '7')
-                    k++;
-                i = k;
-            } else {
-                return edn_error(p, PSI_ERR_SYNTAX, i, "invalid escape '\\%c' in string",
-                                 (unsigned char)e >= 0x20 ? e : '?');
-            }
-        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            size_t n = 0;
+            psi_status st = escape_len(p, i, &n);
+            if (st != PSI_OK)
+                return st;
+            i += n;
+        } else if (c < 0x20 && (p->json || (c != '\t' && c != '\n' && c != '\r'))) {
+            /* EDN strings may hold raw tabs and line breaks; JSON's may not. */
+            if (p->json)
+                return edn_error(p, PSI_ERR_SYNTAX, i,
+                                 "control character (byte 0x%02x) in string: JSON needs it "
+                                 "escaped%s",
+                                 c, c == '\n' ? " (is the string closed?)" : "");
             return edn_error(p, PSI_ERR_SYNTAX, i, "control character (byte 0x%02x) in string", c);
         } else if (c >= 0x80) {
-            /* EDN text is UTF-8; a history that is not is damaged. */
+            /* EDN and JSON text is UTF-8; a history that is not is damaged. */
             size_t n = edn_utf8_len((const unsigned char *)p->buf + i, p->end - i);
             if (n == 0)
                 return edn_error(p, PSI_ERR_SYNTAX, i, "invalid UTF-8 (byte 0x%02x) in string", c);
@@ -329,6 +389,14 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
     }
     return edn_error(p, PSI_ERR_SYNTAX, start,
                      "string never closed: the input ends inside it (missing '\"')");
+}
+
+static psi_status parse_string(edn_parser *p, uint32_t *out)
+{
+    size_t start = p->pos;
+    bool esc;
+    psi_status st = edn_scan_string(p, &esc);
+    return st != PSI_OK ? st : new_node(p, EDN_STRING, start, p->pos - start, out);
 }
 
 static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out);

@@ -60,82 +60,14 @@ static const char *found(const edn_parser *p, size_t pos, char *buf, size_t cap)
     return buf;
 }
 
-/* The four hex digits of a \u escape at s (i is the backslash), or -1. */
-static long u_escape(const edn_parser *p, size_t i)
-{
-    if (i + 6 > p->end || p->buf[i + 1] != 'u')
-        return -1;
-    long v = 0;
-    for (size_t k = 2; k < 6; k++) {
-        int h = edn_hex_digit(p->buf[i + k]);
-        if (h < 0)
-            return -1;
-        v = v << 4 | h;
-    }
-    return v;
-}
-
 static psi_status parse_string(edn_parser *p, uint32_t *out)
 {
-    size_t start = p->pos, i = start + 1;
-    bool esc = false;
-    while (i < p->end) {
-        unsigned char c = (unsigned char)p->buf[i];
-        if (c == '"') {
-            p->pos = i + 1;
-            psi_status st = node(p, EDN_STRING, start, i + 1 - start, out);
-            if (st == PSI_OK)
-                p->nodes[*out].esc = esc;
-            return st;
-        }
-        if (c == '\\') {
-            esc = true;
-            if (i + 1 >= p->end)
-                break;
-            char e = p->buf[i + 1];
-            if (e == 'u') {
-                long u = u_escape(p, i);
-                if (u < 0)
-                    return edn_error(p, PSI_ERR_SYNTAX, i,
-                                     "malformed \\u escape in string: four hex digits expected");
-                if (u >= 0xDC00 && u <= 0xDFFF)
-                    return edn_error(p, PSI_ERR_SYNTAX, i,
-                                     "\\u%04lX is a low surrogate without a high one before it",
-                                     (unsigned long)u);
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    long lo = u_escape(p, i + 6);
-                    if (lo < 0xDC00 || lo > 0xDFFF)
-                        return edn_error(p, PSI_ERR_SYNTAX, i,
-                                         "\\u%04lX is a high surrogate not followed by a low "
-                                         "one (\\uDC00-\\uDFFF)",
-                                         (unsigned long)u);
-                    i += 6;
-                }
-                i += 6;
-            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
-                       e == 'r' || e == 't') {
-                i += 2;
-            } else {
-                return edn_error(p, PSI_ERR_SYNTAX, i,
-                                 "invalid escape '\\%c' in string (JSON has \\\" \\\\ \\/ \\b "
-                                 "\\f \\n \\r \\t \\uXXXX)",
-                                 (unsigned char)e >= 0x20 && (unsigned char)e < 0x7F ? e : '?');
-            }
-        } else if (c < 0x20) {
-            return edn_error(p, PSI_ERR_SYNTAX, i,
-                             "control character (byte 0x%02x) in string: JSON needs it escaped%s",
-                             c, c == '\n' ? " (is the string closed?)" : "");
-        } else if (c >= 0x80) {
-            size_t n = edn_utf8_len((const unsigned char *)p->buf + i, p->end - i);
-            if (n == 0)
-                return edn_error(p, PSI_ERR_SYNTAX, i, "invalid UTF-8 (byte 0x%02x) in string", c);
-            i += n;
-        } else {
-            i++;
-        }
-    }
-    return edn_error(p, PSI_ERR_SYNTAX, start,
-                     "string never closed: the input ends inside it (missing '\"')");
+    size_t start = p->pos;
+    bool esc;
+    psi_status st = edn_scan_string(p, &esc);
+    if (st == PSI_OK && (st = node(p, EDN_STRING, start, p->pos - start, out)) == PSI_OK)
+        p->nodes[*out].esc = esc;
+    return st;
 }
 
 /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?: integers become EDN_INT
@@ -191,6 +123,20 @@ static psi_status parse_number(edn_parser *p, uint32_t *out)
 
 static psi_status parse_value(edn_parser *p, unsigned depth, uint32_t *out);
 
+/* Links node child after last (or as self's first child when last is 0),
+ * counts it and skips the whitespace after it; false at the input's end. */
+static bool add_child(edn_parser *p, uint32_t self, uint32_t *last, uint32_t *count, uint32_t child)
+{
+    if (*last)
+        p->nodes[*last].next = child;
+    else
+        p->nodes[self].child = child;
+    *last = child;
+    (*count)++;
+    skip_ws(p);
+    return p->pos < p->end;
+}
+
 /* An object or an array; p->pos is at its '{' or '['. */
 static psi_status parse_coll(edn_parser *p, unsigned depth, bool object, uint32_t *out)
 {
@@ -219,14 +165,7 @@ static psi_status parse_coll(edn_parser *p, unsigned depth, bool object, uint32_
             }
             if ((st = parse_string(p, &child)) != PSI_OK)
                 return st;
-            if (last)
-                p->nodes[last].next = child;
-            else
-                p->nodes[self].child = child;
-            last = child;
-            count++;
-            skip_ws(p);
-            if (p->pos >= p->end)
+            if (!add_child(p, self, &last, &count, child))
                 break;
             if (p->buf[p->pos] != ':') {
                 char f[16];
@@ -241,14 +180,7 @@ static psi_status parse_coll(edn_parser *p, unsigned depth, bool object, uint32_
         }
         if ((st = parse_value(p, depth + 1, &child)) != PSI_OK)
             return st;
-        if (last)
-            p->nodes[last].next = child;
-        else
-            p->nodes[self].child = child;
-        last = child;
-        count++;
-        skip_ws(p);
-        if (p->pos >= p->end)
+        if (!add_child(p, self, &last, &count, child))
             break;
         char c = p->buf[p->pos];
         if (c == closer)
