@@ -116,3 +116,21 @@ psi_status psi_read_head(const char *path, unsigned char *buf, size_t cap, size_
     close(fd);
     return st;
 }
+
+bool psi_input_txn_ref(const char **p, const char *end, uint64_t *sid, uint64_t *tid)
+{
+    const char *q = *p;
+    if (q >= end || *q != '(')
+        return false;
+    q++;
+    if (!psi_input_field_u64(&q, end, sid) || q >= end || *q != ',')
+        return false;
+    q++;
+    if (!psi_input_field_u64(&q, end, tid) || q >= end || *q != ')')
+        return false;
+    q++;
+    if (q < end && !psi_input_blank(*q))
+        return false;
+    *p = q;
+    return true;
+}

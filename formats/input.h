@@ -107,6 +107,36 @@ static inline psi_digits psi_input_u64(const char **p, const char *end, uint64_t
     return PSI_DIGITS_OK;
 }
 
+/* Tokenising the line-oriented hint formats (witness.c, timestamps.c): a
+ * blank inside a line is a space, a tab or the '\r' of a CRLF line end. */
+static inline bool psi_input_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+static inline const char *psi_input_skip_blanks(const char *p, const char *end)
+{
+    while (p < end && psi_input_blank(*p))
+        p++;
+    return p;
+}
+
+/* An unsigned decimal at *p (< end); false, leaving *p where it was, if
+ * there is none or it does not fit 64 bits. */
+static inline bool psi_input_field_u64(const char **p, const char *end, uint64_t *out)
+{
+    const char *s = *p;
+    if (psi_input_u64(&s, end, out) != PSI_DIGITS_OK)
+        return false;
+    *p = s;
+    return true;
+}
+
+/* A transaction "(S,ID)" at *p (< end), followed by a blank or the
+ * line's end, as witness and timestamp lines name them (input.c); false,
+ * leaving *p where it was, if there is none. */
+bool psi_input_txn_ref(const char **p, const char *end, uint64_t *sid, uint64_t *tid);
+
 /* Splits a buffer into lines for the line-oriented readers. */
 typedef struct psi_lines {
     const char *buf;

@@ -8,27 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && is_blank(*p))
-        p++;
-    return p;
-}
-
-static bool parse_u64(const char **p, const char *end, uint64_t *out)
-{
-    const char *s = *p;
-    if (psi_input_u64(&s, end, out) != PSI_DIGITS_OK)
-        return false;
-    *p = s;
-    return true;
-}
-
 /* A signed 64-bit decimal. */
 static bool parse_i64(const char **p, const char *end, int64_t *out)
 {
@@ -36,7 +15,7 @@ static bool parse_i64(const char **p, const char *end, int64_t *out)
     bool neg = s < end && *s == '-';
     s += neg;
     uint64_t v;
-    if (!parse_u64(&s, end, &v) || v > (uint64_t)INT64_MAX + neg)
+    if (!psi_input_field_u64(&s, end, &v) || v > (uint64_t)INT64_MAX + neg)
         return false;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     *p = s;
@@ -62,28 +41,19 @@ static psi_status parse_line(const char *name, uint64_t line, const char *ls, co
 {
     const char *at = q;
     *t = (psi_ts_line){.line = line};
-    if (*q != '(')
+    if (!psi_input_txn_ref(&q, le, &t->sid, &t->tid))
         goto txn;
-    q++;
-    if (!parse_u64(&q, le, &t->sid) || q >= le || *q != ',')
-        goto txn;
-    q++;
-    if (!parse_u64(&q, le, &t->tid) || q >= le || *q != ')')
-        goto txn;
-    q++;
-    if (q < le && !is_blank(*q))
-        goto txn;
-    q = skip_blanks(q, le);
+    q = psi_input_skip_blanks(q, le);
     at = q;
-    if (!parse_i64(&q, le, &t->start) || (q < le && !is_blank(*q)))
+    if (!parse_i64(&q, le, &t->start) || (q < le && !psi_input_blank(*q)))
         return psi_diag_line(d, PSI_ERR_SYNTAX, name, line, (uint64_t)(at - ls) + 1,
                              "expected the start timestamp (an integer)");
-    q = skip_blanks(q, le);
+    q = psi_input_skip_blanks(q, le);
     at = q;
-    if (!parse_i64(&q, le, &t->commit) || (q < le && !is_blank(*q)))
+    if (!parse_i64(&q, le, &t->commit) || (q < le && !psi_input_blank(*q)))
         return psi_diag_line(d, PSI_ERR_SYNTAX, name, line, (uint64_t)(at - ls) + 1,
                              "expected the commit timestamp (an integer)");
-    q = skip_blanks(q, le);
+    q = psi_input_skip_blanks(q, le);
     if (q != le)
         return psi_diag_line(d, PSI_ERR_SYNTAX, name, line, (uint64_t)(q - ls) + 1,
                              "unexpected text after the commit timestamp");
@@ -133,7 +103,7 @@ psi_status psi_ts_parse(const char *name, const char *text, size_t len, psi_ts_l
                                "NUL byte in the timestamps");
             break;
         }
-        const char *q = skip_blanks(ls, le);
+        const char *q = psi_input_skip_blanks(ls, le);
         if (q == le || *q == '#')
             continue;
         if (!psi_grow((void **)&out->e, &cap, out->n + 1, sizeof *out->e)) {

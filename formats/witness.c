@@ -21,29 +21,6 @@ typedef struct wparse {
     size_t cap_tx, cap_keys, cap_reads, cap_chains;
 } wparse;
 
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && is_blank(*p))
-        p++;
-    return p;
-}
-
-/* An unsigned decimal at *p (< end); false, leaving *p where it was, if
- * there is none or it does not fit 64 bits. */
-static bool parse_u64(const char **p, const char *end, uint64_t *out)
-{
-    const char *s = *p;
-    if (psi_input_u64(&s, end, out) != PSI_DIGITS_OK)
-        return false;
-    *p = s;
-    return true;
-}
-
 static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *at,
                          const char *what)
 {
@@ -59,7 +36,7 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
     out->first = w->n_tx;
     out->line = line;
     for (;;) {
-        p = skip_blanks(p, end);
+        p = psi_input_skip_blanks(p, end);
         if (p >= end)
             break;
         psi_witness_txn t = {.line = line};
@@ -67,13 +44,13 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
         if (*p != '(')
             return syntax(ps, line, ls, at, "expected a transaction written (SESSION,ID)");
         p++;
-        if (!parse_u64(&p, end, &t.sid) || p >= end || *p != ',')
+        if (!psi_input_field_u64(&p, end, &t.sid) || p >= end || *p != ',')
             return syntax(ps, line, ls, at, "expected a transaction written (SESSION,ID)");
         p++;
-        if (!parse_u64(&p, end, &t.tid) || p >= end || *p != ')')
+        if (!psi_input_field_u64(&p, end, &t.tid) || p >= end || *p != ')')
             return syntax(ps, line, ls, at, "expected a transaction written (SESSION,ID)");
         p++;
-        if (p < end && !is_blank(*p))
+        if (p < end && !psi_input_blank(*p))
             return syntax(ps, line, ls, p, "expected a blank after a transaction");
         if (!psi_grow((void **)&w->tx, &ps->cap_tx, w->n_tx + 1, sizeof *w->tx))
             return psi_diag_nomem(ps->d, "reading a witness");
@@ -83,23 +60,10 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
     return PSI_OK;
 }
 
-/* One transaction "(S,ID)" at *p, followed by a blank or the line's end. */
+/* One transaction "(S,ID)" at *p (psi_input_txn_ref). */
 static bool parse_one_txn(const char **p, const char *end, psi_witness_txn *t)
 {
-    const char *q = *p;
-    if (q >= end || *q != '(')
-        return false;
-    q++;
-    if (!parse_u64(&q, end, &t->sid) || q >= end || *q != ',')
-        return false;
-    q++;
-    if (!parse_u64(&q, end, &t->tid) || q >= end || *q != ')')
-        return false;
-    q++;
-    if (q < end && !is_blank(*q))
-        return false;
-    *p = q;
-    return true;
+    return psi_input_txn_ref(p, end, &t->sid, &t->tid);
 }
 
 /* Whether the word wd (followed by a blank or the line's end) is at *p;
@@ -109,7 +73,7 @@ static bool word(const char **p, const char *end, const char *wd)
     size_t n = strlen(wd);
     if ((size_t)(end - *p) < n || memcmp(*p, wd, n) != 0)
         return false;
-    if ((size_t)(end - *p) > n && !is_blank((*p)[n]))
+    if ((size_t)(end - *p) > n && !psi_input_blank((*p)[n]))
         return false;
     *p += n;
     return true;
@@ -152,7 +116,7 @@ static bool scan_key(const char *p, const char *end, const char **stop, char **n
         return false;
     }
     if (*p != '"') {
-        while (q < end && !is_blank(*q))
+        while (q < end && !psi_input_blank(*q))
             q++;
         const char *s = p;
         uint64_t v;
@@ -177,7 +141,7 @@ static bool scan_key(const char *p, const char *end, const char **stop, char **n
         *err = "unterminated string key";
         return false;
     }
-    if (q + 1 < end && !is_blank(q[1])) {
+    if (q + 1 < end && !psi_input_blank(q[1])) {
         *err_at = q + 1;
         *err = "expected a blank after the key";
         return false;
@@ -247,7 +211,7 @@ static psi_status parse_key(wparse *ps, uint64_t line, const char *ls, const cha
     *name = NULL;
     *key = 0;
     if (ps->w->version < 4) {
-        if (!parse_u64(q, le, key) || (*q < le && !is_blank(**q)))
+        if (!psi_input_field_u64(q, le, key) || (*q < le && !psi_input_blank(**q)))
             return syntax(ps, line, ls, at, "expected a key (an unsigned integer)");
         return PSI_OK;
     }
@@ -266,11 +230,11 @@ static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const 
     uint64_t v;
     if (!word(&q, le, "polysi-witness"))
         return syntax(ps, line, ls, q, "expected the header 'polysi-witness 1'");
-    q = skip_blanks(q, le);
-    if (!parse_u64(&q, le, &v) || v < 1 || v > 4)
+    q = psi_input_skip_blanks(q, le);
+    if (!psi_input_field_u64(&q, le, &v) || v < 1 || v > 4)
         return syntax(ps, line, ls, q, "unsupported witness version (expected 1, 2, 3 or 4)");
     ps->w->version = (unsigned)v;
-    q = skip_blanks(q, le);
+    q = psi_input_skip_blanks(q, le);
     if (q != le)
         return syntax(ps, line, ls, q, "unexpected text after the header");
     ps->has_header = true;
@@ -284,7 +248,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
     psi_witness *w = ps->w;
     bool chain = false; /* a chain line (version 3), parsed like a key line */
     if (word(&q, le, "isolation")) {
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         const char *at = q;
         if (word(&q, le, "si")) {
             w->ser = false;
@@ -296,7 +260,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
             while (q + n < le && n < sizeof w->level - 1 &&
                    ((q[n] >= 'a' && q[n] <= 'z') || (q[n] >= '0' && q[n] <= '9')))
                 n++;
-            if (n == 0 || (q + n < le && !is_blank(q[n])))
+            if (n == 0 || (q + n < le && !psi_input_blank(q[n])))
                 return syntax(ps, line, ls, at,
                               "expected a level: si, ser, pl2, rc, ra, cc, pc or psi");
             memcpy(w->level, q, n);
@@ -305,14 +269,14 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         } else {
             return syntax(ps, line, ls, at, "expected 'si' or 'ser'");
         }
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         if (q != le)
             return syntax(ps, line, ls, q, "unexpected text after the isolation level");
         if (w->has_isolation)
             return syntax(ps, line, ls, ls, "isolation given twice");
         w->has_isolation = true;
     } else if (word(&q, le, "key") || (w->version >= 3 && (chain = word(&q, le, "chain")))) {
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         psi_witness_line kl;
         uint64_t key;
         char *name;
@@ -351,12 +315,12 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
             w->has_order = true;
         }
     } else if (w->version >= 2 && word(&q, le, "init")) {
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         psi_witness_txn t = {.line = line};
         const char *at = q;
         if (!parse_one_txn(&q, le, &t))
             return syntax(ps, line, ls, at, "expected a transaction written (SESSION,ID)");
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         if (q != le)
             return syntax(ps, line, ls, q, "unexpected text after the initial transaction");
         if (w->has_init) {
@@ -368,14 +332,14 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         }
     } else if (w->version >= 2 && word(&q, le, "read")) {
         psi_witness_read r = {.line = line, .reader.line = line, .writer.line = line};
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         const char *at = q;
         if (!parse_one_txn(&q, le, &r.reader))
             return syntax(ps, line, ls, at, "expected the reader written (SESSION,ID)");
-        q = skip_blanks(q, le);
+        q = psi_input_skip_blanks(q, le);
         psi_status st = parse_key(ps, line, ls, &q, le, &r.key, &r.key_name);
         if (st == PSI_OK) {
-            q = skip_blanks(q, le);
+            q = psi_input_skip_blanks(q, le);
             at = q;
             if (word(&q, le, "init"))
                 r.init = true;
@@ -383,7 +347,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
                 st = syntax(ps, line, ls, at, "expected the writer written (SESSION,ID), or init");
         }
         if (st == PSI_OK) {
-            q = skip_blanks(q, le);
+            q = psi_input_skip_blanks(q, le);
             if (q != le)
                 st = syntax(ps, line, ls, q, "unexpected text after the writer");
         }
@@ -414,7 +378,7 @@ static psi_status parse(wparse *ps, const char *text, size_t len)
         const char *nul = memchr(ls, '\0', stop - start);
         if (nul)
             return syntax(ps, it.line, ls, nul, "NUL byte in the witness");
-        const char *q = skip_blanks(ls, le);
+        const char *q = psi_input_skip_blanks(ls, le);
         if (q == le || *q == '#')
             continue;
         psi_status st = ps->has_header ? parse_directive(ps, it.line, ls, q, le)
