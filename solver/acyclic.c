@@ -277,6 +277,51 @@ bool psi_acyc_build_tables(psi_acyc *g)
     return true;
 }
 
+/* Decision order: each variable by the earliest place in the known graph's
+ * order that one of its edges touches, earliest first. Deciding along the
+ * order keeps the variables of a cycle close together on the trail, so a
+ * conflict undoes few levels. */
+static int suggest_order(psi_acyc *g)
+{
+    size_t nv = (size_t)psi_sat_nvars(g->s);
+    if (!nv)
+        return 0;
+    double *prio = calloc(nv, sizeof *prio);
+    uint64_t *first = malloc(nv * sizeof *first);
+    if (!prio || !first) {
+        free(prio);
+        free(first);
+        return PSI_SAT_ENOMEM;
+    }
+    memset(first, 0xff, nv * sizeof *first);
+    uint64_t top = 1;
+    for (uint32_t x = 0; x < g->N; x++)
+        if (g->ord[x] + 1 > top)
+            top = g->ord[x] + 1;
+    for (size_t i = 0; i < g->ue_n; i++) {
+        const uedge *u = &g->ue[i];
+        if (u->dead || !u->need)
+            continue;
+        for (uint32_t j = 0; j < u->nie; j++) {
+            uint32_t e = u->ie + j;
+            uint64_t a = g->ord[ie_src(g, e)], b = g->ord[ie_dst(g, e)];
+            uint64_t m = a < b ? a : b;
+            for (int k = 0; k < 2; k++) {
+                size_t var = u->lit[k] ? lit_var0(u->lit[k]) : nv;
+                if (var < nv && m < first[var])
+                    first[var] = m;
+            }
+        }
+    }
+    for (size_t v = 0; v < nv; v++)
+        if (first[v] != UINT64_MAX)
+            prio[v] = 0.5 * (1.0 - (double)first[v] / (double)top);
+    int rc = psi_sat_set_priorities(g->s, prio, nv);
+    free(prio);
+    free(first);
+    return rc;
+}
+
 int psi_acyc_suggest_phases(psi_acyc *g)
 {
     if (!psi_acyc_static_setup(g))
@@ -304,5 +349,7 @@ int psi_acyc_suggest_phases(psi_acyc *g)
         if (vote[v])
             rc = psi_sat_set_phase(g->s, vote[v] > 0 ? (int)v + 1 : -(int)v - 1);
     free(vote);
+    if (!rc)
+        rc = suggest_order(g);
     return rc == PSI_SAT_ENOMEM ? PSI_SAT_ENOMEM : 0;
 }

@@ -138,6 +138,28 @@ int psi_sat_set_phase(psi_sat *s, int lit)
     return 0;
 }
 
+int psi_sat_set_priorities(psi_sat *s, const double *prio, size_t n)
+{
+    if (s->started || n >= INT32_MAX / 2)
+        return PSI_SAT_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!(prio[i] >= 0 && prio[i] < 1))
+            return PSI_SAT_EINVAL;
+    int rc = psi_sat_reserve(s, (int)n);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        s->activity[i] = prio[i];
+    /* Rebuild the heap in one go (it has room for every variable). */
+    for (uint32_t i = 0; i < s->heap_n; i++)
+        s->heap_pos[s->heap[i]] = UINT32_MAX;
+    s->heap_n = 0;
+    for (uint32_t v = 0; v < s->nvars; v++)
+        if (!s->vals[2 * v])
+            (void)psi_heap_insert(s, v);
+    return 0;
+}
+
 static int check_lit(psi_sat *s, int lit)
 {
     if (lit == 0 || lit == INT32_MIN || lit >= INT32_MAX / 2 || lit <= -(INT32_MAX / 2))

@@ -65,6 +65,12 @@ int psi_sat_nvars(const psi_sat *s);
  * options first). Returns 0, PSI_SAT_ENOMEM or PSI_SAT_EINVAL. */
 int psi_sat_set_phase(psi_sat *s, int lit);
 
+/* Initial decision order: variable v (1..n) starts with activity prio[v-1]
+ * (each in [0, 1), below any conflict's bump, so it only orders variables
+ * the search has not yet found in a conflict: the highest first). Before
+ * the first solve only. Returns 0, PSI_SAT_ENOMEM or PSI_SAT_EINVAL. */
+int psi_sat_set_priorities(psi_sat *s, const double *prio, size_t n);
+
 /* Adds the clause lits[0..n-1] (n = 0 makes the formula unsatisfiable).
  * Allowed between solves, never inside theory callbacks. Returns 0,
  * PSI_SAT_ENOMEM or PSI_SAT_EINVAL. */
