@@ -42,6 +42,12 @@ typedef struct cedge {
     uint32_t from, to, tag;
 } cedge;
 
+/* One RC pool entry: a key that became visible to the current
+ * transaction through writer src, made visible by read op. */
+typedef struct pool_ent {
+    uint32_t next, src, op;
+} pool_ent;
+
 typedef struct lctx {
     const psi_history *h;
     const psi_index *idx;
@@ -52,10 +58,22 @@ typedef struct lctx {
     size_t n_e, cap_e;
     psi_level_edge *forced;
     size_t n_forced, cap_forced;
+    /* Per committed transaction t, its read events [r_off[t], r_off[t + 1])
+     * in program order (key, source transaction, op) and the keys of its
+     * final writes [w_off[t], w_off[t + 1]) in program order: built once in
+     * one sequential pass (ev_build), because the passes below visit each
+     * reader's sources and each writer's writes several times, and every
+     * visit through ops[], op_info[] and op_txn[] was a cache miss per
+     * operation on large histories. */
+    uint32_t *r_off, *r_key, *r_src, *r_op; /* r_off [n_txns + 1], the others [reads] */
+    uint32_t *w_off, *w_key;                /* w_off [n_txns + 1], w_key [final writes] */
+    /* session << 32 | pos per transaction: SO tests without loading the
+     * 40-byte transaction records */
+    uint64_t *sp; /* [n_txns] */
     /* per-transaction scratch, indexed by key / transaction, stamped */
     uint32_t *key_stamp, *key_val, *key_head; /* [n_keys] */
     uint32_t *txn_stamp;                      /* [n_txns] */
-    uint32_t *pool_next, *pool_txn;           /* RC lists: next, the read of a writer */
+    pool_ent *pool;                           /* RC lists of visible writers per key */
     size_t n_pool, cap_pool;
     uint32_t *srcs, *src_op; /* distinct sources of the current transaction */
     size_t n_srcs, cap_srcs;
@@ -87,16 +105,51 @@ static uint32_t read_src(const lctx *c, uint32_t o)
     return PSI_SRC_NONE;
 }
 
-static bool ext_read(const lctx *c, uint32_t o)
+/* The read events and final writes of every committed transaction (see
+ * lctx), in one pass over the operations. The arrays are sized for every
+ * operation and only the part used is touched (untouched pages cost no
+ * memory). */
+static bool ev_build(lctx *c)
 {
-    return read_src(c, o) != PSI_SRC_NONE;
-}
-
-static uint32_t src_txn(const lctx *c, uint32_t o)
-{
-    uint32_t s = read_src(c, o);
-    assert(s != PSI_SRC_NONE);
-    return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
+    const psi_history *h = c->h;
+    size_t n_ops = h->n_ops ? h->n_ops : 1, n_t = (size_t)h->n_txns + 1;
+    c->r_off = malloc(n_t * sizeof *c->r_off);
+    c->w_off = malloc(n_t * sizeof *c->w_off);
+    c->r_key = malloc(n_ops * sizeof *c->r_key);
+    c->r_src = malloc(n_ops * sizeof *c->r_src);
+    c->r_op = malloc(n_ops * sizeof *c->r_op);
+    c->w_key = malloc(n_ops * sizeof *c->w_key);
+    c->sp = malloc(n_t * sizeof *c->sp);
+    if (!c->r_off || !c->w_off || !c->r_key || !c->r_src || !c->r_op || !c->w_key || !c->sp)
+        return false;
+    /* huge pages: a page fault per 2 MiB instead of per 4 KiB */
+    psi_hint_huge(c->r_key, n_ops * sizeof *c->r_key);
+    psi_hint_huge(c->r_src, n_ops * sizeof *c->r_src);
+    psi_hint_huge(c->r_op, n_ops * sizeof *c->r_op);
+    psi_hint_huge(c->w_key, n_ops * sizeof *c->w_key);
+    uint32_t nr = 0, nw = 0;
+    for (uint32_t t = 0; t < h->n_txns; t++) {
+        c->r_off[t] = nr;
+        c->w_off[t] = nw;
+        const psi_txn *tx = &h->txns[t];
+        c->sp[t] = (uint64_t)tx->session << 32 | tx->pos;
+        if (t == PSI_INIT_TXN || !committed(h, t))
+            continue;
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t o = tx->first_op + j, s = read_src(c, o);
+            if (s != PSI_SRC_NONE) {
+                c->r_key[nr] = h->ops[o].key;
+                c->r_src[nr] = s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
+                c->r_op[nr++] = o;
+            } else if (h->ops[o].kind == PSI_OP_WRITE &&
+                       (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
+                c->w_key[nw++] = h->ops[o].key;
+            }
+        }
+    }
+    c->r_off[h->n_txns] = nr;
+    c->w_off[h->n_txns] = nw;
+    return true;
 }
 
 static bool add_edge(lctx *c, uint32_t from, uint32_t to, uint32_t tag)
@@ -108,13 +161,13 @@ static bool add_edge(lctx *c, uint32_t from, uint32_t to, uint32_t tag)
 }
 
 /* t2 is before t1 in session order, so the forced edge t2 -> t1 is implied. */
-static bool so_before(const psi_history *h, uint32_t t2, uint32_t t1)
+static bool so_before(const lctx *c, uint32_t t2, uint32_t t1)
 {
     if (t2 == PSI_INIT_TXN)
         return true;
     if (t1 == PSI_INIT_TXN)
         return false;
-    return h->txns[t2].session == h->txns[t1].session && h->txns[t2].pos < h->txns[t1].pos;
+    return c->sp[t2] >> 32 == c->sp[t1] >> 32 && c->sp[t2] < c->sp[t1];
 }
 
 static bool hb_before(const lctx *c, uint32_t t2, uint32_t t1)
@@ -123,16 +176,15 @@ static bool hb_before(const lctx *c, uint32_t t2, uint32_t t1)
         return true;
     if (t1 == PSI_INIT_TXN)
         return false;
-    const psi_txn *a = &c->h->txns[t2];
     assert(c->rank[t1] != NONE);
-    return c->vc[(size_t)c->rank[t1] * c->k + a->session] > a->pos;
+    return c->vc[(size_t)c->rank[t1] * c->k + (c->sp[t2] >> 32)] > (uint32_t)c->sp[t2];
 }
 
 static bool add_forced(lctx *c, uint32_t t2, uint32_t t1, uint32_t key, uint8_t premise,
                        uint32_t reader, uint32_t read_op, uint32_t read_op2)
 {
     assert(t2 != t1 && t2 != PSI_INIT_TXN);
-    if (c->level == PSI_LEVEL_CC ? hb_before(c, t2, t1) : so_before(c->h, t2, t1))
+    if (c->level == PSI_LEVEL_CC ? hb_before(c, t2, t1) : so_before(c, t2, t1))
         return true;
     if (!psi_grow((void **)&c->forced, &c->cap_forced, c->n_forced + 1, sizeof *c->forced))
         return false;
@@ -147,7 +199,7 @@ static bool add_forced(lctx *c, uint32_t t2, uint32_t t1, uint32_t key, uint8_t 
     return add_edge(c, t2, t1, TAG_FORCED_BASE + (uint32_t)c->n_forced++);
 }
 
-/* SO and WR edges; fills srcs with t's distinct sources when asked. */
+/* SO and WR edges. */
 static bool base_edges(lctx *c)
 {
     const psi_history *h = c->h;
@@ -160,12 +212,8 @@ static bool base_edges(lctx *c)
             if (!add_edge(c, prev, t, TAG_SO))
                 return false;
             prev = t;
-            const psi_txn *tx = &h->txns[t];
-            for (uint32_t j = 0; j < tx->n_ops; j++) {
-                uint32_t o = tx->first_op + j;
-                if (!ext_read(c, o))
-                    continue;
-                uint32_t w = src_txn(c, o);
+            for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
+                uint32_t w = c->r_src[r];
                 /* init -> t is implied by SO from the initial transaction */
                 if (w == PSI_INIT_TXN || c->txn_stamp[w] == t)
                     continue;
@@ -205,27 +253,22 @@ static bool list_edges(lctx *c)
 }
 
 /* t's distinct writers (not the initial transaction), each with its first
- * read, in program order; keys t reads externally map to their writer in
- * key_val (stamped t + 1 in key_stamp). */
+ * read, in program order; keys t reads externally map to their read event
+ * in key_val (stamped t + 1 in key_stamp). */
 static bool collect_sources(lctx *c, uint32_t t)
 {
-    const psi_txn *tx = &c->h->txns[t];
     c->n_srcs = 0;
-    for (uint32_t j = 0; j < tx->n_ops; j++) {
-        uint32_t o = tx->first_op + j;
-        if (!ext_read(c, o))
-            continue;
-        uint32_t w = src_txn(c, o);
-        uint32_t key = c->h->ops[o].key;
+    for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
+        uint32_t w = c->r_src[r], key = c->r_key[r];
         c->key_stamp[key] = t + 1;
-        c->key_val[key] = o;
+        c->key_val[key] = r;
         if (w == PSI_INIT_TXN || c->txn_stamp[w] == t + 1)
             continue;
         c->txn_stamp[w] = t + 1;
         if (!grow2(&c->srcs, &c->src_op, &c->cap_srcs, c->n_srcs + 1))
             return false;
         c->srcs[c->n_srcs] = w;
-        c->src_op[c->n_srcs++] = o;
+        c->src_op[c->n_srcs++] = c->r_op[r];
     }
     return true;
 }
@@ -233,39 +276,29 @@ static bool collect_sources(lctx *c, uint32_t t)
 /* RC: a read of x from t1 after t read from t2, which also wrote x. */
 static bool rc_edges(lctx *c, uint32_t t)
 {
-    const psi_history *h = c->h;
-    const psi_txn *tx = &h->txns[t];
     c->n_pool = 0;
-    for (uint32_t j = 0; j < tx->n_ops; j++) {
-        uint32_t o = tx->first_op + j;
-        if (!ext_read(c, o))
-            continue;
-        uint32_t t1 = src_txn(c, o), x = h->ops[o].key;
+    for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
+        uint32_t t1 = c->r_src[r], x = c->r_key[r], o = c->r_op[r];
         if (c->key_stamp[x] == t + 1)
-            for (uint32_t p = c->key_head[x]; p != NONE; p = c->pool_next[p]) {
-                uint32_t t2 = src_txn(c, c->pool_txn[p]);
-                if (t2 != t1 &&
-                    !add_forced(c, t2, t1, x, PSI_LP_EARLIER_READ, t, o, c->pool_txn[p]))
+            for (uint32_t p = c->key_head[x]; p != NONE; p = c->pool[p].next) {
+                uint32_t t2 = c->pool[p].src;
+                if (t2 != t1 && !add_forced(c, t2, t1, x, PSI_LP_EARLIER_READ, t, o, c->pool[p].op))
                     return false;
             }
         if (t1 == PSI_INIT_TXN || c->txn_stamp[t1] == t + 1)
             continue;
         c->txn_stamp[t1] = t + 1;
         /* t1's writes become visible to t's later reads */
-        const psi_txn *w = &h->txns[t1];
-        for (uint32_t i = 0; i < w->n_ops; i++) {
-            uint32_t wo = w->first_op + i;
-            if (h->ops[wo].kind != PSI_OP_WRITE || !(c->idx->op_info[wo] & PSI_OI_FINAL_WRITE))
-                continue;
-            uint32_t y = h->ops[wo].key;
+        for (uint32_t i = c->w_off[t1]; i < c->w_off[t1 + 1]; i++) {
+            uint32_t y = c->w_key[i];
             if (c->key_stamp[y] != t + 1) {
                 c->key_stamp[y] = t + 1;
                 c->key_head[y] = NONE;
             }
-            if (!grow2(&c->pool_next, &c->pool_txn, &c->cap_pool, c->n_pool + 1))
+            if (!psi_grow((void **)&c->pool, &c->cap_pool, c->n_pool + 1, sizeof *c->pool))
                 return false;
-            c->pool_txn[c->n_pool] = o; /* the read that made t1 visible */
-            c->pool_next[c->n_pool] = c->key_head[y];
+            /* o: the read that made t1 visible */
+            c->pool[c->n_pool] = (pool_ent){.next = c->key_head[y], .src = t1, .op = o};
             c->key_head[y] = (uint32_t)c->n_pool++;
         }
     }
@@ -276,21 +309,16 @@ static bool rc_edges(lctx *c, uint32_t t)
  * that t reads from another writer. key_val holds t's read of each key. */
 static bool ra_wr_edges(lctx *c, uint32_t t)
 {
-    const psi_history *h = c->h;
     if (!collect_sources(c, t))
         return false;
     for (size_t i = 0; i < c->n_srcs; i++) {
         uint32_t t2 = c->srcs[i];
-        const psi_txn *w = &h->txns[t2];
-        for (uint32_t j = 0; j < w->n_ops; j++) {
-            uint32_t wo = w->first_op + j;
-            if (h->ops[wo].kind != PSI_OP_WRITE || !(c->idx->op_info[wo] & PSI_OI_FINAL_WRITE))
-                continue;
-            uint32_t y = h->ops[wo].key;
+        for (uint32_t j = c->w_off[t2]; j < c->w_off[t2 + 1]; j++) {
+            uint32_t y = c->w_key[j];
             if (c->key_stamp[y] != t + 1)
                 continue;
-            uint32_t o = c->key_val[y], t1 = src_txn(c, o);
-            if (t1 != t2 && !add_forced(c, t2, t1, y, PSI_LP_WR, t, o, c->src_op[i]))
+            uint32_t r = c->key_val[y], t1 = c->r_src[r];
+            if (t1 != t2 && !add_forced(c, t2, t1, y, PSI_LP_WR, t, c->r_op[r], c->src_op[i]))
                 return false;
         }
     }
@@ -307,24 +335,18 @@ static bool ra_so_edges(lctx *c, uint32_t s, uint32_t *lw_txn, uint32_t *lw_sess
         uint32_t t = h->sessions[s].first_txn + i;
         if (!committed(h, t))
             continue;
-        const psi_txn *tx = &h->txns[t];
-        for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j;
-            if (!ext_read(c, o))
-                continue;
-            uint32_t x = h->ops[o].key, t1 = src_txn(c, o);
+        for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
+            uint32_t x = c->r_key[r], t1 = c->r_src[r];
             if (lw_sess[x] == s + 1 && lw_txn[x] != t1 &&
-                !add_forced(c, lw_txn[x], t1, x, PSI_LP_SO, t, o, NONE))
+                !add_forced(c, lw_txn[x], t1, x, PSI_LP_SO, t, c->r_op[r], NONE))
                 return false;
         }
         if (!ra_wr_edges(c, t))
             return false;
-        for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j;
-            if (h->ops[o].kind == PSI_OP_WRITE) {
-                lw_sess[h->ops[o].key] = s + 1;
-                lw_txn[h->ops[o].key] = t;
-            }
+        /* every key t wrote has a final write */
+        for (uint32_t j = c->w_off[t]; j < c->w_off[t + 1]; j++) {
+            lw_sess[c->w_key[j]] = s + 1;
+            lw_txn[c->w_key[j]] = t;
         }
     }
     return true;
@@ -500,12 +522,10 @@ static psi_status shortest_cycle(lctx *c, const csr *g, uint32_t *indeg, psi_lev
                                   .read_op = NONE,
                                   .read_op2 = NONE};
             if (tag == TAG_WR) {
-                const psi_txn *tx = &c->h->txns[to];
-                for (uint32_t j = 0; j < tx->n_ops; j++) {
-                    uint32_t o = tx->first_op + j;
-                    if (ext_read(c, o) && src_txn(c, o) == at) {
-                        e->key = c->h->ops[o].key;
-                        e->read_op = o;
+                for (uint32_t r = c->r_off[to]; r < c->r_off[to + 1]; r++) {
+                    if (c->r_src[r] == at) {
+                        e->key = c->r_key[r];
+                        e->read_op = c->r_op[r];
                         break;
                     }
                 }
@@ -575,19 +595,10 @@ static psi_status cc_edges(lctx *c)
     psi_status st = PSI_OK;
     if (!woff)
         goto nomem;
-    uint64_t n_w = 0;
-    for (uint32_t t = 1; t < h->n_txns; t++) {
-        if (!committed(h, t))
-            continue;
-        const psi_txn *tx = &h->txns[t];
-        for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j;
-            if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
-                woff[h->ops[o].key + 1]++;
-                n_w++;
-            }
-        }
-    }
+    /* every final write of a committed transaction, by key */
+    uint64_t n_w = c->w_off[h->n_txns];
+    for (uint64_t i = 0; i < n_w; i++)
+        woff[c->w_key[i] + 1]++;
     for (uint32_t x = 0; x < nk; x++)
         woff[x + 1] += woff[x];
     wt = malloc((n_w ? n_w : 1) * sizeof *wt);
@@ -606,13 +617,10 @@ static psi_status cc_edges(lctx *c)
             uint32_t t = h->sessions[s].first_txn + i;
             if (!committed(h, t))
                 continue;
-            const psi_txn *tx = &h->txns[t];
-            for (uint32_t j = 0; j < tx->n_ops; j++) {
-                uint32_t o = tx->first_op + j;
-                if (h->ops[o].kind == PSI_OP_WRITE && (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
-                    wpos[fill[h->ops[o].key]] = tx->pos;
-                    wt[fill[h->ops[o].key]++] = t;
-                }
+            for (uint32_t j = c->w_off[t]; j < c->w_off[t + 1]; j++) {
+                uint32_t x = c->w_key[j];
+                wpos[fill[x]] = (uint32_t)c->sp[t];
+                wt[fill[x]++] = t;
             }
         }
     free(fill);
@@ -621,8 +629,8 @@ static psi_status cc_edges(lctx *c)
     for (uint32_t x = 0; x < nk; x++) {
         goff[x] = n_g;
         for (uint64_t i = woff[x]; i < woff[x + 1]; i++) {
-            uint32_t s = h->txns[wt[i]].session;
-            if (i == woff[x] || h->txns[wt[i - 1]].session != s)
+            uint32_t s = (uint32_t)(c->sp[wt[i]] >> 32);
+            if (i == woff[x] || c->sp[wt[i - 1]] >> 32 != s)
                 grp[n_g++] = (wgroup){s, (uint32_t)i, 0};
             grp[n_g - 1].len++;
         }
@@ -635,11 +643,8 @@ static psi_status cc_edges(lctx *c)
             continue;
         const psi_txn *tx = &h->txns[t];
         const uint32_t *cv = c->vc + (size_t)c->rank[t] * k;
-        for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j;
-            if (!ext_read(c, o))
-                continue;
-            uint32_t x = h->ops[o].key, t1 = src_txn(c, o);
+        for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
+            uint32_t x = c->r_key[r], t1 = c->r_src[r], o = c->r_op[r];
             /* t1's clock (all zero for the initial transaction, whose row
              * cc_clocks leaves alone): a writer of session s at a position
              * below cv1[s] happened before t1, so its edge to t1 is implied
@@ -738,7 +743,7 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
         goto nomem;
     /* txn_stamp: base_edges stamps with t, the per-level passes with t + 1
      * after a reset */
-    if (!base_edges(&c) || !list_edges(&c))
+    if (!ev_build(&c) || !base_edges(&c) || !list_edges(&c))
         goto nomem;
     memset(c.txn_stamp, 0, (size_t)h->n_txns * sizeof *c.txn_stamp);
     if (level == PSI_LEVEL_RC) {
@@ -773,6 +778,8 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
         uint32_t *indeg = malloc((size_t)h->n_txns * sizeof *indeg);
         c.vc = calloc((size_t)n_live * (c.k ? c.k : 1), sizeof *c.vc);
         c.rank = malloc((size_t)h->n_txns * sizeof *c.rank);
+        if (c.vc)
+            psi_hint_huge(c.vc, (size_t)n_live * (c.k ? c.k : 1) * sizeof *c.vc);
         if (!order || !indeg || !c.vc || !c.rank ||
             !csr_build(c.e, c.n_e, h->n_txns, true, &base)) {
             free(order);
@@ -805,8 +812,14 @@ done:
     free(c.key_val);
     free(c.key_head);
     free(c.txn_stamp);
-    free(c.pool_next);
-    free(c.pool_txn);
+    free(c.pool);
+    free(c.r_off);
+    free(c.r_key);
+    free(c.r_src);
+    free(c.r_op);
+    free(c.w_off);
+    free(c.w_key);
+    free(c.sp);
     free(c.srcs);
     free(c.src_op);
     free(c.vc);

@@ -73,6 +73,8 @@ static psi_status build_write_map(index_ctx *c)
     idx->w_op = malloc((n ? n : 1) * sizeof *idx->w_op);
     if (!idx->w_first || !idx->w_val || !idx->w_op)
         return psi_diag_nomem(c->d, "indexing writes");
+    psi_hint_huge(idx->w_val, (n ? n : 1) * sizeof *idx->w_val);
+    psi_hint_huge(idx->w_op, (n ? n : 1) * sizeof *idx->w_op);
     const psi_kv *sorted = psi_kv_sort(a, c->kv_tmp, n, h->n_keys, idx->w_first);
     idx->n_keys = h->n_keys;
     idx->n_writes = (uint32_t)n;
@@ -663,6 +665,12 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         st = psi_diag_nomem(d, "indexing operations");
         goto out;
     }
+    /* Arrays of a word per operation are hundreds of megabytes at 10^7
+     * operations: huge pages save a page fault per 4 KiB and most of the
+     * TLB misses of the random accesses below. */
+    psi_hint_huge(idx->op_txn, n * sizeof *idx->op_txn);
+    psi_hint_huge(idx->read_src, n * sizeof *idx->read_src);
+    psi_hint_huge(idx->op_info, n * sizeof *idx->op_info);
     for (uint32_t t = 1; t < h->n_txns; t++)
         for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
             idx->op_txn[h->txns[t].first_op + i] = t;
@@ -674,6 +682,8 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         st = psi_diag_nomem(d, "indexing operations");
         goto out;
     }
+    psi_hint_huge(c.kv_a, n * sizeof *c.kv_a);
+    psi_hint_huge(c.kv_tmp, n * sizeof *c.kv_tmp);
 
     if ((st = build_write_map(&c)) != PSI_OK)
         goto out;

@@ -3,6 +3,7 @@
 #include "fuzz.h"
 
 #include "check/check.h"
+#include "check/level.h"
 #include "core/index.h"
 
 #include <stdio.h>
@@ -82,6 +83,44 @@ static void check_shape(const psi_history *h)
     }
 }
 
+/* The whole check under every level (real-time ones only when the
+ * history has real time), and the lattice between the verdicts
+ * (level.h): a history accepted under a level is accepted under every
+ * level it implies. A level may refuse a history with an error (the
+ * polynomial ones refuse a read with a choice of writers): it then takes
+ * no part. Every history here has at most FUZZ_CHECK_OPS operations, and
+ * pruning runs on one thread, so an input costs a bounded number of small
+ * checks. */
+static void check_levels(psi_history *h)
+{
+    int verdict[PSI_LEVEL_LAST + 1]; /* 0 accept, 1 reject, -1 none */
+    for (unsigned l = 0; l <= PSI_LEVEL_LAST; l++) {
+        verdict[l] = -1;
+        if (psi_level_realtime((psi_level)l) && !h->rt)
+            continue;
+        psi_check_opts co = {.level = (psi_level)l,
+                             .ser = psi_level_base((psi_level)l) == PSI_LEVEL_SER,
+                             .threads = 1,
+                             .time_limit = 5.0};
+        psi_check_result r;
+        psi_diag d;
+        psi_status cst = psi_check(h, &co, &r, &d);
+        if (cst != PSI_OK)
+            check_diag(&d);
+        else
+            verdict[l] = r.verdict == PSI_REJECT;
+        psi_check_result_free(&r); /* also after an error */
+    }
+    for (unsigned s = 0; s <= PSI_LEVEL_LAST; s++)
+        for (unsigned w = 0; w <= PSI_LEVEL_LAST; w++)
+            if (verdict[s] == 0 && verdict[w] == 1 &&
+                psi_level_implies((psi_level)s, (psi_level)w)) {
+                fprintf(stderr, "accepted under %s, rejected under %s\n",
+                        psi_level_name((psi_level)s), psi_level_name((psi_level)w));
+                FUZZ_REQUIRE(0, "the verdicts break the lattice of levels");
+            }
+}
+
 void psi_fuzz_after_read(psi_status st, psi_history *h, const psi_diag *d)
 {
     if (st != PSI_OK) {
@@ -93,28 +132,10 @@ void psi_fuzz_after_read(psi_status st, psi_history *h, const psi_diag *d)
     FUZZ_REQUIRE(h != NULL, "successful read without a history");
     check_shape(h);
     FUZZ_REQUIRE(h->n_ops <= PSI_FUZZ_MAX_OPS, "more operations than the limit");
-    psi_diag d2;
     if (h->n_ops <= FUZZ_CHECK_OPS) {
-        /* SI, SER, then with real time strong-si and strict-ser, which
-         * must not accept what SI or SER rejects (the lattice). */
-        static const psi_level lv[] = {PSI_LEVEL_SI, PSI_LEVEL_SER, PSI_LEVEL_STRONG_SI,
-                                       PSI_LEVEL_STRICT_SER};
-        int verdict[4] = {-1, -1, -1, -1}; /* 0 accept, 1 reject, -1 none */
-        for (int i = 0; i < (h->rt ? 4 : 2); i++) {
-            psi_check_opts co = {
-                .level = lv[i], .ser = psi_level_base(lv[i]) == PSI_LEVEL_SER, .time_limit = 5.0};
-            psi_check_result r;
-            psi_status cst = psi_check(h, &co, &r, &d2);
-            if (cst != PSI_OK)
-                check_diag(&d2);
-            else
-                verdict[i] = r.verdict == PSI_REJECT;
-            psi_check_result_free(&r); /* also after an error */
-        }
-        for (int i = 0; i < 2; i++)
-            FUZZ_REQUIRE(!(verdict[i] == 1 && verdict[i + 2] == 0),
-                         "a real-time level accepts what its base level rejects");
+        check_levels(h);
     } else {
+        psi_diag d2;
         psi_index idx;
         psi_status ist = psi_index_build(h, &idx, &d2);
         if (ist == PSI_OK)
