@@ -3,6 +3,7 @@
 
 #include "check/level_psi.h"
 #include "check/realtime.h"
+#include "core/memuse.h"
 #include "encode/encode.h"
 
 #include <stdio.h>
@@ -23,6 +24,23 @@ static void stage(const psi_check_opts *opts, const char *name)
 {
     if (opts->on_stage)
         opts->on_stage(opts->stage_ctx, name);
+}
+
+const char *psi_mem_stage_name(psi_mem_stage s)
+{
+    static const char *const names[PSI_MEM_STAGES] = {"load",  "validate", "construct",
+                                                      "prune", "encode",   "solve"};
+    return s < PSI_MEM_STAGES ? names[s] : "?";
+}
+
+/* The memory figures of stage m, taken as it ends. */
+static void mem_after(psi_check_stats *s, psi_mem_stage m)
+{
+    s->mem_now[m] = psi_mem_resident();
+    /* The kernel updates the peak lazily; the resident set now is a lower
+     * bound of it. */
+    uint64_t peak = psi_mem_peak();
+    s->mem_peak[m] = peak > s->mem_now[m] ? peak : s->mem_now[m];
 }
 
 /* The solver's progress hook, as a "solve" event. */
@@ -51,6 +69,7 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     s->theory_edges = enc.n_known_edges + enc.n_constraint_edges;
     double t1 = psi_cpu_now();
     s->t_encode = t1 - t0;
+    mem_after(s, PSI_MEM_ENCODE);
     if (opts->time_limit > 0)
         psi_sat_set_time_limit(enc.sat, opts->time_limit);
     if (opts->progress.fn)
@@ -77,6 +96,7 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
         r = psi_sat_solve(enc.sat);
     }
     s->t_solve = psi_cpu_now() - t1;
+    mem_after(s, PSI_MEM_SOLVE);
     psi_sat_stats ss;
     psi_sat_get_stats(enc.sat, &ss);
     s->decisions = ss.decisions;
@@ -252,6 +272,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     s->transactions = h->n_txns - 1;
     s->operations = h->n_ops;
 
+    mem_after(s, PSI_MEM_LOAD);
     stage(opts, "validate");
     double t0 = psi_cpu_now();
     uint32_t init_txn;
@@ -260,6 +281,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return st;
     st = psi_index_build(h, &res->idx, d);
     s->t_validate = psi_cpu_now() - t0;
+    mem_after(s, PSI_MEM_VALIDATE);
     if (st != PSI_OK) {
         /* Say which level refused the input. */
         if (st == PSI_ERR_INPUT && res->level_checked != PSI_LEVEL_SI)
@@ -315,6 +337,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         t0 = psi_cpu_now();
         st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
         s->t_construct = psi_cpu_now() - t0;
+        mem_after(s, PSI_MEM_CONSTRUCT);
         s->known_edges_after = res->level.forced_edges;
         if (st != PSI_OK)
             return st;
@@ -353,6 +376,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             t0 = psi_cpu_now();
             st = psi_ts_replay(h, &res->idx, &res->ts, ser, &res->ts_violation, d);
             s->t_construct = psi_cpu_now() - t0;
+            mem_after(s, PSI_MEM_CONSTRUCT);
             res->ts.replayed = true;
             if (st != PSI_OK)
                 return st;
@@ -400,6 +424,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     /* Nothing after the polygraph looks values up again. */
     psi_index_release_writes(&res->idx);
     s->t_construct = psi_cpu_now() - t0;
+    mem_after(s, PSI_MEM_CONSTRUCT);
     s->known_edges_before = res->g.n_known;
     s->constraints_before = res->g.n_writer_pairs;
     s->unknown_deps_before = res->g.n_pair_deps;
@@ -418,6 +443,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
                           .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;
+    mem_after(s, PSI_MEM_PRUNE);
     if (st != PSI_OK)
         return st;
     s->prune_rounds = res->prune.rounds;

@@ -66,6 +66,20 @@ typedef enum psi_reject_reason {
     PSI_BY_TIMESTAMPS = 6,  /* the timestamps show a violation directly (ts_violation) */
 } psi_reject_reason;
 
+/* The stages whose memory psi_check_stats records, in pipeline order. */
+typedef enum psi_mem_stage {
+    PSI_MEM_LOAD,
+    PSI_MEM_VALIDATE,
+    PSI_MEM_CONSTRUCT,
+    PSI_MEM_PRUNE,
+    PSI_MEM_ENCODE,
+    PSI_MEM_SOLVE,
+    PSI_MEM_STAGES
+} psi_mem_stage;
+
+/* "load", "validate", ... for s < PSI_MEM_STAGES. */
+const char *psi_mem_stage_name(psi_mem_stage s);
+
 typedef struct psi_check_stats {
     /* Stage times in CPU seconds (psi_cpu_now: user + system of the process,
      * so a stage running threads may show more than its wall time). */
@@ -87,6 +101,14 @@ typedef struct psi_check_stats {
     uint64_t vars, theory_edges, decisions, propagations, conflicts, restarts, learned;
     uint64_t theory_calls, theory_conflicts, theory_propagations;
     double theory_seconds;
+    /* Memory after each stage (issue 17), in bytes, indexed by
+     * psi_mem_stage: mem_peak[] is the process's peak resident set so far
+     * (it only grows, and counts everything in the process: with several
+     * histories checked in one process, the earlier ones too), mem_now[]
+     * its resident set then, which drops when a stage frees its inputs.
+     * PSI_MEM_LOAD is taken on entry to psi_check, with the history
+     * loaded. 0: the stage did not run, or the platform cannot say. */
+    uint64_t mem_peak[PSI_MEM_STAGES], mem_now[PSI_MEM_STAGES];
 } psi_check_stats;
 
 typedef struct psi_check_result {

@@ -8,6 +8,7 @@
 
 #include "cli/html.h"
 #include "cli/outfile.h"
+#include "core/memuse.h"
 #include "formats/input.h"
 #include "formats/locate.h"
 #include "interpret/explain.h"
@@ -18,7 +19,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 /* Graph-free anomalies whose place in the file a report names. */
 #define MAX_PLACES 64
@@ -31,14 +31,6 @@ typedef struct run {
     psi_watchdog *wd;
     const char *stage; /* now running; a literal */
 } run;
-
-static uint64_t peak_rss_bytes(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
-}
 
 static void on_stage(void *ctx, const char *stage)
 {
@@ -354,7 +346,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     psi_diag_clear(&wd);
     bool wrote = !io->outputs || finish_outputs(&r, &out, h, &res, &cx, &rend, &wd);
     memset(&out, 0, sizeof out);
-    rend.peak_bytes = peak_rss_bytes();
+    rend.peak_bytes = psi_mem_peak();
     s->peak_bytes = rend.peak_bytes;
     if (io->report) {
         bool ok = c->json ? psi_render_json(h, &res, &cx, &rend, io->report)
@@ -393,7 +385,7 @@ done:
     }
     s->wall = psi_now() - t_start;
     if (!s->peak_bytes)
-        s->peak_bytes = peak_rss_bytes();
+        s->peak_bytes = psi_mem_peak();
     psi_cex_free(&cx);
     psi_check_result_free(&res);
     psi_hint_file_free(&hints);

@@ -1,6 +1,8 @@
 /* The limits watchdog (see limits.h). */
 #include "cli/limits.h"
 
+#include "core/memuse.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,17 +42,6 @@ bool psi_limits_option(psi_args *a, const char *arg, psi_limits *l)
     return false;
 }
 
-static uint64_t resident_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f)
-        return 0;
-    unsigned long long size = 0, resident = 0;
-    int n = fscanf(f, "%llu %llu", &size, &resident);
-    fclose(f);
-    return n == 2 ? (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
-}
-
 /* Prints the message and ends the process; called with mu held, so the
  * command cannot disarm (and start printing) in between. */
 static void fire(psi_watchdog *w, bool memory)
@@ -88,7 +79,7 @@ static void *watch(void *arg)
         double t = now() - w->start;
         if (w->lim.timeout > 0 && t >= w->lim.timeout)
             fire(w, false);
-        if (w->lim.max_mb && resident_bytes() > w->lim.max_mb * 1024ull * 1024ull)
+        if (w->lim.max_mb && psi_mem_resident() > w->lim.max_mb * 1024ull * 1024ull)
             fire(w, true);
         /* Sleep 10 ms or until disarmed. */
         struct timespec ts;

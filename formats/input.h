@@ -1,5 +1,6 @@
 /* Internal to formats/ (and its tests): the low-level input every reader
- * shares. Whole-file loading and sniffing a file's first bytes (input.c),
+ * shares. Whole-file loading, a windowed stream (dbcop) and sniffing a
+ * file's first bytes (input.c),
  * and small inline helpers on bytes already in memory: the name used in
  * diagnostics, the operation limit, the UTF-8 byte order mark, decimal
  * numbers and line splitting. The readers build on these and never on each
@@ -21,6 +22,64 @@
  * convenience (*len excludes the NUL); the caller frees *buf. Failures name
  * the path ("cannot open", "cannot read", "file too large to load"). */
 psi_status psi_read_file(const char *path, char **buf, size_t *len, psi_diag *d);
+
+/* An input read through a bounded window, so a reader that consumes it
+ * front to back (dbcop) never holds the whole file: the unread bytes are
+ * win[start, end), and win[0] is at byte `base` of the input. A stream over
+ * memory (psi_stream_mem) has the whole input in its window and never
+ * reads. size is the input's length when known (a regular file, memory),
+ * else PSI_STREAM_SIZE_UNKNOWN (a pipe: the length is known at the end). */
+#define PSI_STREAM_SIZE_UNKNOWN UINT64_MAX
+typedef struct psi_stream {
+    const char *name;         /* in messages: the path, or PSI_STDIN_NAME */
+    const unsigned char *win; /* the window (owned as own_win when reading a file) */
+    unsigned char *own_win;   /* NULL for a stream over memory */
+    size_t cap;               /* size of own_win */
+    size_t start, end;        /* the unread bytes in win */
+    uint64_t base;            /* input offset of win[0] */
+    uint64_t size;            /* input length, or PSI_STREAM_SIZE_UNKNOWN */
+    int fd;                   /* -1 once closed, or for memory */
+    bool eof;                 /* read(2) said the end was reached */
+} psi_stream;
+
+/* Opens path ("-": standard input, duplicated and left open) for reading
+ * through a window of `window` bytes (at least 4096). Failures as
+ * psi_read_file's. Close it with psi_stream_close, also after a failure. */
+psi_status psi_stream_open(const char *path, size_t window, psi_stream *s, psi_diag *d);
+/* A stream over len bytes at buf (not copied; they outlive the stream). */
+void psi_stream_mem(psi_stream *s, const char *name, const void *buf, size_t len);
+/* Reads until at least n unread bytes are in the window (n <= the
+ * window's size) or the input ends: fewer than n then is what is left. */
+psi_status psi_stream_fill_slow(psi_stream *s, size_t n, psi_diag *d);
+/* Reads the rest of the input (the unread window bytes first) into one
+ * NUL-terminated buffer as psi_read_file does; the caller frees *buf. */
+psi_status psi_stream_slurp(psi_stream *s, char **buf, size_t *len, psi_diag *d);
+/* Frees the window and closes the descriptor; a zeroed or memory stream
+ * is fine too. */
+void psi_stream_close(psi_stream *s);
+
+static inline size_t psi_stream_avail(const psi_stream *s)
+{
+    return s->end - s->start;
+}
+
+/* The input offset of the next unread byte. */
+static inline uint64_t psi_stream_offset(const psi_stream *s)
+{
+    return s->base + s->start;
+}
+
+/* psi_stream_fill_slow with the common case (enough bytes already in the
+ * window) inline: readers call it for every item. */
+static inline psi_status psi_stream_fill(psi_stream *s, size_t n, psi_diag *d)
+{
+    return psi_stream_avail(s) >= n ? PSI_OK : psi_stream_fill_slow(s, n, d);
+}
+
+/* The dbcop reader over a stream positioned at the input's first byte, as
+ * psi_read_dbcop_mem (which calls it on a memory stream). */
+psi_status psi_read_dbcop_stream(psi_stream *s, uint64_t max_ops, const psi_progress *progress,
+                                 psi_history **out, psi_diag *d);
 
 /* Reads at most cap bytes from the start of the file at path into buf
  * (*n of them), for guessing its format. */

@@ -105,11 +105,14 @@ static psi_format format_from_content(const unsigned char *s, size_t n, bool *bi
     return PSI_FMT_AUTO;
 }
 
+/* How many first bytes say a file's format. */
+enum { SAMPLE = 4096 };
+
 /* The format of a file named `path` that starts with s[0..n). */
 static psi_format format_of(const char *path, const unsigned char *s, size_t n)
 {
     bool binary;
-    psi_format by_content = format_from_content(s, n < 4096 ? n : 4096, &binary);
+    psi_format by_content = format_from_content(s, n < SAMPLE ? n : SAMPLE, &binary);
     psi_format by_ext = format_from_extension(path);
     if (by_content != PSI_FMT_AUTO)
         return by_content;
@@ -142,7 +145,7 @@ psi_status psi_detect_format(const char *path, psi_format *fmt, psi_diag *d)
         *fmt = PSI_FMT_COBRA;
         return PSI_OK;
     }
-    unsigned char sample[4096];
+    unsigned char sample[SAMPLE];
     size_t n;
     psi_status st = psi_read_head(path, sample, sizeof sample, &n, d);
     if (st != PSI_OK)
@@ -272,23 +275,49 @@ psi_status psi_read_history(const char *path, const psi_read_opts *opts, psi_his
     if (!is_stdin && S_ISDIR(sb.st_mode) && fmt == PSI_FMT_COBRA)
         return read_cobra_dir(path, opts, out, d);
 
-    /* One read of the whole file; the format is guessed from the bytes read
-     * (not by opening the file twice, which would lose data from a pipe). */
-    char *buf;
-    size_t len;
-    psi_status st = psi_read_file(path, &buf, &len, d);
-    if (st != PSI_OK)
+    /* The format is guessed from the first bytes read (not by opening the
+     * file twice, which would lose data from a pipe); dbcop then reads on
+     * through the window, every other reader gets the whole file. */
+    psi_stream in;
+    psi_status st = psi_stream_open(path, SAMPLE * 256, &in, d);
+    if (st == PSI_OK)
+        st = psi_stream_fill(&in, SAMPLE, d);
+    if (st != PSI_OK) {
+        psi_stream_close(&in);
         return st;
+    }
     if (is_stdin)
         path = PSI_STDIN_NAME;
+    size_t n_head = psi_stream_avail(&in);
+    const unsigned char *head = in.win + in.start;
+    bool blank_head = is_empty_input((const char *)head, n_head);
+    if (blank_head && in.eof) {
+        psi_stream_close(&in);
+        return psi_diag_line(d, PSI_ERR_INPUT, path, 1, 1, "%s",
+                             n_head ? "empty history: the file holds only whitespace"
+                                    : "empty history: the file is empty");
+    }
+    if (fmt == PSI_FMT_AUTO)
+        fmt = format_of(is_stdin ? "" : path, head, n_head);
+    if (fmt == PSI_FMT_DBCOP && !blank_head) {
+        st = psi_read_dbcop_stream(&in, max_ops, pr, out, d);
+        psi_stream_close(&in);
+        if (st == PSI_OK && opts && opts->initial_state == PSI_INITIAL_RECORDED)
+            make_recorded(*out);
+        return st;
+    }
+    char *buf;
+    size_t len;
+    st = psi_stream_slurp(&in, &buf, &len, d);
+    psi_stream_close(&in);
+    if (st != PSI_OK)
+        return st;
     if (is_empty_input(buf, len)) {
         free(buf);
         return psi_diag_line(d, PSI_ERR_INPUT, path, 1, 1, "%s",
                              len ? "empty history: the file holds only whitespace"
                                  : "empty history: the file is empty");
     }
-    if (fmt == PSI_FMT_AUTO)
-        fmt = format_of(is_stdin ? "" : path, (const unsigned char *)buf, len);
     psi_initial_state init = opts ? opts->initial_state : PSI_INITIAL_DEFAULT;
     if (init == PSI_INITIAL_RECORDED && !recordable(fmt)) {
         free(buf);

@@ -404,6 +404,20 @@ static void json_stats(psi_json *j, const psi_check_stats *s, const psi_cex *cx,
     psi_json_num(j, "theory_seconds", s->theory_seconds);
     psi_json_num(j, "interpret_seconds", cx->present ? cx->seconds : 0.0);
     psi_json_u64(j, "peak_memory_bytes", o->peak_bytes);
+    /* After each stage that ran (issue 17): the peak so far, the resident
+     * set then, and the peak per operation of the history. */
+    psi_json_begin_object(j, "memory");
+    for (int m = 0; m < PSI_MEM_STAGES; m++) {
+        if (!s->mem_peak[m])
+            continue;
+        psi_json_begin_object(j, psi_mem_stage_name((psi_mem_stage)m));
+        psi_json_u64(j, "peak_bytes", s->mem_peak[m]);
+        psi_json_u64(j, "resident_bytes", s->mem_now[m]);
+        psi_json_num(j, "peak_bytes_per_op",
+                     s->operations ? (double)s->mem_peak[m] / (double)s->operations : 0.0);
+        psi_json_end_object(j);
+    }
+    psi_json_end_object(j);
     psi_json_end_object(j);
 }
 

@@ -138,6 +138,22 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
             (unsigned long long)s->propagations, (unsigned long long)s->theory_calls,
             s->theory_seconds, (unsigned long long)s->theory_conflicts);
     fprintf(out, "  peak memory   %.1f MiB\n", (double)peak / (1024.0 * 1024.0));
+    /* After each stage that ran: the peak so far, the resident set then,
+     * and the peak per operation of the history (issue 17). */
+    const char *rows[3] = {"  peak MiB     ", "  resident MiB ", "  peak B/op    "};
+    for (int row = 0; row < 3; row++) {
+        bool any = false;
+        for (int m = 0; m < PSI_MEM_STAGES; m++) {
+            uint64_t v = row == 1 ? s->mem_now[m] : s->mem_peak[m];
+            if (!s->mem_peak[m] || (row == 2 && !s->operations))
+                continue;
+            fprintf(out, "%s%s %.1f", any ? "  " : rows[row], psi_mem_stage_name((psi_mem_stage)m),
+                    row == 2 ? (double)v / (double)s->operations : (double)v / (1024.0 * 1024.0));
+            any = true;
+        }
+        if (any)
+            fprintf(out, "\n");
+    }
 }
 
 static void interpret_stats_text(FILE *out, const psi_cex *cx)

@@ -11,7 +11,8 @@
 # Histories are generated once into the cache (default build/cache, not in
 # git; the 10^6 one is 0.6 GB) and reused. Every check prints CPU s (user +
 # sys), wall s, peak MiB (maximum resident set) and the stage table from
-# --json (stage times are CPU seconds). Results: DIR/scale.csv, DIR/growth.csv,
+# --json (stage times are CPU seconds) and the peak bytes per operation after
+# each stage (stats.memory). Results: DIR/scale.csv, DIR/growth.csv,
 # DIR/growth.svg, DIR/growth.png (default DIR: bench/results/scale). Runs
 # one check at a time: the 10^6 history needs about 2 GB and minutes of CPU.
 set -euo pipefail
@@ -55,6 +56,8 @@ gen() {
 }
 
 num() { grep -o "\"$1\":[0-9.e+-]*" <<<"$2" | head -1 | cut -d: -f2; }
+# Peak bytes per operation after stage $1 (stats.memory, issue 17 item 4).
+bpo() { grep -o "\"$1\":{\"peak_bytes\":[0-9]*,\"resident_bytes\":[0-9]*,\"peak_bytes_per_op\":[0-9.e+-]*" <<<"$2" | head -1 | awk -F: '{printf "%.0f", $NF}'; }
 
 # check NAME FILE: one CSV row on stdout, the table row on stderr.
 check() {
@@ -73,10 +76,15 @@ check() {
         "$(num prune "$json")" "$(num encode "$json")" "$(num solve "$json")"
         "$(num decisions "$json")" "$(num conflicts "$json")" "$(num theory_seconds "$json")")
     printf "%-14s %9s %-7s %8s %8s %7s %7s %8s %9s %7s %7s %7s %10s %9s %7s\n" "${row[@]}" >&2
+    local st mem=()
+    for st in load validate construct prune encode solve; do mem+=("$(bpo "$st" "$json")"); done
+    printf "%-14s peak B/op after load %s, validate %s, construct %s, prune %s, encode %s, solve %s\n" \
+        "" "${mem[@]}" >&2
+    row+=("${mem[@]}")
     (IFS=,; echo "${row[*]}")
 }
 
-header=name,committed,verdict,cpu_s,wall_s,peak_mib,load_s,validate_s,construct_s,prune_s,encode_s,solve_s,decisions,conflicts,theory_s
+header=name,committed,verdict,cpu_s,wall_s,peak_mib,load_s,validate_s,construct_s,prune_s,encode_s,solve_s,decisions,conflicts,theory_s,bpo_load,bpo_validate,bpo_construct,bpo_prune,bpo_encode,bpo_solve
 hdr() {
     printf "%-14s %9s %-7s %8s %8s %7s %7s %8s %9s %7s %7s %7s %10s %9s %7s\n" history committed verdict \
         cpu_s wall_s peak_MiB load validate construct prune encode solve decisions conflicts theory >&2

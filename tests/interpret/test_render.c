@@ -114,6 +114,9 @@ static void mask_timings(char *s)
                                        "\"theory_seconds\":",
                                        "\"interpret_seconds\":",
                                        "\"peak_memory_bytes\":",
+                                       "\"peak_bytes\":",
+                                       "\"resident_bytes\":",
+                                       "\"peak_bytes_per_op\":",
                                        "\"seconds\":"};
     const char *numeral = "0123456789.e+-";
     char *w = s;

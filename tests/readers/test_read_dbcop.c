@@ -3,6 +3,8 @@
  * offset. Inputs are built in memory. */
 #include "rd_util.h"
 
+#include <sys/wait.h>
+
 static void header(rd_bytes *b, const char *info)
 {
     rd_le64(b, 7);  /* id */
@@ -298,6 +300,204 @@ static void test_files(void **state)
     rd_rmdir(dir);
 }
 
+/* ---- streaming (formats/input.h's psi_stream) ---- */
+
+/* A history of `n_txns` transactions per session over three sessions, with
+ * an info string of info_len bytes: big enough to cross many small windows
+ * (and, at 1.5 MB, the reader's own 1 MiB one). */
+static void big(rd_bytes *b, size_t info_len, uint64_t n_txns)
+{
+    char *info = malloc(info_len + 1);
+    assert_non_null(info);
+    for (size_t i = 0; i < info_len; i++)
+        info[i] = (char)('a' + i % 26);
+    info[info_len] = '\0';
+    header(b, info);
+    free(info);
+    rd_le64(b, 3);
+    uint64_t v = 0;
+    for (uint64_t s = 0; s < 3; s++) {
+        rd_le64(b, n_txns);
+        for (uint64_t t = 0; t < n_txns; t++) {
+            rd_le64(b, 3);
+            event(b, 0, (v * 7) % 13, v, 1); /* values need not make sense: only parsed */
+            event(b, 1, v % 13, v + 1, (int)(t % 5 != 0));
+            event(b, 1, (v + 3) % 13, v + 2, 1);
+            rd_u8(b, (unsigned)(t % 11 != 0));
+            v += 3;
+        }
+    }
+}
+
+/* Reads path through a window of `window` bytes, as psi_read_history does
+ * for dbcop with its own (bigger) window. */
+static psi_status rd_stream(const char *path, size_t window, psi_history **h, psi_diag *d)
+{
+    psi_diag_clear(d);
+    psi_stream s;
+    psi_status st = psi_stream_open(path, window, &s, d);
+    if (st == PSI_OK)
+        st = psi_read_dbcop_stream(&s, 0, NULL, h, d);
+    else
+        *h = NULL;
+    psi_stream_close(&s);
+    return st;
+}
+
+/* n bytes into a new pipe, its write end closed: a stream over
+ * /dev/fd/<read end> has no size. The caller closes *fd. n must fit the
+ * pipe's buffer (64 KiB on Linux). */
+static void rd_pipe(const void *bytes, size_t n, int *fd, char *path, size_t cap)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], bytes, n), (ssize_t)n);
+    close(p[1]);
+    *fd = p[0];
+    snprintf(path, cap, "/dev/fd/%d", p[0]);
+}
+
+static void assert_same_meta(const psi_history *a, const psi_history *b)
+{
+    rd_assert_same(a, b, true);
+    assert_string_equal(a->dbcop.info, b->dbcop.info);
+    assert_string_equal(a->dbcop.end, b->dbcop.end);
+    for (uint32_t t = 1; t < a->n_txns; t++)
+        assert_int_equal(a->txns[t].src, b->txns[t].src);
+}
+
+/* A file read through windows of 4 KiB (an info string of 10,000 bytes
+ * spans three), and through the reader's own window from a regular file
+ * and from a FIFO: the same history as from memory, byte offsets included. */
+static void test_stream_same_history(void **state)
+{
+    (void)state;
+    char *dir = rd_tmpdir();
+    rd_bytes b = {0};
+    big(&b, 10000, 9000);
+    assert_true(b.n > (size_t)3 << 19); /* more than 1.5 MiB */
+    psi_history *ref, *h;
+    psi_diag d;
+    assert_int_equal(rd(&b, b.n, &ref, &d), PSI_OK);
+    char *p = rd_write(dir, "big.bincode", b.p, b.n);
+    if (rd_stream(p, 4096, &h, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_same_meta(ref, h);
+    psi_history_free(h);
+    psi_diag_clear(&d);
+    if (psi_read_history(p, NULL, &h, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_same_meta(ref, h);
+    psi_history_free(h);
+
+    char fifo[1200];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *f = fopen(fifo, "wb");
+        if (!f)
+            _exit(1);
+        size_t w = fwrite(b.p, 1, b.n, f);
+        _exit(fclose(f) == 0 && w == b.n ? 0 : 1);
+    }
+    psi_diag_clear(&d);
+    psi_status st = psi_read_history(fifo, NULL, &h, &d);
+    int wst;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    if (st != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_same_meta(ref, h);
+    psi_history_free(h);
+    psi_history_free(ref);
+    unlink(fifo);
+    unlink(p);
+    free(p);
+    rd_free(&b);
+    rd_rmdir(dir);
+}
+
+/* Through a pipe the input's size is unknown, so counts are not checked
+ * up front: every proper prefix must still fail as a truncation with an
+ * offset inside what was read, and the checks that need no size (hostile
+ * string lengths, trailing bytes, booleans) say what memory says. */
+static void test_stream_pipe_errors(void **state)
+{
+    (void)state;
+    rd_bytes b = {0};
+    sample_at at;
+    sample(&b, &at);
+    char path[64];
+    int fd;
+    psi_history *h;
+    psi_diag d;
+    for (size_t len = 0; len <= b.n; len++) {
+        rd_pipe(b.p, len, &fd, path, sizeof path);
+        psi_status st = rd_stream(path, 4096, &h, &d);
+        close(fd);
+        if (len == b.n) {
+            assert_int_equal(st, PSI_OK);
+            psi_history *ref;
+            psi_diag dm;
+            assert_int_equal(rd(&b, b.n, &ref, &dm), PSI_OK);
+            assert_same_meta(ref, h);
+            psi_history_free(ref);
+            psi_history_free(h);
+            break;
+        }
+        if (st != PSI_ERR_SYNTAX)
+            fail_msg("prefix of %zu bytes: %s: %s", len, psi_status_name(st), d.msg);
+        assert_null(h);
+        char *byte = strstr(d.msg, ": byte ");
+        assert_non_null(byte);
+        assert_true(strtoull(byte + 7, NULL, 10) <= len);
+        assert_true(strstr(d.msg, "truncated") || strstr(d.msg, "runs past the end"));
+    }
+    /* the events' count runs past the end: the same words as a file's */
+    rd_pipe(b.p, at.t1_ev1 + 5, &fd, path, sizeof path);
+    rd_expect(rd_stream(path, 4096, &h, &d), &d, PSI_ERR_SYNTAX,
+              "event count 3 runs past the end of the file (23 bytes left");
+    close(fd);
+
+    /* trailing bytes are counted to the end of the pipe */
+    rd_put(&b, "xyz", 3);
+    rd_pipe(b.p, b.n, &fd, path, sizeof path);
+    rd_expect(rd_stream(path, 4096, &h, &d), &d, PSI_ERR_SYNTAX,
+              "3 unexpected bytes after the last session");
+    close(fd);
+    b.n -= 3;
+    b.p[at.t3_ok] = 7;
+    rd_pipe(b.p, b.n, &fd, path, sizeof path);
+    rd_expect(rd_stream(path, 4096, &h, &d), &d, PSI_ERR_SYNTAX, "transaction success flag is 7");
+    close(fd);
+    rd_free(&b);
+
+    /* a string length of 2^63 with three bytes after it: nothing is sized
+     * from it, and the message counts the bytes that came */
+    for (int i = 0; i < 5; i++)
+        rd_le64(&b, 1);
+    rd_le64(&b, UINT64_C(1) << 63);
+    rd_put(&b, "abc", 3);
+    rd_pipe(b.p, b.n, &fd, path, sizeof path);
+    rd_expect(rd_stream(path, 4096, &h, &d), &d, PSI_ERR_SYNTAX,
+              "byte 40: info string length 9223372036854775808 runs past the end of the file (3 "
+              "bytes left)");
+    close(fd);
+    rd_free(&b);
+
+    /* a long string through a pipe and a small window */
+    big(&b, 20000, 2);
+    rd_pipe(b.p, b.n, &fd, path, sizeof path);
+    assert_int_equal(rd_stream(path, 4096, &h, &d), PSI_OK);
+    assert_int_equal(strlen(h->dbcop.info), 20000);
+    assert_int_equal(h->n_txns, 7);
+    psi_history_free(h);
+    close(fd);
+    rd_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +509,8 @@ int main(void)
         cmocka_unit_test(test_write_of_zero),
         cmocka_unit_test(test_max_ops_and_empty_body),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_stream_same_history),
+        cmocka_unit_test(test_stream_pipe_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
