@@ -77,4 +77,20 @@ psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *pat
 psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const char *fmt,
                                   psi_diag *d);
 
+/* One line of a Jepsen writer (EDN, JSON): transaction txn's invoke or
+ * completion. */
+typedef struct psi_write_event {
+    uint64_t time; /* h->rt's, 0 without real time */
+    uint32_t txn;
+    uint32_t completes; /* 0: the invoke, 1: the completion */
+} psi_write_event;
+
+/* The order the Jepsen writers put lines in (*out malloc'd, the caller
+ * frees it): without real time session by session, each invoke followed
+ * by its completion; with it (h->rt) in real time, so that the reader,
+ * which takes real time from the lines' places when invokes have no
+ * :index, reads back the same precedence. Sessions keep their order either
+ * way. */
+psi_status psi_write_events(const psi_history *h, psi_write_event **out, size_t *n, psi_diag *d);
+
 #endif

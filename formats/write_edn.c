@@ -160,14 +160,23 @@ psi_status psi_write_edn_commented(const psi_history *h, const char *path, const
     psi_out_comment(o, "; ", comment);
     enum { FLUSH_AT = 1 << 16 };
     edn_line l = {0};
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
-        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+    psi_write_event *ev;
+    size_t n_ev;
+    if ((st = psi_write_events(h, &ev, &n_ev, d)) != PSI_OK) {
+        psi_out_close(o, false, d);
+        return st;
+    }
+    for (size_t i = 0; i < n_ev; i++) {
+        uint32_t t = ev[i].txn;
+        const psi_session *se = &h->sessions[h->txns[t].session];
+        if (!ev[i].completes) {
             puts_(&l, "{:type :invoke, :f :txn, :value ");
             put_ops(&l, h, t, true);
             puts_(&l, ", :process ");
             put_u64(&l, se->id);
-            puts_(&l, "}\n{:type ");
+            puts_(&l, "}\n");
+        } else {
+            puts_(&l, "{:type ");
             puts_(&l, status_keyword(h->txns[t].status));
             puts_(&l, ", :f :txn, :value ");
             put_ops(&l, h, t, false);
@@ -178,17 +187,19 @@ psi_status psi_write_edn_commented(const psi_history *h, const char *path, const
             if (psi_write_needs_observed_mark(h, t))
                 puts_(&l, ", :polysi/reads :observed");
             puts_(&l, "}\n");
-            if (l.nomem) {
-                free(l.buf);
-                psi_out_close(o, false, d);
-                return psi_diag_nomem(d, "writing EDN");
-            }
-            if (l.n >= FLUSH_AT) {
-                psi_out_write(o, l.buf, l.n);
-                l.n = 0;
-            }
+        }
+        if (l.nomem) {
+            free(l.buf);
+            free(ev);
+            psi_out_close(o, false, d);
+            return psi_diag_nomem(d, "writing EDN");
+        }
+        if (l.n >= FLUSH_AT) {
+            psi_out_write(o, l.buf, l.n);
+            l.n = 0;
         }
     }
+    free(ev);
     psi_out_write(o, l.buf, l.n);
     free(l.buf);
     return psi_out_close(o, true, d);

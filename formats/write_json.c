@@ -194,14 +194,23 @@ psi_status psi_write_json_commented(const psi_history *h, const char *path, cons
         return d ? d->status : PSI_ERR_IO;
     enum { FLUSH_AT = 1 << 16 };
     json_text l = {0};
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
-        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+    psi_write_event *ev;
+    size_t n_ev;
+    if ((st = psi_write_events(h, &ev, &n_ev, d)) != PSI_OK) {
+        psi_out_close(o, false, d);
+        return st;
+    }
+    for (size_t i = 0; i < n_ev; i++) {
+        uint32_t t = ev[i].txn;
+        const psi_session *se = &h->sessions[h->txns[t].session];
+        if (!ev[i].completes) {
             puts_(&l, "{\"type\":\"invoke\",\"f\":\"txn\",\"value\":");
             put_ops(&l, h, t, true);
             puts_(&l, ",\"process\":");
             put_u64(&l, se->id);
-            puts_(&l, "}\n{\"type\":");
+            puts_(&l, "}\n");
+        } else {
+            puts_(&l, "{\"type\":");
             puts_(&l, status_type(h->txns[t].status));
             puts_(&l, ",\"f\":\"txn\",\"value\":");
             put_ops(&l, h, t, false);
@@ -212,26 +221,28 @@ psi_status psi_write_json_commented(const psi_history *h, const char *path, cons
             if (psi_write_needs_observed_mark(h, t))
                 puts_(&l, ",\"polysi/reads\":\"observed\"");
             puts_(&l, "}\n");
-            if (l.nomem || l.bad) {
-                const psi_session *bs = se;
-                uint64_t id = h->txns[t].id;
-                const char *bad = l.bad;
-                free(l.buf);
-                psi_out_close(o, false, d);
-                if (!bad)
-                    return psi_diag_nomem(d, "writing JSON");
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as json: transaction %llu (session %llu) "
-                                    "uses key or value %.200s, which JSON cannot spell (JSON has "
-                                    "strings, numbers and booleans, no keywords or symbols)",
-                                    path, (unsigned long long)id, (unsigned long long)bs->id, bad);
-            }
-            if (l.n >= FLUSH_AT) {
-                psi_out_write(o, l.buf, l.n);
-                l.n = 0;
-            }
+        }
+        if (l.nomem || l.bad) {
+            const psi_session *bs = se;
+            uint64_t id = h->txns[t].id;
+            const char *bad = l.bad;
+            free(l.buf);
+            free(ev);
+            psi_out_close(o, false, d);
+            if (!bad)
+                return psi_diag_nomem(d, "writing JSON");
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as json: transaction %llu (session %llu) "
+                                "uses key or value %.200s, which JSON cannot spell (JSON has "
+                                "strings, numbers and booleans, no keywords or symbols)",
+                                path, (unsigned long long)id, (unsigned long long)bs->id, bad);
+        }
+        if (l.n >= FLUSH_AT) {
+            psi_out_write(o, l.buf, l.n);
+            l.n = 0;
         }
     }
+    free(ev);
     psi_out_write(o, l.buf, l.n);
     free(l.buf);
     return psi_out_close(o, true, d);
