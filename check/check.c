@@ -1,6 +1,7 @@
 /* The check pipeline (see check.h). */
 #include "check/check.h"
 
+#include "check/known_only.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
 #include "core/memuse.h"
@@ -167,6 +168,26 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     }
     psi_encoding_free(&enc);
     return st;
+}
+
+/* Pruning's outcome (psi_prune, or psi_known_only) into the statistics;
+ * a forbidden cycle it found is the verdict: true then. */
+static bool pruned_reject(psi_check_result *res, const psi_check_opts *opts)
+{
+    psi_check_stats *s = &res->stats;
+    s->prune_rounds = res->prune.rounds;
+    s->constraints_generated = opts->no_pruning ? res->g.n_cons : res->prune.seeded;
+    s->prune_bytes = res->prune.peak_bytes;
+    s->known_edges_after = res->g.n_known;
+    s->constraints_after = res->prune.remaining;
+    s->unknown_deps_after = res->prune.remaining_unknown_deps;
+    if (res->prune.outcome != PSI_PRUNE_OK) {
+        res->verdict = PSI_REJECT;
+        res->reason =
+            res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
+        return true;
+    }
+    return false;
 }
 
 /* Under RC and PL-2 a repeat read (PSI_OI_REPEAT_READ) is a read event of
@@ -429,6 +450,24 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     s->constraints_before = res->g.n_writer_pairs;
     s->unknown_deps_before = res->g.n_pair_deps;
 
+    /* A version order that leaves no writer pair open needs one cycle
+     * check of the known graph: no rounds, no solver (known_only.h). */
+    if (opts->version_order && (base == PSI_LEVEL_SI || base == PSI_LEVEL_SER)) {
+        stage(opts, "prune");
+        t0 = psi_cpu_now();
+        bool taken;
+        st = psi_known_only(h, &res->g, &res->hints, ser, &taken, &res->prune, d);
+        s->t_prune = psi_cpu_now() - t0;
+        if (st != PSI_OK)
+            return st;
+        if (taken) {
+            /* No cycle: every writer pair is ordered, so the solver would
+             * get an empty formula. */
+            if (!pruned_reject(res, opts))
+                res->verdict = PSI_ACCEPT, res->reason = PSI_BY_NOTHING;
+            return PSI_OK;
+        }
+    }
     stage(opts, "prune");
     t0 = psi_cpu_now();
     psi_level lv = base;
@@ -446,18 +485,8 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     mem_after(s, PSI_MEM_PRUNE);
     if (st != PSI_OK)
         return st;
-    s->prune_rounds = res->prune.rounds;
-    s->constraints_generated = opts->no_pruning ? res->g.n_cons : res->prune.seeded;
-    s->prune_bytes = res->prune.peak_bytes;
-    s->known_edges_after = res->g.n_known;
-    s->constraints_after = res->prune.remaining;
-    s->unknown_deps_after = res->prune.remaining_unknown_deps;
-    if (res->prune.outcome != PSI_PRUNE_OK) {
-        res->verdict = PSI_REJECT;
-        res->reason =
-            res->prune.outcome == PSI_PRUNE_KNOWN_CYCLE ? PSI_BY_KNOWN_CYCLE : PSI_BY_PRUNING;
+    if (pruned_reject(res, opts))
         return PSI_OK;
-    }
     return solve(h, res, opts, d);
 }
 

@@ -27,26 +27,31 @@ static int event_cmp(const void *x, const void *y)
 
 typedef struct rt_sweep {
     const psi_history *h;
-    psi_polygraph *g;
+    psi_rt_edge_fn fn;
+    void *ctx;
     psi_diag *d;
     uint32_t *front; /* the frontier (realtime.h) */
     size_t n_front, cap_front;
     uint8_t *in_front; /* [n_txns] */
-    /* The transaction's edges are g->known[first[t] .. first[t] + count[t]),
-     * recorded at its invoke: their sources are what it replaces. */
+    /* The sources of the transaction's edges, src[first[t] .. first[t] +
+     * count[t]), recorded at its invoke: they are what it replaces. */
+    uint32_t *src;
+    size_t n_src, cap_src;
     uint64_t *first;
     uint32_t *count;
 } rt_sweep;
 
 static psi_status on_invoke(rt_sweep *s, uint32_t t)
 {
-    s->first[t] = s->g->n_known;
+    s->first[t] = s->n_src;
     s->count[t] = 0;
+    if (!psi_grow((void **)&s->src, &s->cap_src, s->n_src + s->n_front, sizeof *s->src))
+        return psi_diag_nomem(s->d, "adding real-time edges");
     for (size_t i = 0; i < s->n_front; i++) {
-        psi_status st = psi_polygraph_add_known(s->g, s->front[i], t, PSI_EDGE_SO, UINT32_MAX,
-                                                PSI_FROM_REALTIME, s->d);
+        psi_status st = s->fn(s->ctx, s->front[i], t);
         if (st != PSI_OK)
             return st;
+        s->src[s->n_src++] = s->front[i];
         s->count[t]++;
     }
     return PSI_OK;
@@ -55,11 +60,8 @@ static psi_status on_invoke(rt_sweep *s, uint32_t t)
 static psi_status on_complete(rt_sweep *s, uint32_t t)
 {
     /* The members t got edges from now reach later invokes through t. */
-    for (uint32_t i = 0; i < s->count[t]; i++) {
-        const psi_edge *e = &s->g->known[s->first[t] + i];
-        assert(e->to == t && e->origin == PSI_FROM_REALTIME);
-        s->in_front[e->from] = 0;
-    }
+    for (uint32_t i = 0; i < s->count[t]; i++)
+        s->in_front[s->src[s->first[t] + i]] = 0;
     size_t n = 0;
     for (size_t i = 0; i < s->n_front; i++)
         if (s->in_front[s->front[i]])
@@ -72,15 +74,14 @@ static psi_status on_complete(rt_sweep *s, uint32_t t)
     return PSI_OK;
 }
 
-psi_status psi_rt_constrain(const psi_history *h, psi_polygraph *g, uint64_t *n_added, psi_diag *d)
+psi_status psi_rt_edges(const psi_history *h, psi_rt_edge_fn fn, void *ctx, psi_diag *d)
 {
     assert(h->rt);
-    *n_added = 0;
-    uint64_t before = g->n_known;
     size_t n_ev = 0;
     rt_event *ev = malloc(2 * (size_t)h->n_txns * sizeof *ev);
     rt_sweep s = {.h = h,
-                  .g = g,
+                  .fn = fn,
+                  .ctx = ctx,
                   .d = d,
                   .in_front = calloc(h->n_txns, 1),
                   .first = malloc(h->n_txns * sizeof *s.first),
@@ -105,12 +106,33 @@ psi_status psi_rt_constrain(const psi_history *h, psi_polygraph *g, uint64_t *n_
         qsort(ev, n_ev, sizeof *ev, event_cmp);
     for (size_t i = 0; i < n_ev && st == PSI_OK; i++)
         st = ev[i].completes ? on_complete(&s, ev[i].txn) : on_invoke(&s, ev[i].txn);
-    *n_added = g->n_known - before;
 out:
     free(ev);
     free(s.front);
     free(s.in_front);
+    free(s.src);
     free(s.first);
     free(s.count);
+    return st;
+}
+
+typedef struct to_known {
+    psi_polygraph *g;
+    psi_diag *d;
+} to_known;
+
+static psi_status add_known(void *ctx, uint32_t from, uint32_t to)
+{
+    to_known *k = ctx;
+    return psi_polygraph_add_known(k->g, from, to, PSI_EDGE_SO, UINT32_MAX, PSI_FROM_REALTIME,
+                                   k->d);
+}
+
+psi_status psi_rt_constrain(const psi_history *h, psi_polygraph *g, uint64_t *n_added, psi_diag *d)
+{
+    uint64_t before = g->n_known;
+    to_known k = {.g = g, .d = d};
+    psi_status st = psi_rt_edges(h, add_known, &k, d);
+    *n_added = st == PSI_OK ? g->n_known - before : 0;
     return st;
 }

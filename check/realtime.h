@@ -32,6 +32,12 @@
  * says how many. */
 psi_status psi_rt_constrain(const psi_history *h, psi_polygraph *g, uint64_t *n_added, psi_diag *d);
 
+/* The same sweep for any consumer (verify-witness builds its own graph):
+ * fn(ctx, from, to) for every edge, in sweep order; its error stops the
+ * sweep and is returned. */
+typedef psi_status (*psi_rt_edge_fn)(void *ctx, uint32_t from, uint32_t to);
+psi_status psi_rt_edges(const psi_history *h, psi_rt_edge_fn fn, void *ctx, psi_diag *d);
+
 /* Whether a precedes b in real time (history.h). */
 static inline int psi_rt_precedes(const psi_history *h, uint32_t a, uint32_t b)
 {

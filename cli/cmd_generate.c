@@ -59,7 +59,9 @@ static void help(void)
            "                      '(SESSION,ID) START COMMIT' lines (si and ser stores,\n"
            "                      text format), for check --timestamps\n"
            "  --format F          text | dbcop | edn (text; text drops aborted\n"
-           "                      transactions, which it cannot express)\n\n"
+           "                      transactions, which it cannot express; edn writes\n"
+           "                      the events in the store's real-time order, for\n"
+           "                      strict-ser and strong-si)\n\n"
            "A summary goes to stderr, including each fault's count of transactions it\n"
            "changed and of those that provably break SI (such a history must be\n"
            "rejected under SI and SER).\n");
@@ -184,6 +186,8 @@ int psi_cmd_generate(int argc, char **argv)
         return 2;
     }
     o.keep_aborted = fmt != PSI_FMT_TEXT;
+    /* EDN carries invoke and completion order: the store's true one. */
+    o.realtime = fmt == PSI_FMT_EDN;
     ts_sink ts = {0};
     if (ts_path) {
         /* Transaction ids survive only in the text format. */

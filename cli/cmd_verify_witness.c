@@ -23,8 +23,10 @@ static void help(void)
            "level's axiom read by read.\n\n"
            "  --isolation L   si (default: no cycle without two adjacent RW edges) or ser\n"
            "                  (no cycle; the witness's order line, if any, must put every\n"
-           "                  dependency forward); or pl2, rc, ra, cc, pc, psi (or their\n"
-           "                  long names, as check takes them)\n"
+           "                  dependency forward); strong-si and strict-ser: the same with\n"
+           "                  the history's real time (EDN/JSON) as dependencies too;\n"
+           "                  or pl2, rc, ra, cc, pc, psi (or their long names, as check\n"
+           "                  takes them)\n"
            "  --format F      format of HISTORY (default: detect)\n\n"
            "Exit codes: 0 the witness is valid, 1 it is refused (incomplete, inconsistent\n"
            "or cyclic; the reason is printed), 2 malformed witness or other error.\n");
@@ -92,16 +94,6 @@ int psi_cmd_verify_witness(int argc, char **argv)
                         a.value);
                 return 2;
             }
-            if (!a.failed && psi_level_realtime(level)) {
-                /* A witness is a version or commit order; it says nothing
-                 * about real time, which would need a check of its own. */
-                fprintf(stderr,
-                        "polysi-solve verify-witness: --isolation %s: real time is not "
-                        "checked from a witness; verify under %s\n",
-                        a.value, psi_level_arg(psi_level_base(level)));
-                return 2;
-            }
-            level = psi_level_base(level);
         } else if (psi_args_opt(&a, arg, "--format")) {
             ro.format = psi_format_from_name(a.value);
             if (ro.format == PSI_FMT_AUTO && strcmp(a.value, "auto") != 0) {

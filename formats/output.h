@@ -46,11 +46,12 @@ psi_status psi_write_json_commented(const psi_history *h, const char *path, cons
 bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t);
 
 /* The spelling of one Jepsen format (EDN, JSON) for psi_write_jepsen: the
- * two write the same operations in the same order and differ only in
- * these strings and in which names they can spell. A transaction is
- *   inv_head OPS process ID cmp_head STATUS txn_value OPS process ID
- *   index ID [observed] "}\n"
- * (cmp_head ends the invoke's line) and a micro-op is  w KEY sep VALUE "]"
+ * two write the same operations in the same order (psi_write_events) and
+ * differ only in these strings and in which names they can spell. A
+ * transaction is two lines, its invoke and its completion:
+ *   inv_head OPS process ID "}\n"
+ *   cmp_head STATUS txn_value OPS process ID index ID [observed] "}\n"
+ * and a micro-op is  w KEY sep VALUE "]"
  * (append for list appends),  r KEY sep nil "]"  (invoke, initial value),
  * r KEY sep "[" V sep ... "]]"  (list read) or  r KEY sep VALUE "]". */
 typedef struct psi_jepsen_syntax {
@@ -105,5 +106,21 @@ psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *pat
  * EDN and JSON they could only read the initial nil. */
 psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const char *fmt,
                                   psi_diag *d);
+
+/* One line of a Jepsen writer (EDN, JSON): transaction txn's invoke or
+ * completion. */
+typedef struct psi_write_event {
+    uint64_t time; /* h->rt's, 0 without real time */
+    uint32_t txn;
+    uint32_t completes; /* 0: the invoke, 1: the completion */
+} psi_write_event;
+
+/* The order the Jepsen writers put lines in (*out malloc'd, the caller
+ * frees it): without real time session by session, each invoke followed
+ * by its completion; with it (h->rt) in real time, so that the reader,
+ * which takes real time from the lines' places when invokes have no
+ * :index, reads back the same precedence. Sessions keep their order either
+ * way. */
+psi_status psi_write_events(const psi_history *h, psi_write_event **out, size_t *n, psi_diag *d);
 
 #endif

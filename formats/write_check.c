@@ -4,6 +4,8 @@
  * differs between them. */
 #include "formats/output.h"
 
+#include <stdlib.h>
+
 psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *path, const char *fmt,
                                const char *who, psi_diag *d)
 {
@@ -78,8 +80,50 @@ psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const 
                     "%s the initial value is nil and a written 0 is an ordinary value, so reads "
                     "of 0 would change meaning",
                     path, fmt, (unsigned long long)tx->id,
-                    (unsigned long long)h->sessions[tx->session].id,
-                    PSI_KEY_NAME(h, ops[i].key), psi_format_name(h->format), fmt);
+                    (unsigned long long)h->sessions[tx->session].id, PSI_KEY_NAME(h, ops[i].key),
+                    psi_format_name(h->format), fmt);
     }
+    return PSI_OK;
+}
+
+/* Real time: by time, at equal times invokes first (precedence is strict,
+ * check/realtime.c), then by transaction and kind (a transaction's invoke
+ * before its completion). */
+static int event_cmp(const void *x, const void *y)
+{
+    const psi_write_event *a = x, *b = y;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    if (a->completes != b->completes)
+        return a->completes < b->completes ? -1 : 1;
+    return (a->txn > b->txn) - (a->txn < b->txn);
+}
+
+psi_status psi_write_events(const psi_history *h, psi_write_event **out, size_t *n, psi_diag *d)
+{
+    size_t m = 0;
+    for (uint32_t s = 0; s < h->n_sessions; s++)
+        m += 2 * (size_t)h->sessions[s].n_txns;
+    psi_write_event *ev = malloc((m ? m : 1) * sizeof *ev);
+    if (!ev)
+        return psi_diag_nomem(d, "ordering the history's events");
+    m = 0;
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
+            uint64_t inv = h->rt ? h->rt[t].invoke : 0, cmp = h->rt ? h->rt[t].complete : 0;
+            /* An open completion (:info) is open wherever it stands: right
+             * after its invoke, so that its process has one operation
+             * outstanding at a time. */
+            if (cmp == PSI_RT_OPEN)
+                cmp = inv;
+            ev[m++] = (psi_write_event){.time = inv, .txn = t, .completes = 0};
+            ev[m++] = (psi_write_event){.time = cmp, .txn = t, .completes = 1};
+        }
+    }
+    if (h->rt && m)
+        qsort(ev, m, sizeof *ev, event_cmp);
+    *out = ev;
+    *n = m;
     return PSI_OK;
 }

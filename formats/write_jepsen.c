@@ -141,14 +141,22 @@ psi_status psi_write_jepsen(const psi_history *h, const char *path, const char *
         psi_out_comment(o, sx->comment_prefix, comment);
     enum { FLUSH_AT = 1 << 16 };
     jepsen_text l = {.sx = sx};
-    for (uint32_t s = 0; s < h->n_sessions; s++) {
-        const psi_session *se = &h->sessions[s];
-        for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
-            assert(h->txns[t].status < sizeof sx->status / sizeof sx->status[0]);
+    psi_write_event *ev;
+    size_t n_ev;
+    if ((st = psi_write_events(h, &ev, &n_ev, d)) != PSI_OK) {
+        psi_out_close(o, false, d);
+        return st;
+    }
+    for (size_t i = 0; i < n_ev; i++) {
+        uint32_t t = ev[i].txn;
+        const psi_session *se = &h->sessions[h->txns[t].session];
+        assert(h->txns[t].status < sizeof sx->status / sizeof sx->status[0]);
+        if (!ev[i].completes) {
             puts_(&l, sx->inv_head);
             put_ops(&l, h, t, true);
             puts_(&l, sx->process);
             put_u64(&l, se->id);
+        } else {
             puts_(&l, sx->cmp_head);
             puts_(&l, sx->status[h->txns[t].status]);
             puts_(&l, sx->txn_value);
@@ -159,25 +167,27 @@ psi_status psi_write_jepsen(const psi_history *h, const char *path, const char *
             put_u64(&l, h->txns[t].id);
             if (psi_write_needs_observed_mark(h, t))
                 puts_(&l, sx->observed);
-            puts_(&l, "}\n");
-            if (l.nomem || l.bad) {
-                const char *bad = l.bad;
-                free(l.buf);
-                psi_out_close(o, false, d);
-                if (!bad)
-                    return psi_diag_nomem(d, sx->writing);
-                return psi_diag_set(d, PSI_ERR_INPUT,
-                                    "%s: cannot write as %s: transaction %llu (session %llu) "
-                                    "uses key or value %.200s, which %s",
-                                    path, sx->fmt, (unsigned long long)h->txns[t].id,
-                                    (unsigned long long)se->id, bad, sx->cannot_spell);
-            }
-            if (l.n >= FLUSH_AT) {
-                psi_out_write(o, l.buf, l.n);
-                l.n = 0;
-            }
+        }
+        puts_(&l, "}\n");
+        if (l.nomem || l.bad) {
+            const char *bad = l.bad;
+            free(l.buf);
+            free(ev);
+            psi_out_close(o, false, d);
+            if (!bad)
+                return psi_diag_nomem(d, sx->writing);
+            return psi_diag_set(d, PSI_ERR_INPUT,
+                                "%s: cannot write as %s: transaction %llu (session %llu) "
+                                "uses key or value %.200s, which %s",
+                                path, sx->fmt, (unsigned long long)h->txns[t].id,
+                                (unsigned long long)se->id, bad, sx->cannot_spell);
+        }
+        if (l.n >= FLUSH_AT) {
+            psi_out_write(o, l.buf, l.n);
+            l.n = 0;
         }
     }
+    free(ev);
     psi_out_write(o, l.buf, l.n);
     free(l.buf);
     return psi_out_close(o, true, d);

@@ -147,6 +147,25 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
     return psi_builder_finish(b, out, d);
 }
 
+/* --timestamps for the history left: the lines of the first check's
+ * timestamps (resolved onto transactions, first->ts) whose transactions
+ * are still in it, with their lines in the file, into e[] (n_txns
+ * entries); the sub-histories keep the original's names. */
+static void timestamps_left(const rest *r, const psi_ts_info *ts, psi_hint_ts *e,
+                            psi_timestamps *out)
+{
+    const psi_history *h = r->h;
+    size_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (ts->line[t] && !r->out[t])
+            e[n++] = (psi_hint_ts){.sid = h->sessions[h->txns[t].session].id,
+                                   .tid = h->txns[t].id,
+                                   .start = ts->start[t],
+                                   .commit = ts->commit[t],
+                                   .line = ts->line[t]};
+    *out = (psi_timestamps){.name = ts->file, .e = e, .n = n};
+}
+
 /* Takes out the transactions of a violation found in the history left. */
 static bool take_out_cex(rest *r, const psi_cex *cx)
 {
@@ -169,6 +188,7 @@ psi_status psi_all_find(const psi_history *h, const psi_check_result *first,
     r.op_map = calloc(h->n_ops ? h->n_ops : 1, sizeof *r.op_map);
     psi_status st = PSI_OK;
     size_t cap = 0;
+    psi_hint_ts *tse = NULL; /* --timestamps of the history left (timestamps_left) */
     if (!r.out || !r.drop || !r.txn_map || !r.op_map) {
         st = psi_diag_nomem(d, "listing every anomaly");
         goto done;
@@ -188,6 +208,16 @@ psi_status psi_all_find(const psi_history *h, const psi_check_result *first,
     uint32_t found = first->reason == PSI_BY_ANOMALY ? 0 : 1;
     psi_check_opts o = *co;
     o.keep_model = false;
+    /* --timestamps name transactions, some of which are taken out: each
+     * history left gets those of its own. (Timestamps carried in the
+     * history, EDN/JSON, are copied with its transactions.) */
+    psi_timestamps tsl;
+    if (co->timestamps && first->ts.file && first->ts.line) {
+        if (!(tse = malloc(h->n_txns * sizeof *tse))) {
+            st = psi_diag_nomem(d, "listing every anomaly");
+            goto done;
+        }
+    }
     uint32_t quiet_rounds = 0; /* rounds that found only graph-free anomalies */
     for (uint32_t round = 0; round < max + 1 + quiet_rounds && st == PSI_OK; round++) {
         psi_history *left = NULL;
@@ -198,6 +228,10 @@ psi_status psi_all_find(const psi_history *h, const psi_check_result *first,
                 out->rest = PSI_ACCEPT;
             }
             break;
+        }
+        if (tse) {
+            timestamps_left(&r, &first->ts, tse, &tsl);
+            o.timestamps = &tsl;
         }
         psi_check_result res;
         st = psi_check(left, &o, &res, d);
@@ -248,6 +282,7 @@ psi_status psi_all_find(const psi_history *h, const psi_check_result *first,
             break;
     }
 done:
+    free(tse);
     free(r.out);
     free(r.drop);
     free(r.gone);

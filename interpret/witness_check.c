@@ -4,6 +4,7 @@
  * Independent of prune/, encode/ and solver/ on purpose. */
 #include "interpret/witness_check.h"
 
+#include "check/realtime.h"
 #include "core/graph.h"
 #include "core/index.h"
 #include "core/keyname.h"
@@ -31,6 +32,7 @@ typedef struct chk {
     psi_history *h;
     psi_index idx;
     bool ser;
+    bool realtime;   /* strict-ser, strong-si: real-time edges too (check/realtime.h) */
     psi_level level; /* SI or SER (ser), or a level witness_level.c checks */
     char **why;      /* the refusal, allocated here */
     psi_wverdict *verdict;
@@ -125,6 +127,30 @@ static bool add_edge(chk *c, uint32_t from, uint32_t to, uint8_t type, uint32_t 
     return true;
 }
 
+/* A real-time edge (check/realtime.h's sweep): SO-typed, a DEP edge under
+ * both rules, told apart by its origin in messages. */
+static psi_status add_rt_edge(void *ctx, uint32_t from, uint32_t to)
+{
+    chk *c = ctx;
+    if (!add_edge(c, from, to, PSI_EDGE_SO, UINT32_MAX))
+        return PSI_ERR_NOMEM;
+    c->e[c->n_e - 1].origin = PSI_FROM_REALTIME;
+    return PSI_OK;
+}
+
+/* "a -RT-> b": a completed at position I before b was invoked at J. */
+static void fmt_rt(const chk *c, const psi_edge *e, strbuf *b)
+{
+    char x[64], y[64];
+    psi_fmt_txn(c->h, e->from, x, sizeof x);
+    psi_fmt_txn(c->h, e->to, y, sizeof y);
+    const char *pos = c->h->rt_by_index ? "index" : "position";
+    sb_printf(b,
+              "%s -RT-> %s (real time: %s completed at %s %llu before %s was invoked at %s %llu)",
+              x, y, x, pos, (unsigned long long)c->h->rt[e->from].complete, y, pos,
+              (unsigned long long)c->h->rt[e->to].invoke);
+}
+
 /* The final write of t on key, or UINT32_MAX. */
 static uint32_t final_write(const chk *c, uint32_t t, uint32_t key)
 {
@@ -213,13 +239,19 @@ static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, strbuf *b)
     for (size_t i = 0; i < n;) {
         const psi_edge *e = &c->e[cyc[i]];
         psi_fmt_txn(c->h, e->from, a, sizeof a);
+        if (e->origin == PSI_FROM_REALTIME) {
+            sb_printf(b, "%s -RT-> ", a);
+            i++;
+            continue;
+        }
         if (e->type != PSI_EDGE_SO) {
             sb_printf(b, "%s -%s(%s)-> ", a, type_name(e->type), PSI_KEY_NAME(c->h, e->key));
             i++;
             continue;
         }
         size_t run = 1;
-        while (i + run < n && c->e[cyc[i + run]].type == PSI_EDGE_SO)
+        while (i + run < n && c->e[cyc[i + run]].type == PSI_EDGE_SO &&
+               c->e[cyc[i + run]].origin != PSI_FROM_REALTIME)
             run++;
         if (run == 1)
             sb_printf(b, "%s -SO-> ", a);
@@ -322,6 +354,11 @@ static psi_status acyclic(chk *c)
         sb_printf(&b, "(none)");
     sb_printf(&b, ": ");
     fmt_cycle(c, cyc, len, &b);
+    for (uint32_t i = 0; i < len; i++)
+        if (c->e[cyc[i]].origin == PSI_FROM_REALTIME) {
+            sb_printf(&b, "; ");
+            fmt_rt(c, &c->e[cyc[i]], &b);
+        }
     st = refuse_sb(c, &b);
 out:
     psi_graph_free(&g);
@@ -517,6 +554,10 @@ static psi_status check(chk *c, const psi_witness *w)
             prev = idx->op_txn[wo];
         }
     }
+    /* Real time: sparse edges whose paths give every real-time pair, so
+     * an order that keeps them forward keeps every pair forward. */
+    if (ok && c->realtime)
+        ok = psi_rt_edges(h, add_rt_edge, c, NULL) == PSI_OK;
     if (!ok) {
         st = psi_diag_nomem(NULL, "checking a witness");
         goto out;
@@ -565,7 +606,12 @@ static psi_status check(chk *c, const psi_witness *w)
                 char x2[64];
                 psi_fmt_txn(h, e->from, a, sizeof a);
                 psi_fmt_txn(h, e->to, x2, sizeof x2);
-                if (e->type == PSI_EDGE_SO)
+                if (e->origin == PSI_FROM_REALTIME) {
+                    strbuf sb = {0};
+                    sb_printf(&sb, "line %llu: the order puts %s after %s, but ", L, a, x2);
+                    fmt_rt(c, e, &sb);
+                    st = refuse_sb(c, &sb);
+                } else if (e->type == PSI_EDGE_SO)
                     st = refuse(c, "line %llu: the order puts %s after %s, but %s -SO-> %s", L, a,
                                 x2, a, x2);
                 else
@@ -668,11 +714,22 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
                                     psi_level level, psi_wverdict *verdict, char **why, psi_diag *d)
 {
     psi_witness w;
+    /* strict-ser and strong-si: SER and SI with real time; the
+     * strong-session levels are SER and SI (check/level.h). */
+    const psi_level asked = level;
+    bool realtime = psi_level_realtime(level);
+    level = psi_level_base(level);
     bool ser = level == PSI_LEVEL_SER;
     bool weak = level != PSI_LEVEL_SER && level != PSI_LEVEL_SI;
-    chk c = {.h = h, .ser = ser, .level = level, .why = why, .verdict = verdict};
+    chk c = {
+        .h = h, .ser = ser, .realtime = realtime, .level = level, .why = why, .verdict = verdict};
     *verdict = PSI_WITNESS_VALID;
     *why = NULL;
+    if (realtime && !h->rt)
+        return psi_diag_set(d, PSI_ERR_INPUT,
+                            "%s: the history carries no real time, which %s needs: only EDN and "
+                            "JSON histories with :invoke and completion ops of a :process do",
+                            h->source ? h->source : "the history", psi_level_name(asked));
     psi_status st = psi_witness_parse(wname, text, len, &w, d);
     if (st != PSI_OK)
         goto out;

@@ -630,6 +630,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     return PSI_OK;
 }
 
+psi_status psi_prune_known_graph(const psi_history *h, psi_polygraph *g, bool ser,
+                                 psi_prune_result *res, psi_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    assert(!g->pending && !g->n_choices);
+    psi_polygraph_shrink(g);
+    return final_cycle_check(h, g, ser ? RULE_SER : RULE_SI, res, d);
+}
+
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
                      psi_prune_result *res, psi_diag *d)
 {

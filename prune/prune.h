@@ -84,6 +84,13 @@ typedef struct psi_prune_result {
 
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
                      psi_prune_result *res, psi_diag *d);
+/* The known graph's cycle check alone, SI's rule (the doubled graph) or
+ * SER's (any cycle), as the last pass of rounds stopped early runs it: for
+ * a polygraph whose constraints are generated and none is open, and with
+ * no read choice (check/known_only.h), where rounds would resolve
+ * nothing. Fills *res as psi_prune would (outcome, cycle; 0 rounds). */
+psi_status psi_prune_known_graph(const psi_history *h, psi_polygraph *g, bool ser,
+                                 psi_prune_result *res, psi_diag *d);
 void psi_prune_result_free(psi_prune_result *res);
 
 #endif

@@ -98,6 +98,12 @@ typedef struct psi_gen_opts {
      * that commit before it starts (check/timestamps.h). NULL: none. */
     void (*on_timestamps)(void *ctx, uint64_t session, uint64_t id, int64_t start, int64_t commit);
     void *timestamps_ctx;
+    /* Record each transaction's real time (history.h psi_rt): a tick of
+     * the simulation's clock when it begins and one when it commits or
+     * aborts, so the EDN/JSON writers put its events in that order and a
+     * transaction completed before another began precedes it (generate
+     * sets it for --format edn). */
+    bool realtime;
 } psi_gen_opts;
 
 /* The value written as version `v` (1, 2, ...) of key `key` under

@@ -108,6 +108,7 @@ typedef struct sess {
     uint32_t attempts; /* aborted attempts of the current one */
     bool open;
     uint32_t snap, hole; /* hole: commit timestamp reads skip (0: none) */
+    uint64_t invoked;    /* the clock's tick at the transaction's begin (opts realtime) */
     psi_gen_step *steps;
     size_t cap_steps;
     uint32_t n_steps, cur;
@@ -133,6 +134,7 @@ typedef struct store {
     keyvers *kv;
     uint64_t *next_val;
     uint32_t now;     /* last commit timestamp */
+    uint64_t tick;    /* the clock of begins and completions (opts realtime) */
     uint64_t last_id; /* last transaction id handed out */
     fin *fins;
     size_t n_fins, cap_fins;
@@ -256,6 +258,7 @@ static psi_status begin_txn(store *st, sess *se)
     se->n_ops = 0;
     se->open = true;
     se->snap = st->now;
+    se->invoked = ++st->tick;
     se->hole = 0;
     se->drawn = se->applied = se->violated = 0;
     for (int f = 0; f < PSI_FAULT_COUNT; f++)
@@ -384,6 +387,9 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
          * it sees exactly the commits up to N. */
         o->on_timestamps(o->timestamps_ctx, s, id, 2 * (int64_t)se->snap + 1, 2 * (int64_t)st->now);
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
+    /* Completed now: after every begin and completion so far. */
+    if (rc == PSI_OK && o->realtime)
+        rc = psi_builder_set_rt(st->b, se->invoked, ++st->tick, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];
         rc = psi_builder_op(st->b, (psi_op_kind)op->kind, op->key,

@@ -14,6 +14,13 @@
 #     beside plain loading.
 #
 #   bench/order/run.sh [--sizes "10000 100000 1000000"] [--plain-max N] [--quick]
+#                      [--no-sizes]
+#
+# The ablation includes a write-heavy 10^5 history (generate --sessions 50
+# --txns 2000 --ops 8 --reads 0.25 --keys 10000 --dist zipf --format dbcop
+# --seed 3; about 15 s CPU hint-free), whose pruning and solving the order
+# removes, so the effect shows (the artifact histories are easy: flat).
+# --no-sizes runs the ablation only.
 #
 # CPU time is user+sys of the whole run (/usr/bin/time), loading included;
 # peak RSS from the same. Writes bench/results/order-ablation.csv,
@@ -24,17 +31,24 @@ cd "$(dirname "$0")/../.."
 sizes="10000 100000 1000000"
 plain_max=100000
 quick=0
+no_sizes=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --sizes) sizes=$2; shift 2 ;;
     --plain-max) plain_max=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    *) echo "usage: $0 [--sizes LIST] [--plain-max N] [--quick]" >&2; exit 2 ;;
+    --no-sizes) no_sizes=1; shift ;;
+    *) echo "usage: $0 [--sizes LIST] [--plain-max N] [--quick] [--no-sizes]" >&2; exit 2 ;;
     esac
 done
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
-cmake --build build/release -j2 --target polysi-solve >/dev/null
-bin=$PWD/build/release/polysi-solve
+# PSI_BENCH_BIN: an already built Release polysi-solve to use instead.
+if [ -n "${PSI_BENCH_BIN:-}" ]; then
+    bin=$PSI_BENCH_BIN
+else
+    cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
+    cmake --build build/release -j2 --target polysi-solve >/dev/null
+    bin=$PWD/build/release/polysi-solve
+fi
 corpus=${PSI_CORPUS:-$PWD/../shared/corpus}
 work=${TMPDIR:-/tmp}/psi-bench-order
 res=bench/results
@@ -72,6 +86,12 @@ for d in fig8_9_10/25_400_8_10000_0.5_uniform fig8_9_10/25_400_8_10000_0.3_unifo
     f=$corpus/polysi-artifact/$d/history.bincode
     [ -f "$f" ] && hist+=("$f")
 done
+wh=$work/write-heavy-1e5.dbcop
+if [ "$quick" != 1 ]; then
+    [ -f "$wh" ] || "$bin" generate --sessions 50 --txns 2000 --ops 8 --reads 0.25 --keys 10000 \
+        --dist zipf --format dbcop --seed 3 "$wh" 2>/dev/null
+    hist+=("$wh")
+fi
 [ "$quick" = 1 ] && hist=("${hist[0]}")
 abl=$res/order-ablation.csv
 echo "history,pct,verdict,cpu_s,constraints_generated,constraints_after,peak_mb" >"$abl"
@@ -79,6 +99,7 @@ printf "%-40s %4s %-7s %8s %10s %8s %7s\n" history pct verdict cpu_s generated a
 for h in "${hist[@]}"; do
     name=$(basename "$(dirname "$h")")
     [ "$h" = "$gen" ] && name=generated-hot
+    [ "$h" = "$wh" ] && name=write-heavy-1e5
     w=$work/$name.witness
     "$bin" check --witness "$w" "$h" >/dev/null
     for pct in 0 10 25 50 75 100; do
@@ -102,11 +123,15 @@ set output "$res/order-ablation.svg"
 set xlabel "version order given (%)"
 set ylabel "CPU seconds (check, loading included)"
 set key top right
-plot for [h in "$(for h in "${hist[@]}"; do n=$(basename "$(dirname "$h")"); [ "$h" = "$gen" ] && n=generated-hot; printf '%s ' "$n"; done)"] \\
+plot for [h in "$(for h in "${hist[@]}"; do n=$(basename "$(dirname "$h")"); [ "$h" = "$gen" ] && n=generated-hot; [ "$h" = "$wh" ] && n=write-heavy-1e5; printf '%s ' "$n"; done)"] \\
   "$abl" using (strcol(1) eq h ? \$2 : 1/0):4 with linespoints title h
 GP
 command -v gnuplot >/dev/null && gnuplot "$gp" && echo "plot: $res/order-ablation.svg"
 
+if [ "$no_sizes" = 1 ]; then
+    echo "CSV: $abl"
+    exit 0
+fi
 # ---- 2. timestamps, and a complete version order, by size ----
 tsv=$res/order-timestamps.csv
 echo "txns,mode,verdict,cpu_s,peak_mb" >"$tsv"

@@ -118,6 +118,8 @@ static void test_complete_order_needs_no_solver(void **state)
         assert_int_equal(r.verdict, PSI_ACCEPT);
         assert_int_equal(r.stats.constraints_generated, 0);
         assert_int_equal(r.stats.constraints_after, 0);
+        assert_int_equal(r.stats.prune_rounds, 0); /* known-only: one cycle check */
+        assert_int_equal(r.stats.theory_edges, 0);
         assert_int_equal(r.g.n_hint_edges, 2);
         assert_int_equal(r.hints.n, 2);
         psi_check_result_free(&r);
@@ -448,6 +450,82 @@ static void test_cli(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The small generated history of the differential tests below. */
+static psi_history *small_history(uint64_t seed)
+{
+    psi_gen_opts go;
+    psi_gen_opts_default(&go);
+    go.seed = seed;
+    go.sessions = 2 + seed % 3;
+    go.txns_per_session = 1 + seed % 4;
+    go.ops_per_txn = 1 + seed % 3;
+    go.keys = 1 + seed % 3;
+    go.dist = PSI_DIST_UNIFORM;
+    go.store = seed % 5 == 0 ? PSI_STORE_RANDOM : seed % 2 ? PSI_STORE_SI : PSI_STORE_SER;
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+    return h;
+}
+
+/* The committed writers of key k (at most 64), in transaction order (so
+ * by session, in session order). */
+static uint32_t key_writers(const psi_history *h, uint32_t k, uint32_t w[64])
+{
+    uint32_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns && n < 64; t++) {
+        if (h->txns[t].status != PSI_TXN_COMMITTED)
+            continue;
+        bool writes = false;
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+            const psi_op *op = &h->ops[h->txns[t].first_op + i];
+            writes |= op->kind == PSI_OP_WRITE && op->key == k;
+        }
+        if (writes)
+            w[n++] = t;
+    }
+    return n;
+}
+
+/* Appends " (S,ID)" for transaction t to text. */
+static int put_txn(const psi_history *h, uint32_t t, char *text, size_t cap, int len)
+{
+    return len + snprintf(text + len, cap - (size_t)len, " (%llu,%llu)",
+                          (unsigned long long)h->sessions[h->txns[t].session].id,
+                          (unsigned long long)h->txns[t].id);
+}
+
+/* Checks h under SI or SER with the hint text against the oracle
+ * restricted to oh: false when there is no verdict to compare (the oracle
+ * gave up, or the pipeline refuses the history, e.g. a repeated value);
+ * else they must agree, and *r holds the pipeline's result (the caller
+ * frees it). */
+static bool hinted_vs_oracle(const psi_history *h, bool ser, const char *text,
+                             const oracle_hints *oh, uint64_t seed, psi_check_result *r)
+{
+    oracle_result orr;
+    oracle_verdict ov = oracle_check_hinted(h, ser, oh, 200000, &orr);
+    if (ov != ORACLE_ACCEPT && ov != ORACLE_REJECT)
+        return false;
+    hints_mem m;
+    psi_diag d;
+    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    psi_check_opts o = {.ser = ser, .version_order = &m.vo};
+    psi_status st = psi_check((psi_history *)h, &o, r, &d);
+    hints_free(&m);
+    if (st == PSI_ERR_INPUT) {
+        psi_check_result_free(r);
+        return false;
+    }
+    if (st != PSI_OK)
+        fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+    if ((r->verdict == PSI_ACCEPT) != (ov == ORACLE_ACCEPT))
+        fail_msg("seed %llu %s: pipeline %s, oracle %s, hints:\n%s", (unsigned long long)seed,
+                 ser ? "ser" : "si", r->verdict == PSI_ACCEPT ? "accept" : "reject",
+                 oracle_verdict_name(ov), text);
+    return true;
+}
+
 /* Differential: small generated histories with random version-order hints
  * (true or not: a random order of two writers of a key), the pipeline
  * against the brute-force oracle restricted to the orders the hints allow.
@@ -458,18 +536,7 @@ static void test_hints_against_oracle(void **state)
     uint64_t rng = 99;
     unsigned compared = 0, rejects = 0;
     for (uint64_t seed = 1; seed <= 300; seed++) {
-        psi_gen_opts go;
-        psi_gen_opts_default(&go);
-        go.seed = seed;
-        go.sessions = 2 + seed % 3;
-        go.txns_per_session = 1 + seed % 4;
-        go.ops_per_txn = 1 + seed % 3;
-        go.keys = 1 + seed % 3;
-        go.dist = PSI_DIST_UNIFORM;
-        go.store = seed % 5 == 0 ? PSI_STORE_RANDOM : seed % 2 ? PSI_STORE_SI : PSI_STORE_SER;
-        psi_history *h;
-        psi_diag d;
-        assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+        psi_history *h = small_history(seed);
         /* Up to three hints, each two distinct committed writers of a key. */
         oracle_ww_hint ww[3];
         size_t nw = 0;
@@ -478,56 +545,24 @@ static void test_hints_against_oracle(void **state)
         for (int tries = 0; tries < 20 && nw < 3; tries++) {
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
             uint32_t k = (uint32_t)((rng >> 33) % (h->n_keys ? h->n_keys : 1));
-            uint32_t w[64], n = 0;
-            for (uint32_t t = 1; t < h->n_txns && n < 64; t++) {
-                if (h->txns[t].status != PSI_TXN_COMMITTED)
-                    continue;
-                bool writes = false;
-                for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
-                    const psi_op *op = &h->ops[h->txns[t].first_op + i];
-                    writes |= op->kind == PSI_OP_WRITE && op->key == k;
-                }
-                if (writes)
-                    w[n++] = t;
-            }
+            uint32_t w[64], n = key_writers(h, k, w);
             if (n < 2)
                 continue;
             uint32_t a = w[(rng >> 20) % n], b = w[(rng >> 40) % n];
             if (a == b)
                 continue;
             ww[nw++] = (oracle_ww_hint){a, b, k};
-            len += snprintf(text + len, sizeof text - (size_t)len,
-                            "chain %llu (%llu,%llu) (%llu,%llu)\n", (unsigned long long)h->keys[k],
-                            (unsigned long long)h->sessions[h->txns[a].session].id,
-                            (unsigned long long)h->txns[a].id,
-                            (unsigned long long)h->sessions[h->txns[b].session].id,
-                            (unsigned long long)h->txns[b].id);
+            len += snprintf(text + len, sizeof text - (size_t)len, "chain %llu",
+                            (unsigned long long)h->keys[k]);
+            len = put_txn(h, a, text, sizeof text, len);
+            len = put_txn(h, b, text, sizeof text, len);
+            len += snprintf(text + len, sizeof text - (size_t)len, "\n");
         }
         oracle_hints oh = {.ww = ww, .n_ww = nw};
         for (int ser = 0; ser < 2; ser++) {
-            oracle_result orr;
-            oracle_verdict ov = oracle_check_hinted(h, ser, &oh, 200000, &orr);
-            if (ov != ORACLE_ACCEPT && ov != ORACLE_REJECT)
-                continue;
-            hints_mem m;
-            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
-            psi_check_opts o = {.ser = ser, .version_order = &m.vo};
             psi_check_result r;
-            psi_status st = psi_check(h, &o, &r, &d);
-            hints_free(&m);
-            if (st == PSI_ERR_INPUT) {
-                /* e.g. a repeated value the pipeline refuses; not a verdict */
-                psi_check_result_free(&r);
+            if (!hinted_vs_oracle(h, ser, text, &oh, seed, &r))
                 continue;
-            }
-            if (st != PSI_OK)
-                fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
-            bool agree = (r.verdict == PSI_ACCEPT) == (ov == ORACLE_ACCEPT);
-            if (!agree)
-                fail_msg("seed %llu %s: pipeline %s, oracle %s, hints:\n%s",
-                         (unsigned long long)seed, ser ? "ser" : "si",
-                         r.verdict == PSI_ACCEPT ? "accept" : "reject", oracle_verdict_name(ov),
-                         text);
             compared++;
             rejects += r.verdict == PSI_REJECT;
             psi_check_result_free(&r);
@@ -536,6 +571,93 @@ static void test_hints_against_oracle(void **state)
     }
     assert_true(compared > 300);
     print_message("hints vs oracle: %u verdicts compared, %u rejects\n", compared, rejects);
+}
+
+/* A complete version order takes the known-only path (check/known_only.h):
+ * no rounds, no solver. Differential against the oracle on small
+ * generated histories whose every key gets a random total order of its
+ * committed writers that keeps session order (true or not), so the
+ * order's forced RW edges and the one cycle check decide alone; also
+ * with some keys' orders reversed, which may go against session order:
+ * the full pipeline checks those (a cycle). Accepts yield a witness. */
+static void test_complete_order_known_only(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    unsigned compared = 0, rejects = 0, fast = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        psi_history *h = small_history(seed);
+        oracle_ww_hint ww[256];
+        size_t nw = 0;
+        char text[8192];
+        int len = snprintf(text, sizeof text, "polysi-witness 3\n");
+        bool reverse = seed % 10 == 0;
+        for (uint32_t k = 0; k < h->n_keys; k++) {
+            /* The writers of each session in session order, merged in a
+             * random interleaving. */
+            uint32_t w[64], n = key_writers(h, k, w), order[64], n_order = 0;
+            bool taken[64] = {0};
+            while (n_order < n) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                uint32_t pick = (uint32_t)((rng >> 33) % n);
+                if (taken[pick])
+                    continue;
+                /* the first untaken writer of pick's session */
+                uint32_t sess = h->txns[w[pick]].session, f = 0;
+                while (taken[f] || h->txns[w[f]].session != sess)
+                    f++;
+                taken[f] = true;
+                order[n_order++] = w[f];
+            }
+            for (uint32_t i = 0; reverse && i < n / 2; i++) {
+                uint32_t x = order[i];
+                order[i] = order[n - 1 - i];
+                order[n - 1 - i] = x;
+            }
+            if (n == 0)
+                continue;
+            len += snprintf(text + len, sizeof text - (size_t)len, "chain %llu",
+                            (unsigned long long)h->keys[k]);
+            for (uint32_t i = 0; i < n; i++) {
+                len = put_txn(h, order[i], text, sizeof text, len);
+                if (i + 1 < n) {
+                    assert_true(nw < 256);
+                    ww[nw++] = (oracle_ww_hint){order[i], order[i + 1], k};
+                }
+            }
+            len += snprintf(text + len, sizeof text - (size_t)len, "\n");
+            assert_true((size_t)len < sizeof text);
+        }
+        oracle_hints oh = {.ww = ww, .n_ww = nw};
+        for (int ser = 0; ser < 2; ser++) {
+            psi_check_result r;
+            if (!hinted_vs_oracle(h, ser, text, &oh, seed, &r))
+                continue;
+            if (r.verdict == PSI_REJECT && r.reason == PSI_BY_KNOWN_CYCLE)
+                assert_true(r.prune.cycle_len[0] > 0);
+            /* Known-only: no rounds, no constraint, nothing for the solver. */
+            if (r.stats.prune_rounds == 0 && r.reason != PSI_BY_ANOMALY) {
+                fast++;
+                assert_int_equal(r.stats.constraints_generated, 0);
+                assert_int_equal(r.stats.theory_edges, 0);
+                assert_int_equal(r.stats.decisions, 0);
+            }
+            if (r.verdict == PSI_ACCEPT) {
+                psi_witness wt;
+                psi_diag d;
+                assert_int_equal(psi_witness_build(h, &r, ser, &wt, &d), PSI_OK);
+                psi_witness_free(&wt);
+            }
+            compared++;
+            rejects += r.verdict == PSI_REJECT;
+            psi_check_result_free(&r);
+        }
+        psi_history_free(h);
+    }
+    assert_true(compared > 300);
+    assert_true(fast > compared / 2);
+    print_message("complete orders vs oracle: %u verdicts, %u rejects, %u known-only\n", compared,
+                  rejects, fast);
 }
 
 int main(void)
@@ -549,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_true_hints_keep_verdicts),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_hints_against_oracle),
+        cmocka_unit_test(test_complete_order_known_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

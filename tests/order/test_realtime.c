@@ -15,8 +15,11 @@
 #include "check/check.h"
 #include "check/realtime.h"
 #include "formats/read.h"
+#include "interpret/all.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
+#include "interpret/witness.h"
+#include "interpret/witness_check.h"
 #include "oracle/oracle.h"
 #include "support/spec.h"
 
@@ -477,13 +480,183 @@ static void test_oracle(void **state)
     assert_true(rt_only >= 10);
 }
 
+/* verify-witness under strict-ser and strong-si (issue 15): the witness's
+ * order must respect the history's real time too. */
+static psi_wverdict verify_text(psi_history *h, const char *text, psi_level l, char **why)
+{
+    psi_wverdict v;
+    psi_diag d;
+    if (psi_witness_verify_level(h, "w.txt", text, strlen(text), l, &v, why, &d) != PSI_OK)
+        fail_msg("%s: %s", psi_level_name(l), d.msg);
+    return v;
+}
+
+static void test_verify_witness(void **state)
+{
+    (void)state;
+    /* The planted stale read: the only version order is valid under SI
+     * and SER, refused under strong-si (a cycle through the real-time
+     * edge and the key's line), and a serialization order against real
+     * time is refused under strict-ser naming the order's line. */
+    const char *si = "polysi-witness 4\nisolation si\nkey :x (0,1)\n";
+    const char *ser = "polysi-witness 4\nisolation ser\nkey :x (0,1)\norder (1,3) (0,1)\n";
+    char *why = NULL;
+    psi_history *h = read_jepsen(stale_edn, false);
+    assert_int_equal(verify_text(h, si, PSI_LEVEL_SI, &why), PSI_WITNESS_VALID);
+    assert_int_equal(verify_text(h, si, PSI_LEVEL_STRONG_SESSION_SI, &why), PSI_WITNESS_VALID);
+    assert_int_equal(verify_text(h, si, PSI_LEVEL_STRONG_SI, &why), PSI_WITNESS_REFUSED);
+    assert_non_null(strstr(why, "lines 3:"));
+    assert_non_null(strstr(why, "-RT->"));
+    assert_non_null(strstr(why, "completed at index 1 before (1,3) was invoked at index 2"));
+    free(why);
+    psi_history_free(h);
+    h = read_jepsen(stale_edn, false);
+    assert_int_equal(verify_text(h, ser, PSI_LEVEL_SER, &why), PSI_WITNESS_VALID);
+    assert_int_equal(verify_text(h, ser, PSI_LEVEL_STRICT_SER, &why), PSI_WITNESS_REFUSED);
+    assert_non_null(strstr(why, "line 4: the order puts (0,1) after (1,3)"));
+    assert_non_null(strstr(why, "real time"));
+    free(why);
+    psi_history_free(h);
+    /* A history without real time: an error, as for check. */
+    h = spec_history("1:1:c w1=1");
+    psi_wverdict v;
+    psi_diag d;
+    const char *w1 = "polysi-witness 1\nkey 1 (1,1)\n";
+    assert_int_equal(
+        psi_witness_verify_level(h, "w", w1, strlen(w1), PSI_LEVEL_STRICT_SER, &v, &why, &d),
+        PSI_ERR_INPUT);
+    assert_non_null(strstr(d.msg, "no real time"));
+    psi_history_free(h);
+    /* Generated histories: the witness of a strict-ser/strong-si accept is
+     * valid under that level; a witness of the plain level that is valid
+     * under the real-time one only occurs when the check accepts. */
+    unsigned valid = 0, refused = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++)
+        for (int sr = 0; sr < 2; sr++) {
+            psi_level rl = sr ? PSI_LEVEL_STRICT_SER : PSI_LEVEL_STRONG_SI;
+            psi_level pl = sr ? PSI_LEVEL_SER : PSI_LEVEL_SI;
+            psi_hint_ts ts[16];
+            size_t n_ts;
+            h = gen_history(seed, 3, 3, false, ts, &n_ts);
+            psi_verdict strict = PSI_REJECT;
+            for (int pass = 0; pass < 2; pass++) {
+                psi_level l = pass ? pl : rl;
+                psi_check_opts o = {.level = l, .ser = sr, .keep_model = true};
+                psi_check_result r;
+                assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+                if (!pass)
+                    strict = r.verdict;
+                if (r.verdict != PSI_ACCEPT) {
+                    psi_check_result_free(&r);
+                    continue;
+                }
+                psi_witness w;
+                assert_int_equal(psi_witness_build(h, &r, sr, &w, &d), PSI_OK);
+                psi_check_result_free(&r);
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                assert_int_equal(psi_witness_write(&w, NULL, f, "mem", &d), PSI_OK);
+                fclose(f);
+                psi_witness_free(&w);
+                v = verify_text(h, buf, rl, &why);
+                if (!pass && v != PSI_WITNESS_VALID)
+                    fail_msg("seed %llu %s: the check's own witness refused: %s",
+                             (unsigned long long)seed, psi_level_name(rl), why);
+                if (pass && v == PSI_WITNESS_VALID && strict != PSI_ACCEPT)
+                    fail_msg("seed %llu: a %s witness proves %s, which the check rejects",
+                             (unsigned long long)seed, psi_level_name(pl), psi_level_name(rl));
+                valid += v == PSI_WITNESS_VALID;
+                refused += v == PSI_WITNESS_REFUSED;
+                free(why);
+                free(buf);
+            }
+            psi_history_free(h);
+        }
+    print_message("real-time witnesses: %u valid, %u refused\n", valid, refused);
+    assert_true(valid >= 20 && refused >= 5);
+}
+
+/* --all-anomalies with timestamps, carried in the history (EDN) or given
+ * (--timestamps): every violation the timestamps show is found, each in
+ * transactions of its own, and what is left satisfies SI. */
+static void all_with_ts(psi_history *h, const psi_timestamps *ts, uint32_t expect)
+{
+    psi_check_opts o = {.timestamps = ts};
+    psi_check_result r;
+    psi_diag d;
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_REJECT);
+    assert_int_equal(r.reason, PSI_BY_TIMESTAMPS);
+    psi_cex_opts xo = {0};
+    psi_cex cx;
+    assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+    assert_true(cx.present);
+    psi_all all;
+    if (psi_all_find(h, &r, &cx, &o, &xo, 16, &all, &d) != PSI_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(all.n + 1, expect);
+    assert_true(all.rest_checked);
+    assert_int_equal(all.rest, PSI_ACCEPT);
+    /* disjoint: no transaction (by name) in two violations */
+    uint8_t seen[64] = {0};
+    for (uint32_t i = 0; i <= all.n; i++) {
+        const psi_history *hi = i ? all.items[i - 1].h : h;
+        const psi_cex *c = i ? &all.items[i - 1].cx : &cx;
+        const psi_check_result *ri = i ? &all.items[i - 1].res : &r;
+        assert_int_equal(ri->reason, PSI_BY_TIMESTAMPS);
+        assert_true(ri->ts.replayed);
+        for (uint32_t k = 0; k < c->n_txns; k++) {
+            uint32_t t = c->txns[k];
+            if (t == PSI_INIT_TXN)
+                continue;
+            uint64_t id = hi->txns[t].id;
+            assert_true(id < 64);
+            assert_int_equal(seen[id], 0);
+            seen[id] = 1;
+        }
+    }
+    psi_all_free(&all);
+    psi_cex_free(&cx);
+    psi_check_result_free(&r);
+}
+
+static void test_all_anomalies_timestamps(void **state)
+{
+    (void)state;
+    /* two lost updates and a stale read, by the history's own timestamps */
+    static const char edn[] =
+        "{:type :ok, :process 0, :value [[:w :x 1]], :start-ts 1, :commit-ts 5}\n"
+        "{:type :ok, :process 1, :value [[:w :x 2]], :start-ts 2, :commit-ts 6}\n"
+        "{:type :ok, :process 2, :value [[:w :y 1]], :start-ts 10, :commit-ts 15}\n"
+        "{:type :ok, :process 3, :value [[:w :y 2]], :start-ts 11, :commit-ts 16}\n"
+        "{:type :ok, :process 4, :value [[:w :z 1]], :start-ts 20, :commit-ts 21}\n"
+        "{:type :ok, :process 5, :value [[:r :z nil]], :start-ts 30, :commit-ts 31}\n";
+    psi_history *h = read_jepsen(edn, false);
+    all_with_ts(h, NULL, 3);
+    psi_history_free(h);
+    /* the same with --timestamps, whose lines name transactions some of
+     * which are taken out */
+    h = spec_history("1:1:c w1=1; 2:2:c w1=2; 3:3:c w2=1; 4:4:c w2=2; 5:5:c w3=1; 6:6:c r3=_");
+    static const psi_hint_ts e[] = {{1, 1, 1, 5, 1},   {2, 2, 2, 6, 2},   {3, 3, 10, 15, 3},
+                                    {4, 4, 11, 16, 4}, {5, 5, 20, 21, 5}, {6, 6, 30, 31, 6}};
+    psi_timestamps ts = {.name = "ts.txt", .e = e, .n = 6};
+    all_with_ts(h, &ts, 3);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reader),         cmocka_unit_test(test_planted),
-        cmocka_unit_test(test_no_realtime),    cmocka_unit_test(test_counterexample),
-        cmocka_unit_test(test_sweep),          cmocka_unit_test(test_oracle),
+        cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_planted),
+        cmocka_unit_test(test_no_realtime),
+        cmocka_unit_test(test_counterexample),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_oracle),
         cmocka_unit_test(test_edn_timestamps),
+        cmocka_unit_test(test_verify_witness),
+        cmocka_unit_test(test_all_anomalies_timestamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
