@@ -157,8 +157,8 @@ static void touch(psi_sat *s, uint32_t cref)
  * a scratch buffer until learned). */
 static uint32_t conflict_cref(const psi_sat *s, conflict c)
 {
-    if (c.lits < s->arena + CL_HDR || c.lits >= s->arena + s->arena_n)
-        return REASON_NONE;
+    if (!s->arena || c.lits < s->arena + CL_HDR || c.lits >= s->arena + s->arena_n)
+        return REASON_NONE; /* (no arena yet: no pointer arithmetic on NULL) */
     return (uint32_t)(c.lits - s->arena - CL_HDR);
 }
 
