@@ -57,6 +57,24 @@ uint32_t psi_reason_of(psi_sat *s, uint32_t v)
     return cref;
 }
 
+static uint32_t compute_glue(psi_sat *s, const lit_t *c, uint32_t n)
+{
+    if (++s->stamp == 0) {
+        for (uint32_t i = 0; i < s->lvl_stamp_cap; i++)
+            s->lvl_stamp[i] = 0;
+        s->stamp = 1;
+    }
+    uint32_t glue = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lv = s->level[lit_var(c[i])];
+        if (lv < s->lvl_stamp_cap && s->lvl_stamp[lv] != s->stamp) {
+            s->lvl_stamp[lv] = s->stamp;
+            glue++;
+        }
+    }
+    return glue;
+}
+
 static uint32_t abstract_level(const psi_sat *s, uint32_t v)
 {
     return 1u << (s->level[v] & 31u);
@@ -115,22 +133,60 @@ static bool learnt_asserting(const psi_sat *s, uint32_t dl, uint32_t bt)
 }
 #endif
 
-static uint32_t compute_glue(psi_sat *s, const lit_t *c, uint32_t n)
+/* A learned clause took part in an analysis: it is marked used, which
+ * spares it at the next reduction in tier 2 (reduce.c), and with
+ * opt.glue_update (and no theory) its glue is recomputed from the current
+ * levels and kept if lower: a clause that keeps being useful at lower glue than it was
+ * learned with moves to a better tier (Audemard and Simon, glucose). */
+static void touch(psi_sat *s, uint32_t cref)
 {
-    if (++s->stamp == 0) {
-        for (uint32_t i = 0; i < s->lvl_stamp_cap; i++)
-            s->lvl_stamp[i] = 0;
-        s->stamp = 1;
+    uint32_t fl = cl_flags(s, cref);
+    if (!(fl & CL_LEARNT))
+        return;
+    fl |= CL_USED;
+    uint32_t glue = fl >> CL_GLUE_SHIFT;
+    if (s->opt.glue_update && !s->has_theory && glue > s->opt.reduce_keep_glue) {
+        uint32_t g = compute_glue(s, cl_lits(s, cref), cl_size(s, cref));
+        if (g < glue)
+            fl = (fl & ((1u << CL_GLUE_SHIFT) - 1)) | (g << CL_GLUE_SHIFT);
     }
-    uint32_t glue = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lv = s->level[lit_var(c[i])];
-        if (lv < s->lvl_stamp_cap && s->lvl_stamp[lv] != s->stamp) {
-            s->lvl_stamp[lv] = s->stamp;
-            glue++;
+    s->arena[cref + 1] = fl;
+}
+
+/* The conflict's clause, when it lives in the arena (a theory conflict is
+ * a scratch buffer until learned). */
+static uint32_t conflict_cref(const psi_sat *s, conflict c)
+{
+    if (!s->arena || c.lits < s->arena + CL_HDR || c.lits >= s->arena + s->arena_n)
+        return REASON_NONE; /* (no arena yet: no pointer arithmetic on NULL) */
+    return (uint32_t)(c.lits - s->arena - CL_HDR);
+}
+
+/* Reason-side bumping (as in Kissat, after Liang et al., SAT 2016): the
+ * variables in the reasons of the learned clause's literals are bumped too,
+ * which steers decisions to the variables the conflict's cause hangs on.
+ * Only stored reasons are used (no theory explanation is asked for), and
+ * only for short clauses, where it pays. Marks go to to_clear. */
+static bool bump_reasons(psi_sat *s)
+{
+    if (s->learnt.n > 64)
+        return true;
+    for (size_t i = 0; i < s->learnt.n; i++) {
+        uint32_t r = s->reason[lit_var(s->learnt.a[i])];
+        if (r >= REASON_UNIT)
+            continue;
+        const lit_t *c = cl_lits(s, r);
+        for (uint32_t k = 0, n = cl_size(s, r); k < n; k++) {
+            uint32_t u = lit_var(c[k]);
+            if (s->seen[u] || !s->level[u])
+                continue;
+            s->seen[u] = 1;
+            psi_var_bump(s, u);
+            if (!psi_u32_push(&s->to_clear, u))
+                return false;
         }
     }
-    return glue;
+    return true;
 }
 
 /* Learns a clause from conflict c (all literals false, at least one at the
@@ -146,6 +202,9 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
         return PSI_SAT_ENOMEM;
     const uint32_t *lits = c.lits;
     uint32_t n = c.n;
+    uint32_t ccref = conflict_cref(s, c);
+    if (ccref != REASON_NONE)
+        touch(s, ccref);
     uint32_t path = 0, idx = s->trail_n;
     lit_t p = LIT_UNDEF;
     for (;;) {
@@ -180,6 +239,7 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
             n = 0;
             continue;
         }
+        touch(s, r);
         lits = cl_lits(s, r);
         n = cl_size(s, r);
         /* A reason implies its first literal (a binary one either). */
@@ -199,6 +259,10 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
     }
     s->st.minimized_literals += s->learnt.n - j;
     s->learnt.n = j;
+    /* Neither with a theory: its instances (glue about 2) were measured
+     * no faster with reason bumping, and the search there stays as tuned. */
+    if (s->opt.bump_reasons && !s->has_theory && !s->nomem && !bump_reasons(s))
+        return PSI_SAT_ENOMEM;
     for (size_t i = 0; i < s->to_clear.n; i++)
         s->seen[s->to_clear.a[i]] = 0;
     if (s->nomem)

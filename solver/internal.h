@@ -37,6 +37,7 @@ typedef uint32_t lit_t;
 #define CL_DELETED    2u
 #define CL_THEORY     4u
 #define CL_MOVED      8u
+#define CL_USED       16u /* learned clause took part in an analysis since the last reduction */
 #define CL_GLUE_SHIFT 8
 
 /* A watch: the blocking literal and the clause; binary clauses keep the
@@ -62,6 +63,7 @@ struct psi_sat {
     uint32_t *trail_pos; /* per var: index on the trail */
     uint8_t *phase;      /* per var: saved polarity, 1 = negative */
     uint8_t *target;     /* per var: polarity in the longest conflict-free trail */
+    uint8_t *best;       /* per var: polarity in the longest such trail since the last rephase */
     uint8_t *seen;       /* per var: analysis marks */
     uint8_t *observed;   /* per var: theory wants to hear about it */
     double *activity;    /* per var: VSIDS score */
@@ -122,6 +124,11 @@ struct psi_sat {
     uint64_t luby_i, luby_limit;
     uint64_t reduce_at, reduce_inc;
     uint32_t target_assigned; /* size of the trail saved in target[] */
+    uint32_t best_assigned;   /* size of the trail saved in best[] */
+    uint64_t rephase_at, rephases;
+    uint64_t walks;           /* local-search rounds (walk.c) */
+    uint32_t walk_broken;     /* original clauses the last walk left falsified */
+    uint64_t props_at_walk;   /* propagations when the last walk ended */
     uint32_t simplified_root; /* root trail size at the last simplification */
     uint64_t simplify_at;     /* conflicts before the next simplification */
 
@@ -257,6 +264,11 @@ bool psi_simplify(psi_sat *s);
 void psi_proof_add(psi_sat *s, const lit_t *lits, uint32_t n);
 void psi_proof_delete(psi_sat *s, const lit_t *lits, uint32_t n);
 void psi_proof_flush(psi_sat *s);
+
+/* walk.c: local search from the saved phases, at the root, without a
+ * theory; sets phase[] and target[] to the best assignment found within
+ * flips steps. False on ENOMEM (phases unchanged). */
+bool psi_walk(psi_sat *s, uint64_t flips, bool use_target);
 
 /* search.c */
 int psi_search(psi_sat *s);

@@ -21,15 +21,18 @@ static const psi_sat_options defaults = {
 static void seed(psi_sat *s)
 {
     const psi_sat_options *o = &s->opt;
-    s->var_decay = o->decay_focused; /* the search starts in focused mode */
+    /* The search starts in focused mode unless only stable mode is wanted. */
+    s->stable = o->modes == 2;
+    s->var_decay = s->stable ? o->decay_stable : o->decay_focused;
     s->mode_len = o->mode_conflicts;
     s->mode_switch_at = o->mode_conflicts;
     s->luby_i = 1;
     s->luby_limit = o->luby_unit;
     s->reduce_at = o->reduce_first;
     s->reduce_inc = o->reduce_step;
+    s->rephase_at = o->rephase_interval;
     for (uint32_t v = 0; v < s->nvars; v++)
-        s->phase[v] = s->target[v] = o->initial_phase ? 0 : 1; /* phase 1 = negative */
+        s->phase[v] = s->target[v] = s->best[v] = o->initial_phase ? 0 : 1; /* 1 = negative */
 }
 
 void psi_options_init(psi_sat *s)

@@ -44,6 +44,14 @@
       "learned clauses of glue at most this are kept forever (the core tier)")                     \
     X(reduce_fraction,   REAL, 0.5,   0.0, 1.0,                                                    \
       "share of the other unlocked learned clauses deleted per reduction, worst (glue, length) first")\
+    X(reduce_tier2_glue, INT,  0,     0,   1e9,                                                    \
+      "learned clauses of glue at most this survive a reduction if used in an analysis since the last")\
+    X(glue_update,       INT,  1,     0,   1,                                                      \
+      "1: a learned clause used in an analysis gets its glue recomputed, keeping the lower "      \
+      "(not with a theory)")                                                                       \
+    X(bump_reasons,      INT,  1,     0,   1,                                                      \
+      "1: also bump the variables of the reasons of the learned clause's literals (Kissat; "      \
+      "not with a theory)")                                                                        \
     X(simplify_interval, INT,  1000,  1,   1e12,                                                   \
       "conflicts between removals of clauses satisfied at the root (when new root units exist)")   \
     X(initial_phase,     INT,  0,     0,   1,                                                      \
@@ -54,6 +62,16 @@
       "conflicts before restart blocking starts")                                                  \
     X(ema_trail,         INT,  5000,  1,   1e9,                                                    \
       "window, in conflicts, of the moving average of the trail size (restart blocking)")          \
+    X(modes,             INT,  0,     0,   2,                                                      \
+      "restart modes: 0 alternate focused and stable phases, 1 focused only, 2 stable only")       \
+    X(target_phases,     INT,  1,     0,   2,                                                      \
+      "decide by the longest conflict-free trail's polarities: 0 never, 1 in stable mode, 2 always")\
+    X(rephase_interval,  INT,  1000,  0,   1e12,                                                   \
+      "k-th reset of saved phases to the best trail's after k times this many conflicts "          \
+      "(0: off; never with a theory)")                                                             \
+    X(walk_effort,       INT,  100,   0,   1e6,                                                    \
+      "every other rephase first walks (local search, walk.c) for this many flips per thousand "   \
+      "propagations since the last walk (0: off; never with a theory)")                           \
     X(chrono,            INT,  100,   0,   1e9,                                                    \
       "a backjump over more levels than this only undoes the conflict level (0: never)")
 /* clang-format on */

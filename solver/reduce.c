@@ -2,7 +2,9 @@
  *
  * psi_reduce keeps clauses of glue <= 2 forever and deletes the worse half
  * of the rest, worst meaning highest glue, then longest (glucose's policy;
- * both numbers are options, options.h).
+ * both numbers are options, options.h). With opt.reduce_tier2_glue, clauses
+ * of glue up to it that an analysis used since the last reduction are kept
+ * too (a middle tier, as in Kissat).
  * Sparing recently used clauses as well, CaDiCaL-style, was measured and
  * kept far too many long clauses on random colouring instances (5x slower),
  * so it is not done. psi_simplify removes
@@ -38,6 +40,10 @@ bool psi_reduce(psi_sat *s)
         if (fl & CL_DELETED)
             continue;
         if (glue <= s->opt.reduce_keep_glue || psi_clause_locked(s, cref))
+            continue;
+        /* Tier 2: mid-glue clauses live on while analyses keep using them. */
+        s->arena[cref + 1] = fl & ~CL_USED;
+        if (glue <= s->opt.reduce_tier2_glue && (fl & CL_USED))
             continue;
         c[m++] = (cand){((uint64_t)glue << 32) | cl_size(s, cref), cref};
     }

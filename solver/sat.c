@@ -27,6 +27,7 @@ void psi_sat_free(psi_sat *s)
     for (uint32_t l = 0; l < 2 * s->cap_vars; l++)
         free(s->watches[l].w);
     void *ptrs[] = {s->target,
+                    s->best,
                     s->vals,
                     s->level,
                     s->reason,
@@ -85,7 +86,8 @@ static bool grow_vars(psi_sat *s, uint32_t n)
         !resize((void **)&s->reason, cap, sizeof *s->reason, o) ||
         !resize((void **)&s->trail_pos, cap, sizeof *s->trail_pos, o) ||
         !resize((void **)&s->phase, cap, 1, o) || !resize((void **)&s->target, cap, 1, o) ||
-        !resize((void **)&s->seen, cap, 1, o) || !resize((void **)&s->observed, cap, 1, o) ||
+        !resize((void **)&s->best, cap, 1, o) || !resize((void **)&s->seen, cap, 1, o) ||
+        !resize((void **)&s->observed, cap, 1, o) ||
         !resize((void **)&s->activity, cap, sizeof *s->activity, o) ||
         !resize((void **)&s->watches, 2 * (size_t)cap, sizeof *s->watches, 2 * o) ||
         !resize((void **)&s->heap, cap, sizeof *s->heap, o) ||
@@ -113,7 +115,7 @@ int psi_sat_reserve(psi_sat *s, int n)
     for (uint32_t v = s->nvars; v < (uint32_t)n; v++) {
         s->reason[v] = REASON_NONE;
         s->phase[v] = s->opt.initial_phase ? 0 : 1; /* phase 1 = negative */
-        s->target[v] = s->phase[v];
+        s->target[v] = s->best[v] = s->phase[v];
         s->heap_pos[v] = UINT32_MAX;
         (void)psi_heap_insert(s, v);
     }
@@ -134,7 +136,7 @@ int psi_sat_set_phase(psi_sat *s, int lit)
     if (rc)
         return rc;
     uint32_t v = (uint32_t)(lit < 0 ? -lit : lit) - 1;
-    s->phase[v] = s->target[v] = lit < 0; /* phase 1 = negative */
+    s->phase[v] = s->target[v] = s->best[v] = lit < 0; /* phase 1 = negative */
     return 0;
 }
 

@@ -82,6 +82,34 @@ static uint32_t reuse_level(psi_sat *s)
     return lvl;
 }
 
+static bool use_target(const psi_sat *s)
+{
+    return s->opt.target_phases == 2 || (s->opt.target_phases == 1 && s->stable);
+}
+
+/* Rephasing (as in CaDiCaL and Kissat): saved phases drift away from good
+ * assignments once conflicts flip them; every so often they are reset to
+ * the polarities of the longest conflict-free trail since the last reset,
+ * so the search restarts close to its best partial model. The k-th reset
+ * comes k * rephase_interval conflicts after the one before. */
+static bool rephase(psi_sat *s)
+{
+    s->st.rephases++;
+    s->rephase_at = s->st.conflicts + (s->st.rephases + 1) * s->opt.rephase_interval;
+    for (uint32_t v = 0; v < s->nvars; v++)
+        s->phase[v] = s->target[v] = s->best[v];
+    s->best_assigned = s->target_assigned = 0;
+    /* Every other time, a local search refines the best phases (walk.c);
+     * its effort is a share of the propagation work since the last one. */
+    if (!s->opt.walk_effort || !(s->st.rephases & 1u))
+        return true;
+    uint64_t flips = (s->st.propagations - s->props_at_walk) * s->opt.walk_effort / 1000;
+    psi_backtrack(s, 0);
+    bool ok = psi_walk(s, flips, false);
+    s->props_at_walk = s->st.propagations;
+    return ok;
+}
+
 static void restart(psi_sat *s)
 {
     s->st.restarts++;
@@ -89,7 +117,7 @@ static void restart(psi_sat *s)
     s->conflicts_since_restart = 0;
     if (s->stable)
         s->luby_limit = s->opt.luby_unit * luby(++s->luby_i);
-    if (s->st.conflicts >= s->mode_switch_at) {
+    if (s->opt.modes == 0 && s->st.conflicts >= s->mode_switch_at) {
         s->stable = !s->stable;
         s->var_decay = s->stable ? s->opt.decay_stable : s->opt.decay_focused;
         if (!s->stable)
@@ -99,6 +127,10 @@ static void restart(psi_sat *s)
         s->luby_limit = s->opt.luby_unit;
     }
     psi_backtrack(s, reuse_level(s));
+    /* Not with a theory: the caller's phases (encode/ derives them from
+     * the known graph) are worth more there than any trail's. */
+    if (s->opt.rephase_interval && !s->has_theory && s->st.conflicts >= s->rephase_at)
+        (void)rephase(s); /* a walk short of memory is merely skipped */
 }
 
 static lit_t decide(psi_sat *s)
@@ -108,7 +140,7 @@ static lit_t decide(psi_sat *s)
         if (v == UINT32_MAX)
             return LIT_UNDEF;
         if (!s->vals[2 * v])
-            return 2 * v + (s->stable ? s->target[v] : s->phase[v]);
+            return 2 * v + (use_target(s) ? s->target[v] : s->phase[v]);
     }
 }
 
@@ -150,14 +182,19 @@ static bool align_conflict(psi_sat *s, conflict c)
 static void update_target(psi_sat *s)
 {
     uint32_t dl = decision_level(s);
-    if (!s->stable || dl == 0)
+    if (dl == 0)
         return;
     uint32_t n = s->trail_lim.a[dl - 1];
-    if (n <= s->target_assigned)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        s->target[lit_var(s->trail[i])] = (uint8_t)(s->trail[i] & 1u);
-    s->target_assigned = n;
+    if (use_target(s) && n > s->target_assigned) {
+        for (uint32_t i = 0; i < n; i++)
+            s->target[lit_var(s->trail[i])] = (uint8_t)(s->trail[i] & 1u);
+        s->target_assigned = n;
+    }
+    if (s->opt.rephase_interval && !s->has_theory && n > s->best_assigned) {
+        for (uint32_t i = 0; i < n; i++)
+            s->best[lit_var(s->trail[i])] = (uint8_t)(s->trail[i] & 1u);
+        s->best_assigned = n;
+    }
 }
 
 static int learn(psi_sat *s, conflict c)

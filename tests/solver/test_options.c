@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-/* Pigeonhole, p+1 pigeons into p holes: unsatisfiable, and from p = 7 on
+/* Pigeonhole, p+1 pigeons into p holes: unsatisfiable, and from p = 8 on
  * hard enough for restarts, mode switches and reductions. */
 static void add_php(psi_sat *s, int p)
 {
@@ -93,7 +93,7 @@ static psi_sat_stats solve_php(int p, const char *name, double value)
 static void test_defaults_and_effects(void **state)
 {
     (void)state;
-    psi_sat_stats base = solve_php(7, NULL, 0);
+    psi_sat_stats base = solve_php(8, NULL, 0);
     assert_true(base.reductions > 0 && base.restarts > 0);
     psi_sat *s = psi_sat_new();
     assert_non_null(s);
@@ -101,7 +101,7 @@ static void test_defaults_and_effects(void **state)
     assert_int_equal(psi_sat_set_option(s, #name, (def)), 0);
     PSI_SAT_OPTIONS(SET_DEFAULT)
 #undef SET_DEFAULT
-    add_php(s, 7);
+    add_php(s, 8);
     assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
     psi_sat_stats same;
     psi_sat_get_stats(s, &same);
@@ -110,19 +110,34 @@ static void test_defaults_and_effects(void **state)
                 same.propagations == base.propagations && same.restarts == base.restarts &&
                 same.reductions == base.reductions && same.deleted == base.deleted);
 
-    psi_sat_stats st = solve_php(7, "reduce_first", 1e12);
+    psi_sat_stats st = solve_php(8, "reduce_first", 1e12);
     assert_int_equal(st.reductions, 0);
-    st = solve_php(7, "reduce_fraction", 0);
+    st = solve_php(8, "reduce_fraction", 0);
     assert_true(st.reductions > 0 && st.deleted == 0);
-    st = solve_php(7, "reduce_keep_glue", 1e9);
+    st = solve_php(8, "reduce_keep_glue", 1e9);
     assert_true(st.reductions > 0 && st.deleted == 0);
-    st = solve_php(7, "restart_margin", 10);
+    st = solve_php(8, "restart_margin", 10);
     assert_true(st.restarts != base.restarts);
-    st = solve_php(7, "luby_unit", 1);
+    st = solve_php(8, "luby_unit", 1);
     assert_true(st.restarts != base.restarts);
-    const char *names[] = {"decay_focused", "decay_stable",   "ema_fast",    "ema_slow",
-                           "restart_min",   "mode_conflicts", "reduce_step", "simplify_interval"};
-    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1};
+    const char *names[] = {"decay_focused",
+                           "decay_stable",
+                           "ema_fast",
+                           "ema_slow",
+                           "restart_min",
+                           "mode_conflicts",
+                           "reduce_step",
+                           "simplify_interval",
+                           "reduce_tier2_glue",
+                           "glue_update",
+                           "bump_reasons",
+                           "modes",
+                           "modes",
+                           "target_phases",
+                           "target_phases",
+                           "rephase_interval",
+                           "walk_effort"};
+    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0, 0, 1, 2, 0, 2, 50, 0};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         (void)solve_php(6, names[i], values[i]);
 
@@ -141,11 +156,75 @@ static void test_defaults_and_effects(void **state)
     }
 }
 
+/* The phase heuristics (rephasing, local search, target phases in both
+ * modes) and the clause tiers steer the search only: on planted random
+ * 3-SAT (clauses drawn at random, kept when a hidden assignment satisfies
+ * them, so every instance is satisfiable) every setting must find a model
+ * of every clause, and the walk must leave the formula's answer alone on
+ * an unsatisfiable one (pigeonhole). */
+static void test_phase_heuristics_keep_answers(void **state)
+{
+    (void)state;
+    const char *sets[][2] = {{"rephase_interval", "walk_effort"},
+                             {"target_phases", "rephase_interval"},
+                             {"reduce_tier2_glue", "glue_update"}};
+    const double vals[][2] = {{20, 1000}, {2, 20}, {8, 1}};
+    uint64_t x = 88172645463325252ull, walks = 0;
+    for (int round = 0; round < 12; round++) {
+        psi_sat *s = psi_sat_new();
+        assert_non_null(s);
+        const int k = round % 3;
+        assert_int_equal(psi_sat_set_option(s, sets[k][0], vals[k][0]), 0);
+        assert_int_equal(psi_sat_set_option(s, sets[k][1], vals[k][1]), 0);
+        assert_int_equal(psi_sat_set_option(s, "bump_reasons", round & 1), 0);
+        enum { V = 200, C = 840 };
+        bool hidden[V + 1];
+        for (int v = 1; v <= V; v++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            hidden[v] = x & 1u;
+        }
+        static int cls[C][3];
+        for (int c = 0; c < C;) {
+            bool sat = false;
+            for (int j = 0; j < 3; j++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                int v = (int)(x % V) + 1;
+                cls[c][j] = (x >> 20) & 1u ? v : -v;
+                sat |= (cls[c][j] > 0) == hidden[v];
+            }
+            if (sat) {
+                assert_int_equal(psi_sat_add_clause(s, cls[c], 3), 0);
+                c++;
+            }
+        }
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        psi_sat_stats st;
+        psi_sat_get_stats(s, &st);
+        walks += st.walks;
+        for (int c = 0; c < C; c++)
+            assert_true(psi_sat_value(s, cls[c][0]) > 0 || psi_sat_value(s, cls[c][1]) > 0 ||
+                        psi_sat_value(s, cls[c][2]) > 0);
+        psi_sat_free(s);
+    }
+    psi_sat *s = psi_sat_new();
+    assert_non_null(s);
+    assert_int_equal(psi_sat_set_option(s, "rephase_interval", 10), 0);
+    assert_int_equal(psi_sat_set_option(s, "walk_effort", 1000), 0);
+    add_php(s, 6);
+    assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
+    psi_sat_stats st;
+    psi_sat_get_stats(s, &st);
+    assert_true(st.walks > 0 && st.rephases >= st.walks);
+    psi_sat_free(s);
+    print_message("walks on the satisfiable instances: %llu\n", (unsigned long long)walks);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_by_name),
         cmocka_unit_test(test_defaults_and_effects),
+        cmocka_unit_test(test_phase_heuristics_keep_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
