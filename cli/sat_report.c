@@ -43,6 +43,8 @@ void psi_cli_sat_stats(FILE *out, const psi_sat *s, const psi_acyc *g)
             (unsigned long long)st.minimized_literals);
     fprintf(out, "c reductions           %llu (%llu clauses deleted)\n",
             (unsigned long long)st.reductions, (unsigned long long)st.deleted);
+    fprintf(out, "c rephases             %llu (%llu with a local search)\n",
+            (unsigned long long)st.rephases, (unsigned long long)st.walks);
     if (g) {
         psi_acyc_stats as;
         psi_acyc_get_stats(g, &as);
