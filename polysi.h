@@ -41,6 +41,7 @@
 #include "check/check.h"
 #include "check/hints.h"
 #include "check/level.h"
+#include "check/level_choice.h"
 #include "check/realtime.h"
 #include "check/timestamps.h"
 

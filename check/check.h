@@ -13,6 +13,7 @@
 
 #include "check/hints.h"
 #include "check/level.h"
+#include "check/level_choice.h"
 #include "check/timestamps.h"
 #include "core/clock.h"
 #include "core/history.h"
@@ -138,6 +139,11 @@ typedef struct psi_check_result {
      * accept a commit order, on PSI_BY_LEVEL the cycle. */
     psi_level level_checked;
     psi_level_result level;
+    /* The polynomial levels on a history whose reads have a choice of
+     * writers (check/level_choice.h): each such read, its candidates and
+     * the writer it was resolved to (also in idx.read_src for the external
+     * ones). Empty otherwise. */
+    psi_level_choices rf;
     /* The known version orders used (opts.version_order), resolved: the
      * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. */
     psi_hints hints;

@@ -37,6 +37,7 @@ set(PSI_PUBLIC_HEADERS
   check/hints.h
   check/timestamps.h
   check/level.h
+  check/level_choice.h
   check/realtime.h
   interpret/all.h
   interpret/describe.h

@@ -171,6 +171,18 @@ static psi_status resolve_repeat(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
         a.other_txn = a.other_op = PSI_SRC_NONE;
         return add_anomaly(c, a);
     }
+    /* A repeated value: any committed final write of it by another
+     * transaction may be what the read saw (RC and PL-2 then choose among
+     * them, check/level_choice.h); only when none is does the last
+     * writer's anomaly stand. */
+    for (uint32_t v = w; c->idx->dup_prev && v != PSI_SRC_NONE; v = c->idx->dup_prev[v]) {
+        uint32_t vt = c->idx->op_txn[v];
+        if (vt != t && h->txns[vt].status == PSI_TXN_COMMITTED &&
+            (c->idx->op_info[v] & PSI_OI_FINAL_WRITE)) {
+            a.nonrepeatable = true;
+            return add_anomaly(c, a);
+        }
+    }
     uint32_t wt = c->idx->op_txn[w];
     if (wt == t) {
         a.other_op = w; /* observed its own later write */

@@ -128,6 +128,28 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
             w->has_init = true;
             w->init = ext_txn(h, res->idx.init_txn);
         }
+        /* reads with a choice of writers: the one the check resolved
+         * them to (check/level_choice.h), as read lines */
+        if (res->idx.n_amb && !(w->reads = malloc(res->idx.n_amb * sizeof *w->reads))) {
+            free(order);
+            return psi_diag_nomem(d, "building a witness");
+        }
+        for (uint32_t a = 0; a < res->idx.n_amb; a++) {
+            const psi_amb_read *r = &res->idx.amb[a];
+            uint32_t src = res->idx.read_src[r->op];
+            assert(src != PSI_SRC_NONE);
+            psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
+            if (src == PSI_SRC_INIT)
+                wr.init = true;
+            else
+                wr.writer = ext_txn(h, res->idx.op_txn[src]);
+            w->reads[w->n_reads++] = wr;
+        }
+        if ((st = psi_witness_name_keys(w, h, d)) != PSI_OK) {
+            free(order);
+            psi_witness_free(w);
+            return st;
+        }
     } else {
         if (!res->model_either && res->g.n_cons) {
             free(order);

@@ -13,6 +13,9 @@
 
 typedef struct lread {
     uint32_t txn, op, key, writer; /* op: index in the history (program order) */
+    /* the writers it may have read from (local; 0 is the initial state):
+     * a value written more than once gives a choice, enumerated */
+    uint32_t n_cand, cand[MAXT];
 } lread;
 
 typedef struct lo {
@@ -125,6 +128,36 @@ static void search(lo *c, uint32_t k)
     }
 }
 
+/* Every choice of writer for every read (c->reads[i..]), and for each
+ * the commit orders: WR and hb = (SO ∪ WR)+ follow the choice. */
+static void enumerate(lo *c, uint32_t i)
+{
+    if (c->found || c->tried >= c->cap)
+        return;
+    if (i < c->n_reads) {
+        for (uint32_t j = 0; j < c->reads[i].n_cand && !c->found && c->tried < c->cap; j++) {
+            c->reads[i].writer = c->reads[i].cand[j];
+            enumerate(c, i + 1);
+        }
+        return;
+    }
+    memset(c->wr, 0, sizeof c->wr);
+    for (uint32_t r = 0; r < c->n_reads; r++)
+        c->wr[c->reads[r].writer][c->reads[r].txn] = true;
+    for (uint32_t a = 0; a < c->n; a++)
+        for (uint32_t b = 0; b < c->n; b++)
+            c->pre[a][b] = c->so[a][b] || c->wr[a][b];
+    for (uint32_t k = 0; k < c->n; k++)
+        for (uint32_t a = 0; a < c->n; a++)
+            for (uint32_t b = 0; b < c->n; b++)
+                c->pre[a][b] = c->pre[a][b] || (c->pre[a][k] && c->pre[k][b]);
+    memset(c->placed, 0, sizeof c->placed);
+    c->placed[0] = true;
+    c->order[0] = 0;
+    c->pos[0] = 0;
+    search(c, 1);
+}
+
 /* The graph-free part for RC and PL-2, literally: in each participant,
  * a read after its own write of the key returns the last such write; any
  * other read is a read event and returns the initial value or the last
@@ -153,20 +186,19 @@ static bool per_read_valid(const psi_history *h, const bool *in)
             }
             if ((op->flags & PSI_OPF_INIT) || op->value == 0)
                 continue;
-            bool ok = false, found = false;
-            for (uint32_t w = 1; w < h->n_txns && !found; w++) {
+            /* another participant whose last write of the key wrote it */
+            bool ok = false;
+            for (uint32_t w = 1; w < h->n_txns && !ok; w++) {
+                if (w == t || !in[w])
+                    continue;
                 const psi_txn *wx = &h->txns[w];
+                const psi_op *last = NULL;
                 for (uint32_t q = 0; q < wx->n_ops; q++) {
                     const psi_op *wo = &h->ops[wx->first_op + q];
-                    if (wo->kind != PSI_OP_WRITE || wo->key != op->key)
-                        continue;
-                    if (found) /* a later write of the key: intermediate */
-                        ok = false;
-                    if (wo->value == op->value) {
-                        found = true;
-                        ok = w != t && in[w];
-                    }
+                    if (wo->kind == PSI_OP_WRITE && wo->key == op->key)
+                        last = wo;
                 }
+                ok = last && last->value == op->value;
             }
             if (!ok)
                 return false;
@@ -263,6 +295,31 @@ static lo_verdict lists_valid(const psi_history *h, lo_level level)
     return LO_ACCEPT;
 }
 
+/* The recorded initial state, as the SI/SER oracle finds it (oracle.h):
+ * the transaction first in the input, committed, only writing 0, in a
+ * format whose initial value is 0. It is the initial transaction, not a
+ * participant. 0 if none. */
+static uint32_t recorded_init(const psi_history *h)
+{
+    if (h->format == PSI_FMT_EDN || h->format == PSI_FMT_COBRA)
+        return 0;
+    uint32_t first = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (h->txns[t].status == PSI_TXN_INITIAL)
+            return t;
+        if (first == 0 || h->txns[t].src < h->txns[first].src)
+            first = t;
+    }
+    if (first == 0 || h->txns[first].status != PSI_TXN_COMMITTED || h->txns[first].n_ops == 0)
+        return 0;
+    for (uint32_t i = 0; i < h->txns[first].n_ops; i++) {
+        const psi_op *op = &h->ops[h->txns[first].first_op + i];
+        if (op->kind != PSI_OP_WRITE || op->value != 0)
+            return 0;
+    }
+    return first;
+}
+
 static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
 {
     (void)h;
@@ -299,8 +356,9 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
     if (!in)
         return LO_TOO_BIG;
     in[0] = true;
+    uint32_t init = recorded_init(h);
     for (uint32_t t = 1; t < h->n_txns; t++)
-        in[t] = h->txns[t].status == PSI_TXN_COMMITTED;
+        in[t] = h->txns[t].status == PSI_TXN_COMMITTED && t != init;
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t t = 1; t < h->n_txns; t++) {
@@ -382,26 +440,31 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
                     own_write = true;
             if (own_write || op->kind != PSI_OP_READ)
                 continue;
-            uint32_t w = 0;
-            if (!(op->flags & PSI_OPF_INIT) && op->value != 0) {
-                w = UINT32_MAX;
-                for (uint32_t k = 1; k < c->n && w == UINT32_MAX; k++) {
-                    const psi_txn *kx = &h->txns[c->glob[k]];
-                    for (uint32_t q = 0; q < kx->n_ops; q++) {
-                        const psi_op *wo = &h->ops[kx->first_op + q];
-                        if (wo->kind == PSI_OP_WRITE && wo->key == op->key &&
-                            wo->value == op->value)
-                            w = k;
-                    }
+            /* candidates: the initial state for the initial value, and
+             * every other participant whose last write of the key wrote
+             * the value */
+            lread rd = {.txn = i, .op = tx->first_op + j, .key = op->key};
+            bool initial = (op->flags & PSI_OPF_INIT) || op->value == 0;
+            if (initial)
+                rd.cand[rd.n_cand++] = 0;
+            for (uint32_t k = 1; k < c->n && !(op->flags & PSI_OPF_INIT); k++) {
+                const psi_txn *kx = &h->txns[c->glob[k]];
+                const psi_op *last = NULL;
+                for (uint32_t q = 0; q < kx->n_ops; q++) {
+                    const psi_op *wo = &h->ops[kx->first_op + q];
+                    if (wo->kind == PSI_OP_WRITE && wo->key == op->key)
+                        last = wo;
                 }
-                if (w == UINT32_MAX || w == i)
-                    goto out; /* the base oracle rejects these already */
+                if (k != i && last && last->value == op->value)
+                    rd.cand[rd.n_cand++] = k;
             }
+            if (rd.n_cand == 0)
+                goto out; /* the base oracle rejects these already */
+            uint32_t w = rd.cand[0];
+            rd.writer = w;
             if (c->n_reads == sizeof c->reads / sizeof c->reads[0])
                 goto out;
-            c->reads[c->n_reads++] =
-                (lread){.txn = i, .op = tx->first_op + j, .key = op->key, .writer = w};
-            c->wr[w][i] = true;
+            c->reads[c->n_reads++] = rd;
             uint32_t len;
             const uint64_t *lv = psi_history_list(h, tx->first_op + j, &len);
             for (uint32_t e = 0; e + 1 < len; e++) {
@@ -429,18 +492,7 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
             }
         }
     }
-    /* hb = (SO ∪ WR)+ */
-    for (uint32_t a = 0; a < c->n; a++)
-        for (uint32_t b = 0; b < c->n; b++)
-            c->pre[a][b] = c->so[a][b] || c->wr[a][b];
-    for (uint32_t k = 0; k < c->n; k++)
-        for (uint32_t a = 0; a < c->n; a++)
-            for (uint32_t b = 0; b < c->n; b++)
-                c->pre[a][b] = c->pre[a][b] || (c->pre[a][k] && c->pre[k][b]);
-    c->placed[0] = true;
-    c->order[0] = 0;
-    c->pos[0] = 0;
-    search(c, 1);
+    enumerate(c, 0);
     v = c->found ? LO_ACCEPT : c->tried >= c->cap ? LO_TOO_BIG : LO_REJECT;
 out:
     free(local);
