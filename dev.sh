@@ -81,10 +81,13 @@ install_check() {
 
 # Every configuration the README or CMake offers builds warning-free: the
 # Release build with the tests too (GCC's -Wformat-truncation and the like
-# only speak at -O2), built, not run (about a minute of CPU).
+# only speak at -O2), built (about a minute of CPU). Of its tests only
+# those too slow for the ASan run are run here (label whole_corpus: every
+# corpus history through every writable format and back).
 release_tests_build() {
     cmake -S . -B build/release-tests -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=ON >/dev/null
     cmake --build build/release-tests -j"$(jobs)"
+    ctest --test-dir build/release-tests --output-on-failure -L whole_corpus
 }
 
 # A short libFuzzer run of every fuzz target (clang build in build/fuzz),
@@ -127,7 +130,7 @@ test)
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build/asan --output-on-failure -j"$(jobs)"
     install_check
-    echo "== Release build with the tests"
+    echo "== Release build with the tests, and its whole-corpus round trips"
     release_tests_build
     fuzz_short
     ;;

@@ -68,7 +68,7 @@ typedef struct edn_parser {
     /* The input is Jepsen JSON (json_scan.c), not EDN: values are parsed as
      * JSON, and a string names what a keyword names in EDN. */
     bool json;
-    /* json_spelling's output (owned, grown as needed). */
+    /* edn_name_spelling's output (owned, grown as needed). */
     char *scratch;
     size_t cap_scratch;
 } edn_parser;
@@ -89,8 +89,22 @@ psi_status edn_parse_value(edn_parser *p, uint32_t *out);
 
 /* "a map", "an integer", ... for messages. */
 const char *edn_kind_name(uint8_t kind);
+/* Length of the valid UTF-8 sequence at s[0..n) that starts with a byte of
+ * 0x80 or more, or 0 if it is not valid (overlong forms, surrogates and
+ * code points past U+10FFFF included): EDN and JSON strings alike. */
+size_t edn_utf8_len(const unsigned char *s, size_t n);
+
+/* The value of hex digit c, or -1. */
+static inline int edn_hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 /* Whether JSON node nd is the string `name`, escapes decoded
- * (json_scan.c): "typ\u0065" is "type". Out of line on purpose: with it
+ * (edn_spell.c): "typ\u0065" is "type". Out of line on purpose: with it
  * inline, edn_keyword_is grew enough that GCC stopped unrolling the EDN
  * reader's loop over field names (+3.6 % instructions reading EDN). */
 bool json_string_is(const edn_parser *p, const edn_node *nd, const char *name);
@@ -169,21 +183,28 @@ void edn_lines_frame(edn_lines *L, edn_parser *p, size_t pos);
 
 /* One JSON value at p->pos (not at p->end), appended to the arena. */
 psi_status json_parse_value(edn_parser *p, uint32_t *out);
-/* The spelling of JSON string node nd as a key or value: the string with
- * its escapes decoded and written again in one canonical way (only \" \\
- * and control characters escaped, as \n \t \r \b \f or \u00XX; all else,
- * UTF-8 included, as is), so "x" and "\u0078" are one key, and the
- * spelling is a valid JSON and EDN string. Points into the buffer when the
- * string has no escape, else into p->scratch (valid until the next call).
- * NULL when out of memory. */
-const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len);
-/* Appends code point c at o in the canonical string spelling (json_spelling:
- * \" \\ \b \f \n \r \t, other control characters as \u00XX, the rest as
- * UTF-8); at most 6 bytes. Returns the end. */
-char *edn_spell_cp(char *o, unsigned long c);
 /* edn_next_map for JSON: the next operation object of a JSON Lines file or
  * of the one array around the whole history. */
 psi_status json_next_map(edn_lines *L, edn_parser *p, uint32_t *root, edn_mark *mark);
+
+/* ---- edn_spell.c ---- */
+
+/* The spelling of a named scalar node nd (a key or value that is not a
+ * non-negative 64-bit integer: a keyword, string, symbol, boolean or
+ * negative integer) as the builder interns it. A string, EDN or JSON, has
+ * its escapes decoded and written again in one canonical way (only \" \\
+ * and control characters escaped, as \n \t \r \b \f or \u00XX; all else,
+ * UTF-8 included, as is), so "x", "\u0078" and (EDN) "\170" are one key,
+ * and the spelling is a valid JSON and EDN string. A negative integer is
+ * -DECIMAL whatever its base (written into buf); anything else is its
+ * text. Points into the buffer, buf or p->scratch (valid until the next
+ * call). NULL with a diagnostic in p->d for an EDN string holding a lone
+ * surrogate, or when out of memory. */
+const char *edn_name_spelling(edn_parser *p, const edn_node *nd, char buf[24], size_t *len);
+/* Appends code point c at o in the canonical string spelling
+ * (edn_name_spelling: \" \\ \b \f \n \r \t, other control characters as
+ * \u00XX, the rest as UTF-8); at most 6 bytes. Returns the end. */
+char *edn_spell_cp(char *o, unsigned long c);
 
 /* A completion's :start-ts and :commit-ts (nodes start and commit, 0 when
  * absent; edn_ts.c): both or neither, signed 64-bit integers, start <=

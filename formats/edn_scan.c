@@ -164,17 +164,6 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 void edn_skip_ws(edn_parser *p)
 {
     while (p->pos < p->end) {
@@ -225,10 +214,10 @@ static psi_status parse_number(edn_parser *p, uint32_t *out)
     bool big = false, ok = false, is_int = false;
     if (s[i] == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
         size_t j = i + 2;
-        for (; j < n && hex_val(s[j]) >= 0; j++) {
+        for (; j < n && edn_hex_digit(s[j]) >= 0; j++) {
             if (mag > UINT64_MAX >> 4)
                 big = true;
-            mag = mag << 4 | (uint64_t)hex_val(s[j]);
+            mag = mag << 4 | (uint64_t)edn_hex_digit(s[j]);
         }
         ok = j > i + 2 && (j == n || (j + 1 == n && s[j] == 'N'));
         is_int = true;
@@ -280,10 +269,7 @@ static psi_status parse_number(edn_parser *p, uint32_t *out)
     return PSI_OK;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) that starts with a byte of
- * 0x80 or more, or 0 if it is not valid (overlong forms, surrogates and
- * code points past U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t edn_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
     size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
@@ -313,7 +299,7 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
             char e = p->buf[i + 1];
             if (e == 'u') {
                 for (size_t k = 2; k < 6; k++)
-                    if (i + k >= p->end || hex_val(p->buf[i + k]) < 0)
+                    if (i + k >= p->end || edn_hex_digit(p->buf[i + k]) < 0)
                         return edn_error(
                             p, PSI_ERR_SYNTAX, i,
                             "malformed \\u escape in string: four hex digits expected");
@@ -333,7 +319,7 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
             return edn_error(p, PSI_ERR_SYNTAX, i, "control character (byte 0x%02x) in string", c);
         } else if (c >= 0x80) {
             /* EDN text is UTF-8; a history that is not is damaged. */
-            size_t n = utf8_len((const unsigned char *)p->buf + i, p->end - i);
+            size_t n = edn_utf8_len((const unsigned char *)p->buf + i, p->end - i);
             if (n == 0)
                 return edn_error(p, PSI_ERR_SYNTAX, i, "invalid UTF-8 (byte 0x%02x) in string", c);
             i += n;

@@ -35,17 +35,6 @@ static void skip_ws(edn_parser *p)
         p->pos++;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static psi_status node(edn_parser *p, edn_kind kind, size_t pos, size_t len, uint32_t *out)
 {
     if (p->n_nodes >= UINT32_MAX)
@@ -78,30 +67,12 @@ static long u_escape(const edn_parser *p, size_t i)
         return -1;
     long v = 0;
     for (size_t k = 2; k < 6; k++) {
-        int h = hex_digit(p->buf[i + k]);
+        int h = edn_hex_digit(p->buf[i + k]);
         if (h < 0)
             return -1;
         v = v << 4 | h;
     }
     return v;
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n) starting with a byte of
- * 0x80 or more, or 0 (overlong forms, surrogates and code points past
- * U+10FFFF are invalid). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (len == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return len;
 }
 
 static psi_status parse_string(edn_parser *p, uint32_t *out)
@@ -155,7 +126,7 @@ static psi_status parse_string(edn_parser *p, uint32_t *out)
                              "control character (byte 0x%02x) in string: JSON needs it escaped%s",
                              c, c == '\n' ? " (is the string closed?)" : "");
         } else if (c >= 0x80) {
-            size_t n = utf8_seq((const unsigned char *)p->buf + i, p->end - i);
+            size_t n = edn_utf8_len((const unsigned char *)p->buf + i, p->end - i);
             if (n == 0)
                 return edn_error(p, PSI_ERR_SYNTAX, i, "invalid UTF-8 (byte 0x%02x) in string", c);
             i += n;
@@ -346,136 +317,6 @@ psi_status json_parse_value(edn_parser *p, uint32_t *out)
 {
     assert(p->json);
     return parse_value(p, 0, out);
-}
-
-/* Appends code point c as UTF-8 at o; returns the end. */
-static char *put_utf8(char *o, unsigned long c)
-{
-    if (c < 0x80) {
-        *o++ = (char)c;
-    } else if (c < 0x800) {
-        *o++ = (char)(0xC0 | c >> 6);
-        *o++ = (char)(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        *o++ = (char)(0xE0 | c >> 12);
-        *o++ = (char)(0x80 | (c >> 6 & 0x3F));
-        *o++ = (char)(0x80 | (c & 0x3F));
-    } else {
-        *o++ = (char)(0xF0 | c >> 18);
-        *o++ = (char)(0x80 | (c >> 12 & 0x3F));
-        *o++ = (char)(0x80 | (c >> 6 & 0x3F));
-        *o++ = (char)(0x80 | (c & 0x3F));
-    }
-    return o;
-}
-
-char *edn_spell_cp(char *o, unsigned long c)
-{
-    static const char short_esc[] = "\"\\\b\f\n\r\t";
-    static const char short_name[] = "\"\\bfnrt";
-    const char *k = c && c < 0x80 ? memchr(short_esc, (int)c, sizeof short_esc - 1) : NULL;
-    if (k) {
-        *o++ = '\\';
-        *o++ = short_name[k - short_esc];
-    } else if (c < 0x20) {
-        o += snprintf(o, 7, "\\u%04lx", c);
-    } else {
-        o = put_utf8(o, c);
-    }
-    return o;
-}
-
-bool json_string_is(const edn_parser *p, const edn_node *nd, const char *name)
-{
-    if (nd->kind != EDN_STRING)
-        return false;
-    assert(nd->len >= 2 && nd->len != UINT32_MAX);
-    if (!nd->esc) {
-        size_t len = strlen(name);
-        return nd->len == len + 2 && memcmp(p->buf + nd->pos + 1, name, len) == 0;
-    }
-    const char *s = p->buf + nd->pos + 1, *end = p->buf + nd->pos + nd->len - 1;
-    const char *want = name;
-    /* Escapes were validated by parse_string: decode each, compare its
-     * UTF-8 with the next bytes of name. */
-    while (s < end) {
-        char u8[4], *e8 = u8;
-        if (*s != '\\') {
-            *e8++ = *s++;
-        } else {
-            unsigned long c;
-            char e = s[1];
-            if (e == 'u') {
-                c = (unsigned long)u_escape(p, (size_t)(s - p->buf));
-                s += 6;
-                if (c >= 0xD800 && c <= 0xDBFF) {
-                    unsigned long lo = (unsigned long)u_escape(p, (size_t)(s - p->buf));
-                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                    s += 6;
-                }
-            } else {
-                c = e == 'b'   ? '\b'
-                    : e == 'f' ? '\f'
-                    : e == 'n' ? '\n'
-                    : e == 'r' ? '\r'
-                    : e == 't' ? '\t'
-                               : (unsigned char)e;
-                s += 2;
-            }
-            e8 = put_utf8(u8, c);
-        }
-        size_t n = (size_t)(e8 - u8);
-        if (strncmp(want, u8, n) != 0 || memchr(u8, '\0', n))
-            return false;
-        want += n;
-    }
-    return *want == '\0';
-}
-
-const char *json_spelling(edn_parser *p, const edn_node *nd, size_t *len)
-{
-    assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
-    const char *s = p->buf + nd->pos, *end = s + nd->len - 1; /* at the closing quote */
-    *len = nd->len;
-    if (!memchr(s + 1, '\\', nd->len - 2))
-        return s; /* no escape: canonical already (JSON has no raw control characters) */
-    /* Every escape is at least as long as what it becomes, re-escaped: the
-     * output is never longer than the input. */
-    if (!psi_grow((void **)&p->scratch, &p->cap_scratch, nd->len, 1))
-        return NULL;
-    char *o = p->scratch;
-    *o++ = '"';
-    for (const char *i = s + 1; i < end;) {
-        if (*i != '\\') {
-            *o++ = *i++;
-            continue;
-        }
-        unsigned long c;
-        char e = i[1];
-        if (e == 'u') {
-            /* Validated by parse_string: four hex digits, surrogates paired. */
-            c = (unsigned long)u_escape(p, (size_t)(i - p->buf));
-            i += 6;
-            if (c >= 0xD800 && c <= 0xDBFF) {
-                unsigned long lo = (unsigned long)u_escape(p, (size_t)(i - p->buf));
-                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                i += 6;
-            }
-        } else {
-            c = e == 'b'   ? '\b'
-                : e == 'f' ? '\f'
-                : e == 'n' ? '\n'
-                : e == 'r' ? '\r'
-                : e == 't' ? '\t'
-                           : (unsigned char)e;
-            i += 2;
-        }
-        o = edn_spell_cp(o, c);
-    }
-    *o++ = '"';
-    *len = (size_t)(o - p->scratch);
-    assert(*len <= nd->len);
-    return p->scratch;
 }
 
 /* ---- The history's layout ---- */

@@ -5,7 +5,8 @@
  * Three layers (edn.h): edn_scan.c parses EDN values into a tree of nodes,
  * edn_lines.c finds the op maps in the file (one per line, perhaps all
  * inside one vector), and this file interprets the op maps and hands
- * transactions to the history builder.
+ * transactions to the history builder (named keys and values spelled by
+ * edn_spell.c).
  *
  * Interpretation (each choice is deliberate; tests/edn/ pins them down):
  * - Keys used: :type, :f, :process, :value, :index; any other key is ignored.
@@ -243,101 +244,6 @@ static psi_status check_scalar(const edn_parser *p, uint32_t n, const char *what
     return ok && nd->len != UINT32_MAX ? PSI_OK : not_scalar(p, nd, what);
 }
 
-static unsigned long hex4(const char *s)
-{
-    unsigned long v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = s[k];
-        v = v << 4 | (unsigned long)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-    }
-    return v;
-}
-
-/* The spelling of EDN string node nd: like json_spelling, its escapes
- * (\uXXXX, octal, \n ...) and raw tabs, newlines and carriage returns
- * decoded and written again one way, so "ab", "a\u0062" and "a\142" are one
- * value (else a read could miss its writer). The scanner validated the
- * escapes. NULL with a diagnostic for a lone surrogate (no UTF-8 for it)
- * or when out of memory. Points into the buffer when nothing needs
- * rewriting, else into p->scratch (valid until the next call). */
-static const char *edn_string_spelling(edn_parser *p, const edn_node *nd, size_t *len)
-{
-    assert(nd->kind == EDN_STRING && nd->len >= 2 && nd->len != UINT32_MAX);
-    const char *s = p->buf + nd->pos, *end = s + nd->len - 1; /* at the closing quote */
-    *len = nd->len;
-    bool plain = true;
-    for (const char *i = s + 1; i < end && plain; i++)
-        plain = *i != '\\' && (unsigned char)*i >= 0x20;
-    if (plain)
-        return s;
-    /* A raw control byte becomes \u00XX at worst: 6 bytes per input byte. */
-    _Static_assert(SIZE_MAX / 6 > UINT32_MAX, "6 * len + 2 fits size_t");
-    if (!psi_grow((void **)&p->scratch, &p->cap_scratch, (size_t)nd->len * 6 + 2, 1)) {
-        psi_diag_nomem(p->d, "reading an EDN string");
-        return NULL;
-    }
-    char *o = p->scratch;
-    *o++ = '"';
-    for (const char *i = s + 1; i < end;) {
-        unsigned long c = (unsigned char)*i;
-        if (c >= 0x20 && c != '\\') {
-            *o++ = *i++; /* UTF-8 was validated by the scanner: copied as is */
-            continue;
-        }
-        if (c < 0x20) {
-            i++;
-        } else if (i[1] == 'u') {
-            c = hex4(i + 2);
-            i += 6;
-            if (c >= 0xD800 && c <= 0xDBFF && end - i >= 6 && i[0] == '\\' && i[1] == 'u' &&
-                hex4(i + 2) >= 0xDC00 && hex4(i + 2) <= 0xDFFF) {
-                c = 0x10000 + ((c - 0xD800) << 10) + (hex4(i + 2) - 0xDC00);
-                i += 6;
-            } else if (c >= 0xD800 && c <= 0xDFFF) {
-                edn_error(p, PSI_ERR_SYNTAX, (size_t)(i - 6 - p->buf),
-                          "unpaired surrogate \\u%04lx in string (no character for it)", c);
-                return NULL;
-            }
-        } else if (i[1] >= '0' && i[1] <= '7') {
-            c = 0; /* up to three digits, as the scanner took them */
-            i++;
-            for (int k = 0; k < 3 && i < end && *i >= '0' && *i <= '7'; k++, i++)
-                c = c << 3 | (unsigned long)(*i - '0');
-        } else {
-            char e = i[1];
-            c = e == 'b'   ? '\b'
-                : e == 'f' ? '\f'
-                : e == 'n' ? '\n'
-                : e == 'r' ? '\r'
-                : e == 't' ? '\t'
-                           : (unsigned char)e;
-            i += 2;
-        }
-        o = edn_spell_cp(o, c);
-    }
-    *o++ = '"';
-    *len = (size_t)(o - p->scratch);
-    return p->scratch;
-}
-
-/* The spelling of a named scalar (check_scalar passed, not is_u64). A
- * JSON string is spelled canonically (json_spelling: "\u0078" is "x");
- * NULL when out of memory for that. */
-static const char *spelling(edn_parser *p, const edn_node *nd, char buf[24], size_t *len)
-{
-    if (p->json && nd->kind == EDN_STRING)
-        return json_spelling(p, nd, len);
-    if (nd->kind == EDN_STRING)
-        return edn_string_spelling(p, nd, len);
-    if (nd->kind == EDN_INT && !nd->big) { /* negative: one spelling whatever the base */
-        int n = snprintf(buf, 24, "-%llu", (unsigned long long)nd->u);
-        *len = (size_t)n;
-        return buf;
-    }
-    *len = nd->len;
-    return p->buf + nd->pos;
-}
-
 /* Interns node n as a key (named: the builder's dense key). */
 static psi_status get_key(edn_reader *r, uint32_t n, uint64_t *out)
 {
@@ -355,9 +261,9 @@ static psi_status get_key(edn_reader *r, uint32_t n, uint64_t *out)
         return st;
     char buf[24];
     size_t len;
-    const char *s = spelling(p, nd, buf, &len);
+    const char *s = edn_name_spelling(p, nd, buf, &len);
     if (!s)
-        return p->json ? psi_diag_nomem(p->d, "reading a JSON string") : p->d->status;
+        return p->d->status;
     r->keys_named = true; /* on failure too: the read stops there */
     return psi_builder_key_named(r->b, s, len, out, p->d);
 }
@@ -379,9 +285,9 @@ static psi_status get_value(edn_reader *r, uint32_t n, const char *what, uint64_
         return st;
     char buf[24];
     size_t len;
-    const char *s = spelling(p, nd, buf, &len);
+    const char *s = edn_name_spelling(p, nd, buf, &len);
     if (!s)
-        return p->json ? psi_diag_nomem(p->d, "reading a JSON string") : p->d->status;
+        return p->d->status;
     r->values_named = true;
     return psi_builder_value_named(r->b, s, len, out, p->d);
 }

@@ -5,7 +5,7 @@
 
 #include "core/keyname.h"
 #include "core/vec.h"
-#include "formats/edn.h" /* edn_spell_cp: strings spelled as the readers spell them */
+#include "formats/edn.h" /* edn_spell_cp, edn_hex_digit: strings spelled as the readers spell them */
 #include "formats/input.h"
 
 #include <assert.h>
@@ -115,15 +115,6 @@ static bool word(const char **p, const char *end, const char *wd)
     return true;
 }
 
-/* The value of hex digit c, or -1. */
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
 /* Four hex digits at p (before end) as a code unit, or -1. */
 static long hex4(const char *p, const char *end)
 {
@@ -131,7 +122,7 @@ static long hex4(const char *p, const char *end)
         return -1;
     long v = 0;
     for (int i = 0; i < 4; i++) {
-        int x = hex_digit(p[i]);
+        int x = edn_hex_digit(p[i]);
         if (x < 0)
             return -1;
         v = v * 16 + x;
