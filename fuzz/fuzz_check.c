@@ -4,6 +4,7 @@
 
 #include "check/check.h"
 #include "core/index.h"
+#include "interpret/explain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,16 @@ void psi_fuzz_after_read(psi_status st, psi_history *h, const psi_diag *d)
                 check_diag(&d2);
             else
                 verdict[i] = r.verdict == PSI_REJECT;
+            if (cst == PSI_OK && r.verdict == PSI_REJECT && i >= 2) {
+                /* Real time: the counterexample re-checks sub-histories
+                 * rebuilt from this one (interpret/sub_check.c). */
+                psi_cex cx;
+                psi_cex_opts xo = {.ser = co.ser, .budget = 60};
+                psi_status xst = psi_cex_build(h, &r, &xo, &cx, &d2);
+                FUZZ_REQUIRE(xst == PSI_OK, "no counterexample of a real-time reject");
+                FUZZ_REQUIRE(cx.present && cx.n_txns > 0, "an empty counterexample");
+                psi_cex_free(&cx);
+            }
             psi_check_result_free(&r); /* also after an error */
         }
         for (int i = 0; i < 2; i++)
