@@ -294,7 +294,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     rc = res.verdict == PSI_ACCEPT ? 0 : 1;
     /* --interpret-budget 0: no interpretation, only the raw cycle(s). */
     on_stage(&r, "interpret");
-    psi_cex_opts xo = {.ser = c->co.ser, .budget = c->budget};
+    psi_cex_opts xo = {.ser = c->co.ser, .budget = c->budget, .version_order = c->co.version_order};
     psi_status xst = c->budget ? psi_cex_build(h, &res, &xo, &cx, &d) : PSI_OK;
     /* --all-anomalies: more independent violations, checked and explained
      * with the same options, still under the limits. */

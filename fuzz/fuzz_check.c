@@ -5,6 +5,7 @@
 #include "check/check.h"
 #include "check/level.h"
 #include "core/index.h"
+#include "interpret/explain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,16 @@ static void check_levels(psi_history *h)
             check_diag(&d);
         else
             verdict[l] = r.verdict == PSI_REJECT;
+        if (cst == PSI_OK && r.verdict == PSI_REJECT && psi_level_realtime((psi_level)l)) {
+            /* Real time: the counterexample re-checks sub-histories
+             * rebuilt from this one (interpret/sub_check.c). */
+            psi_cex cx;
+            psi_cex_opts xo = {.ser = co.ser, .budget = 60};
+            psi_status xst = psi_cex_build(h, &r, &xo, &cx, &d);
+            FUZZ_REQUIRE(xst == PSI_OK, "no counterexample of a real-time reject");
+            FUZZ_REQUIRE(cx.present && cx.n_txns > 0, "an empty counterexample");
+            psi_cex_free(&cx);
+        }
         psi_check_result_free(&r); /* also after an error */
     }
     for (unsigned s = 0; s <= PSI_LEVEL_LAST; s++)

@@ -8,6 +8,7 @@
 #include "core/vec.h"
 #include "encode/local.h"
 #include "interpret/local.h"
+#include "interpret/sub_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@ typedef struct ctx {
     uint64_t budget, calls;
     bool out_of_budget;
     uint32_t *local; /* [n_txns] scratch for psi_sub_polygraph_build, all UINT32_MAX */
+    /* Non-NULL: re-checks run the whole pipeline on the sub-history at the
+     * check's level (PC, PSI, real time, hints: sub_check.h) instead of the
+     * local SI/SER solve. */
+    psi_subcheck *pipe;
 } ctx;
 
 static int u32_cmp(const void *a, const void *b)
@@ -61,9 +66,29 @@ static int sub_unsat(ctx *x, const psi_sub_polygraph *L)
     return violation ? 1 : 0;
 }
 
+/* 1/0/-1 as sub_unsat, by the pipeline on the sub-history. A sub-history
+ * the check refuses as input (none of its errors but memory) is no
+ * violation. */
+static int pipe_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+{
+    if (x->calls >= x->budget) {
+        x->out_of_budget = true;
+        return -1;
+    }
+    x->calls++;
+    bool violation;
+    psi_diag d = {0};
+    psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, NULL, &d);
+    if (st == PSI_ERR_NOMEM)
+        return -1;
+    return st == PSI_OK && violation ? 1 : 0;
+}
+
 /* 1/0/-1 as sub_unsat, for the sub-history over txns[0..n). */
 static int set_unsat(ctx *x, const uint32_t *txns, uint32_t n)
 {
+    if (x->pipe)
+        return pipe_unsat(x, txns, n);
     psi_sub_polygraph L;
     if (!sub_build(x, txns, n, &L))
         return -1;
@@ -430,6 +455,75 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
     return PSI_OK;
 }
 
+/* The violation the pipeline finds in the minimal sub-history over
+ * txns[0..n): its cycle (or timestamp violation), with the transactions
+ * and keys of the whole history, and every transaction of the set. 1 when
+ * shown, 0 when the sub-history gives nothing to show (the caller shows
+ * the check's own cycle), -1 on error. */
+static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, psi_diag *d)
+{
+    psi_subrun r = {0};
+    bool violation = false;
+    psi_diag sd = {0};
+    psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, &r, &sd);
+    x->calls++;
+    if (st == PSI_ERR_NOMEM) {
+        psi_diag_nomem(d, "interpreting");
+        return -1;
+    }
+    if (st != PSI_OK || !violation)
+        return st == PSI_OK ? 0 : (psi_subrun_free(&r), 0);
+    const psi_check_result *sr = &r.res;
+    const psi_edge *cyc = NULL;
+    uint32_t len = 0;
+    if (sr->reason == PSI_BY_SOLVER) {
+        cyc = sr->solver_cycle;
+        len = sr->solver_cycle_len;
+    } else if (sr->reason == PSI_BY_KNOWN_CYCLE || sr->reason == PSI_BY_PRUNING) {
+        cyc = sr->prune.cycle[0];
+        len = sr->prune.cycle_len[0];
+    }
+    int ret = 1;
+    if (sr->reason == PSI_BY_TIMESTAMPS)
+        st = psi_ts_cex_build(r.h, sr, cex, d);
+    else if (len)
+        st = from_cycle(r.h, sr, cyc, len, cex, d);
+    else
+        ret = 0;
+    if (ret && st == PSI_OK) {
+        for (uint32_t i = 0; i < cex->n_edges; i++) {
+            psi_cex_edge *e = &cex->edges[i];
+            e->from = r.txn_map[e->from];
+            e->to = r.txn_map[e->to];
+            if (e->type != PSI_EDGE_SO && e->key < r.h->n_keys)
+                e->key = r.key_map[e->key];
+        }
+        if (cex->anomaly_op != UINT32_MAX)
+            cex->anomaly_op = r.op_map[cex->anomaly_op];
+        /* Every transaction of the set: the cycle may leave out one its
+         * edges rest on (the writer an anti-dependency's reader read). */
+        uint32_t *t = realloc(cex->txns, ((size_t)cex->n_txns + n + 1) * sizeof *t);
+        if (!t) {
+            st = psi_diag_nomem(d, "interpreting");
+        } else {
+            cex->txns = t;
+            for (uint32_t i = 0; i < cex->n_txns; i++)
+                t[i] = r.txn_map[t[i]];
+            for (uint32_t i = 0; i < n; i++)
+                if (txns[i] != PSI_INIT_TXN && x->h->txns[txns[i]].status == PSI_TXN_COMMITTED)
+                    t[cex->n_txns++] = txns[i];
+            qsort(t, cex->n_txns, sizeof *t, u32_cmp);
+            uint32_t m = 0;
+            for (uint32_t i = 0; i < cex->n_txns; i++)
+                if (!m || t[m - 1] != t[i])
+                    t[m++] = t[i];
+            cex->n_txns = m;
+        }
+    }
+    psi_subrun_free(&r);
+    return st == PSI_OK ? ret : -1;
+}
+
 psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
                          const psi_cex_opts *opts, psi_cex *cex, psi_diag *d)
 {
@@ -457,6 +551,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         cex->seconds = psi_cpu_now() - t0;
         return st;
     }
+    psi_subcheck pipe = {0};
     ctx x = {.h = h,
              .res = res,
              .ser = opts->ser,
@@ -486,16 +581,21 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         st = psi_diag_nomem(d, "interpreting");
         goto out;
     }
-    /* PC and PSI: the local re-checks below are SI's or SER's, which forbid
-     * more than these levels do, so a sub-history they keep might be no
-     * violation of the level: show the cycle the pipeline found as it is.
-     * With hints the violation may need them: show the check's own cycle,
-     * its hint edges named by line (explain.h). */
-    bool own_cycle = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
-    bool hinted = res->hints.n || res->ts.n_with || res->g.n_rt_edges;
-    int r = (own_cycle || hinted) ? 0 : restore(&x, &s);
+    /* PC and PSI: the local re-checks are SI's or SER's, which forbid more
+     * than these levels do; real time, version orders and timestamps are
+     * facts the local polygraph does not have. Those re-check with the
+     * whole pipeline at the check's level (sub_check.h). */
+    bool by_level = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
+    bool hinted = res->hints.n || res->ts.n_with || res->g.n_rt_edges ||
+                  psi_level_realtime(res->level_checked);
+    if (by_level || hinted) {
+        st = psi_subcheck_init(&pipe, h, res, opts->version_order, d);
+        if (st != PSI_OK)
+            goto out;
+        x.pipe = &pipe;
+    }
+    int r = restore(&x, &s);
     cex->by_hints = hinted;
-    cex->level_cycle = own_cycle && !hinted;
     if (res->hints.n)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
     if (res->ts.n_with)
@@ -503,6 +603,33 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     if (r < 0 && !x.out_of_budget) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
+    }
+    if (r == 1 && x.pipe) {
+        qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+        bool complete;
+        uint32_t n = shrink_txns(&x, s.v, s.n, &complete);
+        if (n == UINT32_MAX) {
+            st = psi_diag_nomem(d, "interpreting");
+            goto out;
+        }
+        int rp = present_pipe(&x, s.v, n, cex, d);
+        if (rp < 0) {
+            st = PSI_ERR_NOMEM;
+            goto out;
+        }
+        if (rp == 1) {
+            st = add_list_evidence(h, &res->idx, cex, d);
+            if (st != PSI_OK)
+                goto out;
+            cex->present = cex->restored_whole = cex->by_pipeline = true;
+            cex->minimal = complete;
+            /* Named by the shape of the level's own cycle: its decided
+             * edges are the level's check's, trusted as under SI. */
+            if (!cex->by_timestamps)
+                psi_cex_classify(h, &res->idx, false, cex);
+            goto out;
+        }
+        r = 0; /* nothing built: show the check's own cycle */
     }
     if (r != 1) {
         st = from_cycle(h, res, cyc, cyc_len, cex, d);
@@ -546,6 +673,7 @@ out:
     free(x.local);
     free(s.v);
     free(s.in);
+    psi_subcheck_free(&pipe);
     if (st != PSI_OK)
         psi_cex_free(cex);
     return st;

@@ -199,14 +199,15 @@ typedef struct psi_cex {
     uint64_t solver_calls;
     double seconds;
     bool by_level; /* a polynomial level's cycle with its forcing facts (no search) */
-    /* PC and PSI: the pipeline's cycle, shown as found on purpose (the
-     * local re-checks that shrink it are SI's or SER's, stronger than
-     * these levels), not for want of budget. */
-    bool level_cycle;
-    /* Known version orders were used: their file (PSI_CEX_HINT edges name
-     * its lines). The cycle is then shown as the check found it: the
-     * search above rebuilds sub-histories from the history alone, which
-     * knows nothing of the hints. */
+    /* Shrunk by re-checks with the whole pipeline at the check's level
+     * (PC, PSI, real time, version orders, timestamps: the local SI/SER
+     * re-check cannot express them): the cycle shown is the level's check
+     * of the smallest sub-history found, and minimal means that removing
+     * any one of its transactions makes it acceptable at that level. */
+    bool by_pipeline;
+    /* Ordering information was used (known version orders, timestamps,
+     * real time): hint_file names the version-order file whose lines
+     * PSI_CEX_HINT edges name. */
     bool by_hints;
     char hint_file[512];
     char ts_file[512]; /* timestamps were used: their file */
@@ -218,6 +219,11 @@ typedef struct psi_cex {
 typedef struct psi_cex_opts {
     bool ser;
     uint64_t budget; /* local solver calls; 0 = PSI_INTERPRET_BUDGET_DEFAULT */
+    /* The check's --version-order (borrowed; NULL: none or unknown).
+     * Shrinking keeps each chain's order among the transactions it keeps;
+     * without it each resolved hint edge stands alone, so a sub-history
+     * leaving out a chain's middle loses the order it carried. */
+    const psi_version_order *version_order;
 } psi_cex_opts;
 
 /* Builds the counterexample of a rejected check. */

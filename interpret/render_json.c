@@ -258,6 +258,7 @@ static void json_cex_as(psi_json *j, const char *key, const psi_history *h, cons
     psi_json_str(j, "summary", cx->summary);
     psi_json_bool(j, "minimal", cx->minimal);
     psi_json_bool(j, "restored", cx->restored_whole);
+    psi_json_bool(j, "by_pipeline", cx->by_pipeline);
     psi_json_u64(j, "solver_calls", cx->solver_calls);
     psi_json_num(j, "seconds", cx->seconds);
     json_cex_txns(j, h, cx);

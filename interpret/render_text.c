@@ -286,11 +286,11 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 "counterexample: %u transaction%s, %u dependenc%s (%s; %llu local solver "
                 "call%s, %.3f s)\n",
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies",
-                cx->minimal          ? "minimal: no dependency can be removed"
+                cx->minimal && cx->by_pipeline
+                    ? "minimal at the level checked: without any one of these transactions "
+                      "the rest is accepted; the cycle is the level's check of them"
+                : cx->minimal        ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
-                : cx->by_hints       ? "the cycle as found with the ordering information"
-                : cx->level_cycle    ? "the cycle as the level's check found it, not shrunk: the "
-                                       "shrinking re-checks are SI's, which forbid more"
                                      : "the reported cycle as found: interpret budget exhausted",
                 (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
                 cx->seconds);
@@ -314,6 +314,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
         fprintf(out, "  dependencies (certain: from the history; version-order, timestamps: the "
                      "hint file's line; real time: the ops' order; decided: derived by the "
                      "check from those):\n");
+    else if (cx->n_edges && cx->by_pipeline)
+        fprintf(out, "  dependencies (certain: from the history; decided: ordered by the level's "
+                     "check of these transactions):\n");
     else if (cx->n_edges)
         fprintf(out, "  dependencies (certain: from the history; decided: the other version order "
                      "closes a forbidden cycle; excluded: that other order):\n");

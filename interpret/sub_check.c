@@ -1,0 +1,440 @@
+/* Sub-histories checked by the whole pipeline (see sub_check.h). */
+#include "interpret/sub_check.h"
+
+#include "core/txnid.h"
+#include "core/vec.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kv {
+    uint32_t key;
+    uint64_t value;
+} kv;
+
+static int kv_cmp(const void *a, const void *b)
+{
+    const kv *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+/* A chain member, for gathering a kept set's members chain by chain. */
+typedef struct member {
+    uint32_t txn, chain, pos;
+} member;
+
+static int member_txn_cmp(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    return x->txn != y->txn ? (x->txn < y->txn ? -1 : 1) : 0;
+}
+
+static int member_chain_cmp(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->chain != y->chain)
+        return x->chain < y->chain ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* What the sub-histories keep from the whole history, built once. */
+typedef struct psi_subcheck_data {
+    kv *w; /* writes of transactions that may be observed, sorted */
+    size_t n_w;
+    /* Version-order chains (the check's, or one per resolved hint edge,
+     * owned then) and their members by transaction (CSR over txns). */
+    const psi_hint_chain *chains;
+    size_t n_chains;
+    psi_hint_chain *own_chains;
+    psi_hint_txn *own_tx;
+    member *mem; /* sorted by txn */
+    uint32_t *mem_off;
+} psi_subcheck_data;
+
+static bool observable(const psi_history *h, uint32_t t)
+{
+    return h->txns[t].status == PSI_TXN_COMMITTED || h->txns[t].status == PSI_TXN_UNKNOWN;
+}
+
+static size_t kv_count(const kv *a, size_t n, uint32_t key, uint64_t value)
+{
+    kv k = {key, value};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (kv_cmp(&a[mid], &k) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t c = 0;
+    while (lo + c < n && kv_cmp(&a[lo + c], &k) == 0)
+        c++;
+    return c;
+}
+
+static psi_status chains_from_hints(psi_subcheck_data *D, const psi_history *h, const psi_hints *hs,
+                                    psi_diag *d)
+{
+    D->own_chains = malloc((hs->n ? hs->n : 1) * sizeof *D->own_chains);
+    D->own_tx = malloc((hs->n ? 2 * hs->n : 1) * sizeof *D->own_tx);
+    if (!D->own_chains || !D->own_tx)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    for (uint64_t i = 0; i < hs->n; i++) {
+        const psi_hint_edge *e = &hs->e[i];
+        const psi_txn *a = &h->txns[e->from], *b = &h->txns[e->to];
+        D->own_tx[2 * i] = (psi_hint_txn){h->sessions[a->session].id, a->id, e->line};
+        D->own_tx[2 * i + 1] = (psi_hint_txn){h->sessions[b->session].id, b->id, e->line};
+        D->own_chains[i] = (psi_hint_chain){.key = h->keys[e->key],
+                                            .key_name = h->key_names ? h->key_names[e->key] : NULL,
+                                            .line = e->line,
+                                            .tx = &D->own_tx[2 * i],
+                                            .n = 2};
+    }
+    D->chains = D->own_chains;
+    D->n_chains = hs->n;
+    return PSI_OK;
+}
+
+static psi_status index_members(psi_subcheck_data *D, const psi_history *h, psi_diag *d)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < D->n_chains; c++)
+        n += D->chains[c].n;
+    D->mem = malloc((n ? n : 1) * sizeof *D->mem);
+    D->mem_off = calloc((size_t)h->n_txns + 1, sizeof *D->mem_off);
+    psi_txn_lookup tl = {0};
+    psi_status st = D->mem && D->mem_off ? PSI_OK : psi_diag_nomem(d, "shrinking a counterexample");
+    if (st == PSI_OK)
+        st = psi_txn_lookup_init(&tl, h, true, "shrinking a counterexample", d);
+    size_t m = 0;
+    for (size_t c = 0; c < D->n_chains && st == PSI_OK; c++)
+        for (size_t i = 0; i < D->chains[c].n; i++) {
+            uint32_t t = psi_txn_lookup_find(&tl, D->chains[c].tx[i].sid, D->chains[c].tx[i].tid);
+            /* the check resolved every hint, so t is there */
+            if (t != UINT32_MAX)
+                D->mem[m++] = (member){t, (uint32_t)c, (uint32_t)i};
+        }
+    psi_txn_lookup_free(&tl);
+    if (st != PSI_OK)
+        return st;
+    qsort(D->mem, m, sizeof *D->mem, member_txn_cmp);
+    for (size_t i = 0; i < m; i++)
+        D->mem_off[D->mem[i].txn + 1]++;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        D->mem_off[t + 1] += D->mem_off[t];
+    return PSI_OK;
+}
+
+psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_check_result *res,
+                             const psi_version_order *vo, psi_diag *d)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->h = h;
+    sc->res = res;
+    sc->co.level = res->level_checked;
+    sc->co.ser = res->level_checked == PSI_LEVEL_SER;
+    sc->co.threads = 1; /* sub-histories are small: no pruning workers */
+    /* The recorded initial state was merged into the initial transaction
+     * (its status says so) and is left out: nothing else may be taken
+     * for it. */
+    sc->co.init.mode = PSI_INIT_NONE;
+    psi_subcheck_data *D = calloc(1, sizeof *D);
+    if (!D)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    sc->data = D;
+    size_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (observable(h, t))
+            for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
+                n += h->ops[h->txns[t].first_op + i].kind == PSI_OP_WRITE;
+    D->w = malloc((n ? n : 1) * sizeof *D->w);
+    if (!D->w)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (!observable(h, t))
+            continue;
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+            const psi_op *o = &h->ops[h->txns[t].first_op + i];
+            if (o->kind == PSI_OP_WRITE)
+                D->w[D->n_w++] = (kv){o->key, o->value};
+        }
+    }
+    qsort(D->w, D->n_w, sizeof *D->w, kv_cmp);
+    psi_status st = PSI_OK;
+    if (vo) {
+        D->chains = vo->chains;
+        D->n_chains = vo->n_chains;
+        sc->vo_name = vo->name;
+    } else if (res->hints.n) {
+        st = chains_from_hints(D, h, &res->hints, d);
+        sc->vo_name = res->hints.file;
+    }
+    if (st == PSI_OK && D->n_chains)
+        st = index_members(D, h, d);
+    return st;
+}
+
+void psi_subcheck_free(psi_subcheck *sc)
+{
+    psi_subcheck_data *D = sc->data;
+    if (D) {
+        free(D->w);
+        free(D->own_chains);
+        free(D->own_tx);
+        free(D->mem);
+        free(D->mem_off);
+        free(D);
+    }
+    free(sc->kept);
+    memset(sc, 0, sizeof *sc);
+}
+
+void psi_subrun_free(psi_subrun *r)
+{
+    if (r->checked)
+        psi_check_result_free(&r->res);
+    psi_history_free(r->h);
+    free(r->txn_map);
+    free(r->key_map);
+    free(r->op_map);
+    memset(r, 0, sizeof *r);
+}
+
+/* Is read op o of a kept transaction to be dropped: could it have
+ * observed a transaction left out? */
+static bool drop_read(const psi_subcheck *sc, const kv *kept, size_t n_kept, uint32_t o)
+{
+    const psi_history *h = sc->h;
+    const psi_subcheck_data *D = sc->data;
+    const psi_op *op = &h->ops[o];
+    if (op->kind != PSI_OP_READ)
+        return false;
+    uint32_t len = 1;
+    const uint64_t *v = &op->value;
+    if (op->flags & PSI_OPF_LIST)
+        v = psi_history_list(h, o, &len);
+    for (uint32_t i = 0; i < len; i++)
+        if (kv_count(D->w, D->n_w, op->key, v[i]) != kv_count(kept, n_kept, op->key, v[i]))
+            return true;
+    return false;
+}
+
+/* The key or value of h as the builder b knows it. */
+static psi_status map_key(psi_builder *b, const psi_history *h, uint32_t k, uint64_t *out,
+                          psi_diag *d)
+{
+    if (h->key_names)
+        return psi_builder_key_named(b, h->key_names[k], strlen(h->key_names[k]), out, d);
+    *out = h->keys[k];
+    return PSI_OK;
+}
+
+static psi_status map_value(psi_builder *b, const psi_history *h, uint64_t v, uint64_t *out,
+                            psi_diag *d)
+{
+    if (h->value_names && v)
+        return psi_builder_value_named(b, h->value_names[v - 1], strlen(h->value_names[v - 1]), out,
+                                       d);
+    *out = v;
+    return PSI_OK;
+}
+
+/* Adds kept transaction t with its kept operations; records its ops'
+ * original indices in op_map[*no..]. */
+static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const kv *kept,
+                          size_t n_kept, uint32_t *op_map, uint32_t *no, uint64_t **vals,
+                          size_t *cap_vals, psi_diag *d)
+{
+    const psi_history *h = sc->h;
+    const psi_txn *tx = &h->txns[t];
+    psi_status st = psi_builder_begin(b, h->sessions[tx->session].id, tx->id, tx->src, d);
+    if (st == PSI_OK && h->rt)
+        st = psi_builder_set_rt(b, h->rt[t].invoke, h->rt[t].complete, d);
+    for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
+        uint32_t o = tx->first_op + k;
+        const psi_op *op = &h->ops[o];
+        if (drop_read(sc, kept, n_kept, o))
+            continue;
+        uint64_t key, val;
+        if ((st = map_key(b, h, op->key, &key, d)) != PSI_OK)
+            break;
+        if (op->flags & PSI_OPF_LIST) {
+            uint32_t len;
+            const uint64_t *v = psi_history_list(h, o, &len);
+            if (!psi_grow((void **)vals, cap_vals, (size_t)len + 1, sizeof **vals))
+                return psi_diag_nomem(d, "shrinking a counterexample");
+            for (uint32_t i = 0; i < len && st == PSI_OK; i++)
+                st = map_value(b, h, v[i], &(*vals)[i], d);
+            if (st == PSI_OK)
+                st = psi_builder_list_read(b, key, *vals, len, d);
+        } else {
+            st = map_value(b, h, op->value, &val, d);
+            if (st == PSI_OK)
+                st = psi_builder_op(b, (psi_op_kind)op->kind, key, val, op->flags, d);
+        }
+        op_map[(*no)++] = o;
+    }
+    if (st == PSI_OK)
+        st = psi_builder_end(b, PSI_TXN_COMMITTED, d);
+    return st;
+}
+
+/* The chains restricted to the kept transactions txns[0..n): chains,
+ * members in *tx. */
+static psi_status kept_chains(psi_subcheck *sc, const uint32_t *txns, uint32_t n,
+                              psi_hint_chain **chains, size_t *n_chains, psi_hint_txn **tx,
+                              psi_diag *d)
+{
+    const psi_subcheck_data *D = sc->data;
+    *chains = NULL;
+    *tx = NULL;
+    *n_chains = 0;
+    if (!D->n_chains)
+        return PSI_OK;
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m += D->mem_off[txns[i] + 1] - D->mem_off[txns[i]];
+    member *g = malloc((m ? m : 1) * sizeof *g);
+    *chains = malloc((m ? m : 1) * sizeof **chains);
+    *tx = malloc((m ? m : 1) * sizeof **tx);
+    if (!g || !*chains || !*tx) {
+        free(g);
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    }
+    m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = D->mem_off[txns[i]]; j < D->mem_off[txns[i] + 1]; j++)
+            g[m++] = D->mem[j];
+    qsort(g, m, sizeof *g, member_chain_cmp);
+    size_t nt = 0;
+    for (size_t a = 0; a < m;) {
+        size_t e = a;
+        while (e < m && g[e].chain == g[a].chain)
+            e++;
+        if (e - a >= 2) { /* one member orders nothing */
+            const psi_hint_chain *c = &D->chains[g[a].chain];
+            (*chains)[*n_chains] = *c;
+            (*chains)[*n_chains].tx = *tx + nt;
+            (*chains)[*n_chains].n = e - a;
+            ++*n_chains;
+            for (size_t k = a; k < e; k++)
+                (*tx)[nt++] = c->tx[g[k].pos];
+        }
+        a = e;
+    }
+    free(g);
+    return PSI_OK;
+}
+
+psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, bool *violation,
+                            psi_subrun *out, psi_diag *d)
+{
+    const psi_history *h = sc->h;
+    psi_subrun r = {0};
+    *violation = false;
+    psi_hint_chain *chains = NULL;
+    psi_hint_txn *ctx = NULL;
+    psi_hint_ts *tse = NULL;
+    uint64_t *vals = NULL;
+    size_t cap_vals = 0, n_chains = 0, n_kept = 0, n_ops = 0;
+    psi_status st = PSI_OK;
+    for (uint32_t i = 0; i < n; i++)
+        if (txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED)
+            n_ops += h->txns[txns[i]].n_ops;
+    if (!psi_grow((void **)&sc->kept, &sc->cap_kept, n_ops + 1, sizeof(kv)) ||
+        !(r.op_map = malloc((n_ops + 1) * sizeof *r.op_map)) ||
+        !(r.txn_map = malloc(((size_t)n + 1) * sizeof *r.txn_map))) {
+        st = psi_diag_nomem(d, "shrinking a counterexample");
+        goto out;
+    }
+    kv *kept = sc->kept;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = txns[i];
+        if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
+            continue;
+        for (uint32_t k = 0; k < h->txns[t].n_ops; k++) {
+            const psi_op *o = &h->ops[h->txns[t].first_op + k];
+            if (o->kind == PSI_OP_WRITE)
+                kept[n_kept++] = (kv){o->key, o->value};
+        }
+    }
+    qsort(kept, n_kept, sizeof *kept, kv_cmp);
+    psi_builder *b = psi_builder_new(h->source, h->format);
+    if (!b) {
+        st = psi_diag_nomem(d, "shrinking a counterexample");
+        goto out;
+    }
+    psi_builder_set_rt_by_index(b, h->rt_by_index);
+    uint32_t nt = 1, no = 0;
+    r.txn_map[0] = PSI_INIT_TXN;
+    for (uint32_t i = 0; i < n && st == PSI_OK; i++) {
+        uint32_t t = txns[i];
+        assert(i == 0 || txns[i - 1] < t);
+        if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
+            continue;
+        st = add_txn(sc, b, t, kept, n_kept, r.op_map, &no, &vals, &cap_vals, d);
+        r.txn_map[nt++] = t;
+    }
+    if (st != PSI_OK) {
+        psi_builder_free(b);
+        goto out;
+    }
+    if ((st = psi_builder_finish(b, &r.h, d)) != PSI_OK)
+        goto out;
+    r.h->initial_state = h->initial_state;
+    assert(r.h->n_txns == nt && r.h->n_ops == no);
+    r.key_map = malloc((r.h->n_keys ? r.h->n_keys : 1) * sizeof *r.key_map);
+    if (!r.key_map) {
+        st = psi_diag_nomem(d, "shrinking a counterexample");
+        goto out;
+    }
+    for (uint32_t i = 0; i < no; i++)
+        r.key_map[r.h->ops[i].key] = h->ops[r.op_map[i]].key;
+    /* The hints and timestamps of the kept transactions. */
+    psi_check_opts co = sc->co;
+    psi_version_order vo = {.name = sc->vo_name};
+    if ((st = kept_chains(sc, txns, n, &chains, &n_chains, &ctx, d)) != PSI_OK)
+        goto out;
+    if (n_chains) {
+        vo.chains = chains;
+        vo.n_chains = n_chains;
+        co.version_order = &vo;
+    }
+    psi_timestamps ts = {.name = sc->res->ts.file};
+    if (sc->res->ts.n_with) {
+        tse = malloc(((size_t)n + 1) * sizeof *tse);
+        if (!tse) {
+            st = psi_diag_nomem(d, "shrinking a counterexample");
+            goto out;
+        }
+        for (uint32_t i = 1; i < nt; i++) {
+            uint32_t t = r.txn_map[i];
+            if (sc->res->ts.line[t])
+                tse[ts.n++] = (psi_hint_ts){.sid = h->sessions[h->txns[t].session].id,
+                                            .tid = h->txns[t].id,
+                                            .start = sc->res->ts.start[t],
+                                            .commit = sc->res->ts.commit[t],
+                                            .line = sc->res->ts.line[t]};
+        }
+        ts.e = tse;
+        co.timestamps = &ts;
+    }
+    r.checked = true;
+    st = psi_check(r.h, &co, &r.res, d);
+    if (st == PSI_OK)
+        *violation = r.res.verdict == PSI_REJECT;
+out:
+    free(chains);
+    free(ctx);
+    free(tse);
+    free(vals);
+    if (st == PSI_OK && out)
+        *out = r;
+    else
+        psi_subrun_free(&r);
+    return st;
+}

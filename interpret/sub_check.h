@@ -1,0 +1,67 @@
+/* Internal to interpret/: checking a sub-history with the whole pipeline
+ * at the level the history was checked at, for the levels and hints the
+ * local re-check of explain.c cannot express (PC, PSI, real time, known
+ * version orders, timestamps).
+ *
+ * The sub-history over a set of committed transactions is a history of
+ * its own: those transactions, in their sessions' order, with their
+ * real-time intervals and timestamps, and every read that could have
+ * observed a transaction left out dropped (a read of a (key, value) some
+ * other committed transaction writes, list reads element by element).
+ * Dropping transactions and reads only removes dependencies, so a
+ * sub-history that violates the level shows the history does: this is
+ * the relaxation psi_sub_polygraph_build makes for reads with a writer
+ * outside (core/polygraph.h). Version orders keep each chain's members
+ * that are kept, in order (a chain's order holds of any subsequence);
+ * timestamps and real time are per transaction and kept as they are.
+ *
+ * Ownership: psi_subcheck_init allocates what psi_subcheck_free releases;
+ * h, res and the check options are borrowed and must outlive it. A
+ * psi_subrun owns its history and check result (psi_subrun_free). */
+#ifndef PSI_INTERPRET_SUB_CHECK_H
+#define PSI_INTERPRET_SUB_CHECK_H
+
+#include "check/check.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct psi_subcheck_data; /* sub_check.c */
+
+typedef struct psi_subcheck {
+    const psi_history *h;
+    const psi_check_result *res;
+    psi_check_opts co;              /* the sub-checks' options */
+    const char *vo_name;            /* the version-order file, for messages */
+    struct psi_subcheck_data *data; /* what is built once (owned) */
+    void *kept;                     /* scratch reused across runs (owned) */
+    size_t cap_kept;
+} psi_subcheck;
+
+/* A sub-history and its check. */
+typedef struct psi_subrun {
+    psi_history *h;
+    psi_check_result res;
+    bool checked;
+    uint32_t *txn_map; /* [h->n_txns] its transaction -> the original's */
+    uint32_t *key_map; /* [h->n_keys] its dense key -> the original's */
+    uint32_t *op_map;  /* [h->n_ops] its operation -> the original's */
+} psi_subrun;
+
+/* vo: the check's known version orders, or NULL (then the hint edges the
+ * check resolved, res->hints, are used: each as a chain of two). */
+psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_check_result *res,
+                             const psi_version_order *vo, psi_diag *d);
+void psi_subcheck_free(psi_subcheck *sc);
+
+/* Builds and checks the sub-history over txns[0..n) (sorted; the initial
+ * transaction and transactions not committed are skipped). *violation is
+ * set when it is rejected. With out, the run is handed over (the caller
+ * frees it), else freed. PSI_ERR_INPUT when the check refuses it (e.g. a
+ * level needing real time, none left): no verdict, treated as no
+ * violation by callers. */
+psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, bool *violation,
+                            psi_subrun *out, psi_diag *d);
+void psi_subrun_free(psi_subrun *r);
+
+#endif
