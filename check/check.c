@@ -190,22 +190,6 @@ static bool pruned_reject(psi_check_result *res, const psi_check_opts *opts)
     return false;
 }
 
-/* Whether the history has a transaction that did not commit (aborted or
- * unknown outcome). The weak levels' search over read-from choices
- * (level_choice.c) is checked against the oracle on committed-only
- * histories; with aborted or unknown writers among the candidates one
- * generated history (test_levels, seed 189 of test_random_values with
- * outcomes) is rejected under PL-2 where the oracle accepts, not yet
- * explained. Until it is, such histories are refused rather than given a
- * verdict that may be wrong. */
-static bool has_uncommitted(const psi_history *h)
-{
-    for (uint32_t t = 0; t < h->n_txns; t++)
-        if (h->txns[t].status == PSI_TXN_ABORTED || h->txns[t].status == PSI_TXN_UNKNOWN)
-            return true;
-    return false;
-}
-
 /* A version order and timestamps must agree: a writer's version comes
  * after another's iff it commits later (SI's first committer wins; SER's
  * commit order is the serial order). Two files that disagree are bad
@@ -337,20 +321,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
          * written besides the initial state) makes the level a search
          * over the choices (level_choice.h); without one it is the
          * level's polynomial check alone. */
-        bool choices = psi_level_choice_reads(h, &res->idx, res->level_checked);
-        if (choices && has_uncommitted(h)) {
-            s->t_construct = psi_cpu_now() - t0;
-            psi_status e = psi_diag_set(
-                d, PSI_ERR_INPUT,
-                "%s: a read could have read from more than one writer (a value written "
-                "more than once) in a history with aborted or unknown-outcome "
-                "transactions; the weak levels do not check that combination yet (si, "
-                "ser and the levels above them do)",
-                h->source);
-            append_level(d, res->level_checked);
-            return e;
-        }
-        if (choices)
+        if (psi_level_choice_reads(h, &res->idx, res->level_checked))
             st =
                 psi_level_check_choices(h, &res->idx, res->level_checked, &res->level, &res->rf, d);
         else
