@@ -508,17 +508,6 @@ static bool depend(cctx *c, uint32_t o)
     return true;
 }
 
-static uint32_t so_prev(const psi_history *h, uint32_t t)
-{
-    const psi_txn *tx = &h->txns[t];
-    for (uint32_t p = tx->pos; p-- > 0;) {
-        uint32_t u = h->sessions[tx->session].first_txn + p;
-        if (h->txns[u].status == PSI_TXN_COMMITTED)
-            return u;
-    }
-    return PSI_INIT_TXN;
-}
-
 /* CC's premise from →(SO ∪ WR)+ to: a path in the view (BFS backwards
  * from `to`), whose WR edges' reads are dependencies. */
 static bool causal_deps(cctx *c, uint32_t from, uint32_t to)
@@ -532,7 +521,7 @@ static bool causal_deps(cctx *c, uint32_t from, uint32_t to)
         uint32_t v = c->queue[head++];
         if (v == PSI_INIT_TXN)
             continue;
-        uint32_t p = so_prev(h, v);
+        uint32_t p = psi_history_so_prev_committed(h, v);
         if (c->next[p] == NONE) {
             c->next[p] = v;
             c->next_op[p] = NONE;

@@ -745,6 +745,17 @@ uint32_t psi_history_op_txn(const psi_history *h, uint32_t op)
     return PSI_INIT_TXN;
 }
 
+uint32_t psi_history_so_prev_committed(const psi_history *h, uint32_t t)
+{
+    const psi_txn *tx = &h->txns[t];
+    for (uint32_t p = tx->pos; p-- > 0;) {
+        uint32_t u = h->sessions[tx->session].first_txn + p;
+        if (h->txns[u].status == PSI_TXN_COMMITTED)
+            return u;
+    }
+    return PSI_INIT_TXN;
+}
+
 const uint64_t *psi_history_list(const psi_history *h, uint32_t op, uint32_t *len)
 {
     size_t lo = 0, hi = h->n_list_reads;

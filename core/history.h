@@ -242,6 +242,11 @@ static inline const psi_op *psi_txn_ops(const psi_history *h, uint32_t t)
 /* Index of the transaction that owns op `op` (binary search over txns). */
 uint32_t psi_history_op_txn(const psi_history *h, uint32_t op);
 
+/* The last committed transaction before t in t's session, or
+ * PSI_INIT_TXN when there is none (the initial transaction precedes every
+ * session). Linear in t's position: for explanations, not hot paths. */
+uint32_t psi_history_so_prev_committed(const psi_history *h, uint32_t t);
+
 /* The observed list of a PSI_OPF_LIST read, or NULL (and *len = 0). */
 const uint64_t *psi_history_list(const psi_history *h, uint32_t op, uint32_t *len);
 

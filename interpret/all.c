@@ -2,24 +2,12 @@
  * one's transactions out, rebuild what is left as a history of its own,
  * check and explain it again. */
 #include "interpret/all.h"
+#include "interpret/kv.h"
 
 #include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct kv {
-    uint32_t key; /* dense key of the original history */
-    uint64_t value;
-} kv;
-
-static int kv_cmp(const void *a, const void *b)
-{
-    const kv *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->value > y->value) - (x->value < y->value);
-}
 
 /* What is taken out of the original history so far. */
 typedef struct rest {
@@ -27,7 +15,7 @@ typedef struct rest {
     const psi_index *idx; /* the first check's: read_src, op_info, op_txn */
     uint8_t *out;         /* [n_txns] transaction taken out */
     uint8_t *drop;        /* [n_ops] read dropped */
-    kv *gone;             /* writes of the transactions taken out, sorted */
+    psi_kv *gone;         /* writes of the transactions taken out, sorted */
     size_t n_gone, cap_gone;
     uint32_t *txn_map; /* [n_txns] the history left: its transaction -> the original's */
     uint32_t *op_map;  /* [n_ops] its operation -> the original's */
@@ -35,8 +23,8 @@ typedef struct rest {
 
 static bool gone(const rest *r, uint32_t key, uint64_t value)
 {
-    kv k = {key, value};
-    return r->n_gone && bsearch(&k, r->gone, r->n_gone, sizeof k, kv_cmp) != NULL;
+    psi_kv k = {key, value};
+    return r->n_gone && bsearch(&k, r->gone, r->n_gone, sizeof k, psi_kv_cmp) != NULL;
 }
 
 static bool take_out(rest *r, uint32_t t)
@@ -51,7 +39,7 @@ static bool take_out(rest *r, uint32_t t)
             continue;
         if (!psi_grow((void **)&r->gone, &r->cap_gone, r->n_gone + 1, sizeof *r->gone))
             return false;
-        r->gone[r->n_gone++] = (kv){o->key, o->value};
+        r->gone[r->n_gone++] = (psi_kv){o->key, o->value};
     }
     return true;
 }
@@ -100,7 +88,7 @@ static psi_status build_rest(rest *r, psi_history **out, psi_diag *d)
 {
     const psi_history *h = r->h;
     if (r->n_gone)
-        qsort(r->gone, r->n_gone, sizeof *r->gone, kv_cmp);
+        qsort(r->gone, r->n_gone, sizeof *r->gone, psi_kv_cmp);
     psi_builder *b = psi_builder_new(h->source, h->format);
     if (!b)
         return psi_diag_nomem(d, "taking a violation out of the history");

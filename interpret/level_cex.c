@@ -72,17 +72,6 @@ static uint32_t src_txn(const lcx *c, uint32_t o)
     return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
 }
 
-static uint32_t so_prev(const psi_history *h, uint32_t t)
-{
-    const psi_txn *tx = &h->txns[t];
-    for (uint32_t p = tx->pos; p-- > 0;) {
-        uint32_t u = h->sessions[tx->session].first_txn + p;
-        if (h->txns[u].status == PSI_TXN_COMMITTED)
-            return u;
-    }
-    return PSI_INIT_TXN;
-}
-
 /* A shortest (SO ∪ WR)-path from `from` to `to`, by BFS backwards from
  * `to` over session predecessors and writers read; added as edges. */
 static bool causal_path(lcx *c, uint32_t from, uint32_t to)
@@ -101,7 +90,7 @@ static bool causal_path(lcx *c, uint32_t from, uint32_t to)
             uint32_t v = queue[head++];
             if (v == PSI_INIT_TXN)
                 continue;
-            uint32_t p = so_prev(h, v);
+            uint32_t p = psi_history_so_prev_committed(h, v);
             if (next[p] == NONE) {
                 next[p] = v;
                 nkey[p] = UINT32_MAX;

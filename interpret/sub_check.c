@@ -1,5 +1,6 @@
 /* Sub-histories checked by the whole pipeline (see sub_check.h). */
 #include "interpret/sub_check.h"
+#include "interpret/kv.h"
 
 #include "core/txnid.h"
 #include "core/vec.h"
@@ -7,19 +8,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct kv {
-    uint32_t key;
-    uint64_t value;
-} kv;
-
-static int kv_cmp(const void *a, const void *b)
-{
-    const kv *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->value > y->value) - (x->value < y->value);
-}
 
 /* A chain member, for gathering a kept set's members chain by chain. */
 typedef struct member {
@@ -42,7 +30,7 @@ static int member_chain_cmp(const void *a, const void *b)
 
 /* What the sub-histories keep from the whole history, built once. */
 typedef struct psi_subcheck_data {
-    kv *w; /* writes of transactions that may be observed, sorted */
+    psi_kv *w; /* writes of transactions that may be observed, sorted */
     size_t n_w;
     /* Version-order chains (the check's, or one per resolved hint edge,
      * owned then) and their members by transaction (CSR over txns). */
@@ -59,19 +47,19 @@ static bool observable(const psi_history *h, uint32_t t)
     return h->txns[t].status == PSI_TXN_COMMITTED || h->txns[t].status == PSI_TXN_UNKNOWN;
 }
 
-static size_t kv_count(const kv *a, size_t n, uint32_t key, uint64_t value)
+static size_t kv_count(const psi_kv *a, size_t n, uint32_t key, uint64_t value)
 {
-    kv k = {key, value};
+    psi_kv k = {key, value};
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (kv_cmp(&a[mid], &k) < 0)
+        if (psi_kv_cmp(&a[mid], &k) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     size_t c = 0;
-    while (lo + c < n && kv_cmp(&a[lo + c], &k) == 0)
+    while (lo + c < n && psi_kv_cmp(&a[lo + c], &k) == 0)
         c++;
     return c;
 }
@@ -160,10 +148,10 @@ psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_c
         for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
             const psi_op *o = &h->ops[h->txns[t].first_op + i];
             if (o->kind == PSI_OP_WRITE)
-                D->w[D->n_w++] = (kv){o->key, o->value};
+                D->w[D->n_w++] = (psi_kv){o->key, o->value};
         }
     }
-    qsort(D->w, D->n_w, sizeof *D->w, kv_cmp);
+    qsort(D->w, D->n_w, sizeof *D->w, psi_kv_cmp);
     psi_status st = PSI_OK;
     if (vo) {
         D->chains = vo->chains;
@@ -206,7 +194,7 @@ void psi_subrun_free(psi_subrun *r)
 
 /* Is read op o of a kept transaction to be dropped: could it have
  * observed a transaction left out? */
-static bool drop_read(const psi_subcheck *sc, const kv *kept, size_t n_kept, uint32_t o)
+static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept, uint32_t o)
 {
     const psi_history *h = sc->h;
     const psi_subcheck_data *D = sc->data;
@@ -245,7 +233,7 @@ static psi_status map_value(psi_builder *b, const psi_history *h, uint64_t v, ui
 
 /* Adds kept transaction t with its kept operations; records its ops'
  * original indices in op_map[*no..]. */
-static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const kv *kept,
+static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const psi_kv *kept,
                           size_t n_kept, uint32_t *op_map, uint32_t *no, uint64_t **vals,
                           size_t *cap_vals, psi_diag *d)
 {
@@ -345,13 +333,13 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
     for (uint32_t i = 0; i < n; i++)
         if (txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED)
             n_ops += h->txns[txns[i]].n_ops;
-    if (!psi_grow((void **)&sc->kept, &sc->cap_kept, n_ops + 1, sizeof(kv)) ||
+    if (!psi_grow((void **)&sc->kept, &sc->cap_kept, n_ops + 1, sizeof(psi_kv)) ||
         !(r.op_map = malloc((n_ops + 1) * sizeof *r.op_map)) ||
         !(r.txn_map = malloc(((size_t)n + 1) * sizeof *r.txn_map))) {
         st = psi_diag_nomem(d, "shrinking a counterexample");
         goto out;
     }
-    kv *kept = sc->kept;
+    psi_kv *kept = sc->kept;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = txns[i];
         if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
@@ -359,10 +347,10 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
         for (uint32_t k = 0; k < h->txns[t].n_ops; k++) {
             const psi_op *o = &h->ops[h->txns[t].first_op + k];
             if (o->kind == PSI_OP_WRITE)
-                kept[n_kept++] = (kv){o->key, o->value};
+                kept[n_kept++] = (psi_kv){o->key, o->value};
         }
     }
-    qsort(kept, n_kept, sizeof *kept, kv_cmp);
+    qsort(kept, n_kept, sizeof *kept, psi_kv_cmp);
     psi_builder *b = psi_builder_new(h->source, h->format);
     if (!b) {
         st = psi_diag_nomem(d, "shrinking a counterexample");
