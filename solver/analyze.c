@@ -116,6 +116,147 @@ fail:
     return false;
 }
 
+/* Clause order for shrinking: level descending, then trail position
+ * descending, so each level's block is contiguous and starts with the
+ * literal assigned last. */
+static bool shrink_before(const psi_sat *s, lit_t a, lit_t b)
+{
+    uint32_t la = s->level[lit_var(a)], lb = s->level[lit_var(b)];
+    if (la != lb)
+        return la > lb;
+    return s->trail_pos[lit_var(a)] > s->trail_pos[lit_var(b)];
+}
+
+static void shrink_sift(const psi_sat *s, lit_t *a, size_t i, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && shrink_before(s, a[c], a[c + 1]))
+            c++;
+        if (!shrink_before(s, a[i], a[c]))
+            return;
+        lit_t t = a[i];
+        a[i] = a[c];
+        a[c] = t;
+        i = c;
+    }
+}
+
+/* Heap sort in place (no scratch memory, O(n log n) on long clauses). */
+static void shrink_sort(const psi_sat *s, lit_t *a, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        shrink_sift(s, a, i, n);
+    for (size_t k = n; k-- > 1;) {
+        lit_t t = a[0];
+        a[0] = a[k];
+        a[k] = t;
+        shrink_sift(s, a, 0, k);
+    }
+}
+
+/* Marks v with m (seen bits), remembering it for the final clear. */
+static bool mark(psi_sat *s, uint32_t v, uint8_t m)
+{
+    if (!s->seen[v] && !psi_u32_push(&s->to_clear, v))
+        return false;
+    s->seen[v] |= m;
+    return true;
+}
+
+#define SEEN_BLOCK 2u /* seen[] bit: reached while shrinking the current block */
+
+/* Shrinks the block c[0..n) of learned literals of one level L (n >= 2) to
+ * its block UIP: walking the trail down from the block's last literal,
+ * level-L literals are resolved with their reasons until one open literal
+ * is left, whose negation then replaces the block. This fails when a
+ * reason brings in a literal of a lower level that is neither in the
+ * clause nor implied by it (seen[], or redundant() proves it). Marks of
+ * lower levels are trusted only because blocks go by decreasing level: a
+ * var of level L' < L marked seen is implied by clause literals of levels
+ * at most L', none of which this block replaces. Level-L literals marked
+ * seen by minimization are not trusted (they may hang on the very block
+ * being replaced), they are resolved like the rest. Returns the UIP's
+ * false literal, LIT_UNDEF when the block stays, and sets s->nomem on
+ * ENOMEM. */
+static lit_t shrink_block(psi_sat *s, const lit_t *c, uint32_t n, uint32_t levels)
+{
+    uint32_t lv = s->level[lit_var(c[0])], open = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (!mark(s, lit_var(c[i]), SEEN_BLOCK))
+            goto nomem;
+    for (uint32_t idx = s->trail_pos[lit_var(c[0])] + 1;;) {
+        uint32_t v;
+        do
+            v = lit_var(s->trail[--idx]);
+        while (!(s->seen[v] & SEEN_BLOCK) || s->level[v] != lv);
+        if (--open == 0)
+            return lit_neg(s->trail[idx]);
+        uint32_t r = s->reason[v];
+        if (r >= REASON_UNIT) /* a decision has no level-L literal before it */
+            return LIT_UNDEF;
+        const lit_t *rl = cl_lits(s, r);
+        for (uint32_t k = 0, m = cl_size(s, r); k < m; k++) {
+            uint32_t u = lit_var(rl[k]), lu = s->level[u];
+            if (u == v || !lu)
+                continue;
+            assert(lu <= lv); /* a reason's literals are no higher than what it implies */
+            if (lu == lv) {
+                if (!(s->seen[u] & SEEN_BLOCK)) {
+                    if (!mark(s, u, SEEN_BLOCK))
+                        goto nomem;
+                    open++;
+                }
+                continue;
+            }
+            if (s->seen[u])
+                continue;
+            if (s->reason[u] == REASON_NONE || !redundant(s, rl[k], levels))
+                return LIT_UNDEF;
+            if (!mark(s, u, 1))
+                goto nomem;
+        }
+    }
+nomem:
+    s->nomem = true;
+    return LIT_UNDEF;
+}
+
+/* Shrinking (Fleury and Biere, "Efficient All-UIP Learned Clause
+ * Minimization", SAT 2021): after minimization, each level's block of two
+ * or more literals is replaced by that level's block UIP when one exists
+ * whose cone in the implication graph reaches only the clause and what
+ * it implies. The clause keeps its levels (glue unchanged) and stays
+ * asserting; it is implied by unit propagation over the reasons (RUP), so
+ * proofs stay checkable. Runs on learnt[1..] (learnt[0] is the conflict
+ * level's UIP). Not with a theory (see psi_analyze). */
+static void shrink(psi_sat *s, uint32_t levels)
+{
+    lit_t *c = s->learnt.a + 1;
+    size_t n = s->learnt.n - 1, j = 0;
+    shrink_sort(s, c, n);
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && s->level[lit_var(c[e])] == s->level[lit_var(c[i])])
+            e++;
+        lit_t u = e - i > 1 ? shrink_block(s, c + i, (uint32_t)(e - i), levels) : LIT_UNDEF;
+        if (s->nomem)
+            return;
+        if (u != LIT_UNDEF) {
+            s->seen[lit_var(u)] |= 1; /* in the clause now (marked, so in to_clear) */
+            c[j++] = u;
+            s->st.shrunk_literals += e - i - 1;
+        } else {
+            while (i < e)
+                c[j++] = c[i++];
+        }
+        i = e;
+    }
+    s->learnt.n = j + 1;
+}
+
 #ifndef NDEBUG
 /* The learned clause is asserting (first UIP): all false, learnt[0] the only
  * literal at the conflict level dl, learnt[1] at the highest level of the
@@ -259,10 +400,18 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
     }
     s->st.minimized_literals += s->learnt.n - j;
     s->learnt.n = j;
+    /* Not with a theory: its clauses (glue about 2) have little to shrink,
+     * and the checker's search stays as measured (bench_acyclic). */
+    if (s->opt.shrink && !s->has_theory && s->learnt.n > 2) {
+        shrink(s, levels);
+        if (s->nomem)
+            goto clear;
+    }
     /* Neither with a theory: its instances (glue about 2) were measured
      * no faster with reason bumping, and the search there stays as tuned. */
     if (s->opt.bump_reasons && !s->has_theory && !s->nomem && !bump_reasons(s))
         return PSI_SAT_ENOMEM;
+clear:
     for (size_t i = 0; i < s->to_clear.n; i++)
         s->seen[s->to_clear.a[i]] = 0;
     if (s->nomem)

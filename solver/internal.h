@@ -131,6 +131,8 @@ struct psi_sat {
     uint64_t props_at_walk;   /* propagations when the last walk ended */
     uint32_t simplified_root; /* root trail size at the last simplification */
     uint64_t simplify_at;     /* conflicts before the next simplification */
+    bool sym_tried;           /* the first solve looked for symmetries (opt.symmetry) */
+    bool sym_added;           /* ... and added clauses breaking them: one-shot from then on */
 
     /* Debug checker (invariants.h; used only with PSI_CHECK). */
     psi_check_sched check;
@@ -269,6 +271,14 @@ void psi_proof_flush(psi_sat *s);
  * theory; sets phase[] and target[] to the best assignment found within
  * flips steps. False on ENOMEM (phases unchanged). */
 bool psi_walk(psi_sat *s, uint64_t flips, bool use_target);
+
+/* symmetry.c: static symmetry breaking at the first solve (opt.symmetry):
+ * adds lex-leader clauses for the verified row and column swaps of a
+ * pigeonhole-like matrix. They are not implied by the formula (only
+ * satisfiability is kept), hence no proof, theory or assumptions with it,
+ * and no clauses or assumptions after it (sat.c refuses them). Returns 0
+ * or PSI_SAT_ENOMEM. */
+int psi_symmetry_break(psi_sat *s);
 
 /* search.c */
 int psi_search(psi_sat *s);

@@ -72,6 +72,13 @@
     X(walk_effort,       INT,  100,   0,   1e6,                                                    \
       "every other rephase first walks (local search, walk.c) for this many flips per thousand "   \
       "propagations since the last walk (0: off; never with a theory)")                           \
+    X(shrink,            INT,  1,     0,   1,                                                      \
+      "1: after minimization, replace each level's learned literals by their block UIP when "     \
+      "possible (Fleury and Biere, SAT 2021; not with a theory)")                                 \
+    X(symmetry,          INT,  0,     0,   1,                                                      \
+      "1: the first solve breaks verified row/column symmetries of a pigeonhole-like matrix "    \
+      "(symmetry.c); one-shot: later clauses and assumptions are refused; not with a proof, a "  \
+      "theory or assumptions")                                                                     \
     X(chrono,            INT,  100,   0,   1e9,                                                    \
       "a backjump over more levels than this only undoes the conflict level (0: never)")
 /* clang-format on */

@@ -186,6 +186,8 @@ int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
         if (rc)
             return rc;
     }
+    if (s->sym_added)
+        return PSI_SAT_EINVAL; /* symmetry breaking made the solver one-shot */
     root(s);
     s->has_model = false;
     s->st.clauses++;
@@ -234,6 +236,8 @@ int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
 
 int psi_sat_assume(psi_sat *s, int lit)
 {
+    if (s->sym_added)
+        return PSI_SAT_EINVAL; /* symmetry breaking made the solver one-shot */
     int rc = check_lit(s, lit);
     if (rc)
         return rc;
@@ -298,6 +302,18 @@ int psi_sat_solve(psi_sat *s)
         goto done;
     }
     root(s);
+    /* Only the first solve: later ones may have clauses the symmetries
+     * were not verified against. */
+    bool first = !s->sym_tried;
+    s->sym_tried = true;
+    if (first && s->opt.symmetry && !s->has_theory && !s->proof && !s->assumptions.n &&
+        !s->inconsistent) {
+        uint64_t before = s->st.clauses;
+        res = psi_symmetry_break(s);
+        s->sym_added = s->st.clauses != before;
+        if (res)
+            goto done;
+    }
     s->conflicts_at_start = s->st.conflicts;
     if (!s->inconsistent && s->has_theory) {
         double t0 = psi_sat_now();

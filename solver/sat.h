@@ -40,6 +40,8 @@ typedef struct psi_sat_stats {
     uint64_t decisions, propagations, conflicts, restarts;
     uint64_t learned, learned_literals; /* clauses learned, their total length */
     uint64_t minimized_literals;        /* removed by clause minimization */
+    uint64_t shrunk_literals;           /* removed by shrinking after it (analyze.c) */
+    uint64_t symmetries;                /* swaps broken by symmetry.c (opt.symmetry) */
     uint64_t reductions, deleted;       /* reduceDB runs, clauses removed by them */
     uint64_t chrono_backtracks;         /* conflicts that undid only their own level */
     uint64_t blocked_restarts;          /* conflicts that postponed a restart */

@@ -1,7 +1,8 @@
 /* Minimal stand-alone front end for timing the solver on a DIMACS/GNF file
  * without the rest of the project: prints the s line (no model) and exits
  * 10/20/0 like the CLI. Usage: bench_sat [-o NAME=VALUE]... FILE, where -o
- * sets a solver option (solver/options.h) before solving, for tuning runs;
+ * sets a solver option (solver/options.h) before solving, for tuning runs
+ * (symmetry breaking is on unless -o symmetry=0: a run is one-shot);
  * -o conflicts=N stops after N conflicts (answer unknown, statistics kept). */
 #include "solver/acyclic.h"
 #include "solver/dimacs.h"
@@ -42,6 +43,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", s ? e.msg : "out of memory");
         return 2;
     }
+    /* A one-shot solve: symmetry breaking is allowed (solver/options.h). */
+    if (psi_sat_set_option(s, "symmetry", 1)) {
+        fprintf(stderr, "bench_sat: cannot set symmetry\n");
+        return 2;
+    }
     for (int i = 1; i < a; i += 2) {
         char name[64];
         const char *eq = strchr(argv[i + 1], '=');
@@ -67,12 +73,14 @@ int main(int argc, char **argv)
     psi_sat_stats st;
     psi_sat_get_stats(s, &st);
     printf("c conflicts %llu decisions %llu propagations %llu restarts %llu reductions %llu "
-           "learned %llu deleted %llu learned-lits %llu minimized %llu solve %.3f s\n",
+           "learned %llu deleted %llu learned-lits %llu minimized %llu shrunk %llu symmetries %llu "
+           "solve %.3f s\n",
            (unsigned long long)st.conflicts, (unsigned long long)st.decisions,
            (unsigned long long)st.propagations, (unsigned long long)st.restarts,
            (unsigned long long)st.reductions, (unsigned long long)st.learned,
            (unsigned long long)st.deleted, (unsigned long long)st.learned_literals,
-           (unsigned long long)st.minimized_literals, st.solve_seconds);
+           (unsigned long long)st.minimized_literals, (unsigned long long)st.shrunk_literals,
+           (unsigned long long)st.symmetries, st.solve_seconds);
     printf("%s\n", r == PSI_SAT_SAT     ? "s SATISFIABLE"
                    : r == PSI_SAT_UNSAT ? "s UNSATISFIABLE"
                                         : "s UNKNOWN");
