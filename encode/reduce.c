@@ -9,41 +9,50 @@
  * is each node of a cycle of links, which pruning would have refused
  * anyway). Links are always kept.
  *
- * The rule, per source u and target chain C (u's edges into C):
- *   - keep the DEP edge to the earliest position of C (a link if one goes
- *     there, else the first such edge in known order);
- *   - keep the ANTI edge to the earliest position of C if it is strictly
- *     before every DEP edge's target (the first such edge);
- *   - drop every other edge into C (self-loops are kept).
+ * The rules, per source u and target chain C (u's edges into C); links
+ * and self-loops are always kept:
+ *   1. keep the DEP edge to the earliest position of C (a link if one
+ *      goes there, else the first such edge in known order), and the
+ *      ANTI edge to the earliest position of C if it is strictly before
+ *      every DEP edge's target (the first such edge); drop u's other
+ *      edges into C;
+ *   2. drop any edge u -> w (position p of C) that a later node s of u's
+ *      own chain implies: s has a DEP edge into C at a position <= p, or
+ *      an ANTI edge at a position < p (<= p when u -> w is ANTI).
  * In SER mode every edge counts as DEP.
  *
  * Why cycles stay exact. The reduced graph R is a subgraph of the full
  * graph G (theory internal edges, acyclic.h), so every cycle of R is one
  * of G, under every assignment (labelled edges are all kept and known
  * edges are always active). Conversely, take SER first: a dropped edge
- * u -> w into C at position p has a kept DEP edge u -> v into C at a
- * position < p (or the same target: a duplicate), and the links from v to
- * w are kept, so R has a path u ~> w. A cycle of G becomes a closed walk
- * of R, hence R has a cycle.
+ * u -> w has, by rule 1, a kept edge u -> v with v at or before w in C,
+ * or, by rule 2, the links u -> ... -> s and an edge s -> v with v at or
+ * before w; the links from v to w are kept. So R has a path u ~> w, by
+ * induction over the order the rules are applied in (each chain from its
+ * end, so s's edges are settled before u's; within u, the kept edge of
+ * rule 1 before the rest). A cycle of G becomes a closed walk of R, hence
+ * R has a cycle.
  *   In SI the theory checks the doubled graph: node x is x0 (arrived by
  * DEP, or start) and x1 (arrived by ANTI); DEP u -> w is u0 -> w0 and
  * u1 -> w0, ANTI u -> w is u0 -> w1. Every out-edge of x1 (x1 -> y0, from
  * DEP x -> y) comes with x0 -> y0 from the same user edge: x0 "dominates"
  * x1. Claim: for each internal edge a -> b of G, R has a path from a to b
- * or to the node dominating b. A dropped DEP u -> w (u0,u1 -> w0): the
- * kept DEP u -> v at position <= p gives u0,u1 -> v0, and the links (DEP)
- * v0 -> ... -> w0. A dropped ANTI u -> w (u0 -> w1): either a kept DEP
- * u -> v at position <= p gives u0 -> v0 ~> w0, which dominates w1; or
- * the kept ANTI u -> v at a position < p gives u0 -> v1 -> (link) ... w0
- * (a link out of v1 exists: links are DEP). What must not be dropped is a
- * DEP edge implied only by an ANTI one: u1 has no ANTI edge out, so
- * ANTI u -> v cannot stand in for DEP u -> w. Now follow a cycle
- * a_1 -> ... -> a_k -> a_1 of G in R, standing at a_i or at the node
- * dominating it: a_i's out-edge in G is also one of that node (domination
- * is from the same user edge), so the claim takes the walk on to a_{i+1}
- * or its dominator; the walk never ends in a finite graph, so R has a
- * cycle. SI's induced-graph rule (DEP ∪ DEP;ANTI, acyclic.h) is exactly
- * the doubled graph's acyclicity, so it is decided the same way.
+ * or to the node dominating b. A dropped DEP u -> w (u0,u1 -> w0): rule
+ * 1's kept DEP u -> v gives u0,u1 -> v0, or rule 2's links (DEP) give
+ * u0,u1 -> s0 and then s0 -> v0 (DEP s -> v, v at or before w) or
+ * s0 -> v1 -> (link) -> the next node's 0 (ANTI s -> v, v strictly
+ * before w); the links then reach w0. A dropped ANTI u -> w (u0 -> w1):
+ * the same, except that an ANTI edge to w itself reaches w1 (or, by the
+ * claim for it, w0), and w0 dominates w1. What must not be dropped is a
+ * DEP edge implied only by an ANTI edge of u itself: u1 has no ANTI edge
+ * out, so ANTI u -> v cannot stand in for DEP u -> w (rule 2 may use ANTI
+ * edges of s: the link arrives at s0, which has them). Now follow a
+ * cycle a_1 -> ... -> a_k -> a_1 of G in R, standing at a_i or at the
+ * node dominating it: a_i's out-edge in G is also one of that node
+ * (domination is from the same user edge), so the claim takes the walk on
+ * to a_{i+1} or its dominator; the walk never ends in a finite graph, so
+ * R has a cycle. SI's induced-graph rule (DEP ∪ DEP;ANTI, acyclic.h) is
+ * exactly the doubled graph's acyclicity, so it is decided the same way.
  *
  * Counterexamples name real dependencies: the theory's cycles consist of
  * kept edges, each a known edge of the polygraph (encode.c maps theory ids
@@ -51,7 +60,7 @@
  * (encode.h) and are not reduced (encode.c does not call this for them).
  *
  * Cost: linear in nodes + known edges; temporary memory 4 bytes per known
- * edge (the edges grouped by source) plus about 30 bytes per node. */
+ * edge (the edges grouped by source) plus about 60 bytes per node. */
 #include "encode/reduce.h"
 
 #include <assert.h>

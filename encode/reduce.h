@@ -4,9 +4,10 @@
  * edges into one session mostly reach that session at several points,
  * and every point after the first is reachable from the first by session
  * order. psi_reduce_known keeps the session-order chain and, per source
- * transaction and target chain, only the edges no other kept edge of the
- * same source implies through that chain; the theory then detects exactly
- * the same cycles (proof in reduce.c) with a fraction of the edges.
+ * transaction and target chain, only the edges that no other edge of the
+ * source, or of a later transaction of its session, implies through that
+ * chain; the theory then detects exactly the same cycles (proof in
+ * reduce.c) with a fraction of the edges.
  *
  * Internal to encode/ (encode.c, and white-box tests). */
 #ifndef PSI_ENCODE_REDUCE_H
