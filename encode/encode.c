@@ -3,6 +3,7 @@
 
 #include "core/graph.h"
 #include "core/vec.h"
+#include "encode/reduce.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -319,6 +320,29 @@ static psi_status pc_phases(const psi_polygraph *g, const psi_encoding *enc, psi
     return st;
 }
 
+/* The known edges, unlabelled: those psi_reduce_known keeps (reduce.c
+ * proves the theory finds the same cycles), all of them for PC and PSI,
+ * whose moved targets (encode.h) the reduction does not model, or on
+ * request. Theory ids 0 .. n_known_edges-1 follow known order; known_id
+ * maps them back. */
+static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool ser, bool all,
+                               psi_diag *d)
+{
+    uint64_t n = g->n_known;
+    if (!all && !enc->pc && !enc->psi) {
+        psi_status st = psi_reduce_known(g, ser, &enc->known_id, &n, d);
+        if (st != PSI_OK)
+            return st;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const psi_edge *e = &g->known[enc->known_id ? enc->known_id[i] : i];
+        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, 0, 0))
+            return psi_diag_nomem(d, "encoding the known edges");
+    }
+    enc->n_known_edges = n;
+    return PSI_OK;
+}
+
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
                       psi_diag *d)
 {
@@ -344,12 +368,11 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
     if (opts && opts->no_theory_propagation)
         psi_acyc_set_propagation(enc->graph, false);
 
-    for (uint64_t i = 0; i < g->n_known; i++) {
-        const psi_edge *e = &g->known[i];
-        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, 0, 0))
-            goto nomem;
+    psi_status kst = encode_known(g, enc, ser, opts && opts->no_known_reduction, d);
+    if (kst != PSI_OK) {
+        psi_encoding_free(enc);
+        return kst;
     }
-    enc->n_known_edges = g->n_known;
 
     uint32_t open = 0;
     for (uint32_t c = 0; c < g->n_cons; c++)
@@ -358,11 +381,13 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u constraints exceed the solver's variables", open);
     if (open && psi_sat_reserve(enc->sat, (int)open) != 0)
         goto nomem;
-    uint64_t next = g->n_known;
+    uint64_t next = enc->n_known_edges;
     int var = 0;
     for (uint32_t c = 0; c < g->n_cons; c++) {
         const psi_constraint *con = &g->cons[c];
-        enc->cons_edge[c] = next;
+        /* theory ids are 32-bit (psi_acyc_add_edge refuses more edges) */
+        assert(next <= UINT32_MAX);
+        enc->cons_edge[c] = (uint32_t)next;
         if (con->state != PSI_C_OPEN)
             continue;
         enc->cons_var[c] = ++var;
@@ -422,6 +447,7 @@ void psi_encoding_free(psi_encoding *enc)
     psi_sat_free(enc->sat);
     free(enc->cons_var);
     free(enc->cons_edge);
+    free(enc->known_id);
     free(enc->choice_edge);
     free(enc->choice_var);
     free(enc->psi_edges);
@@ -434,7 +460,7 @@ void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, u
 {
     if (edge < enc->n_known_edges) {
         *is_known = true;
-        *index = (uint32_t)edge;
+        *index = enc->known_id ? enc->known_id[edge] : (uint32_t)edge;
         *either = false;
         return;
     }

@@ -10,9 +10,10 @@
  * acyclicity alone constrains the selectors, and an absent side's edges need
  * not be forced false (more edges only make acyclicity harder).
  *
- * Edge ids in the theory: 0 .. n_known-1 are the polygraph's known edges in
- * order; then, for each surviving constraint in order, its either side then
- * its or side (see psi_encoding.cons_edge). That numbering is encode/'s
+ * Edge ids in the theory: 0 .. n_known_edges-1 are the polygraph's known
+ * edges the theory needs, in order (psi_encoding.known_id); then, for each
+ * surviving constraint in order, its either side then its or side (see
+ * psi_encoding.cons_edge). That numbering is encode/'s
  * own: callers map ids back with psi_encoding_edge and
  * psi_encoding_conflict_cycle, never by re-deriving it.
  *
@@ -57,14 +58,20 @@ typedef struct psi_encode_opts {
     bool pc, psi;               /* prefix consistency / parallel SI (above); override ser */
     bool no_theory_propagation; /* switch the theory's propagation off */
     bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
+    bool no_known_reduction;    /* hand the theory every known edge (encode/reduce.h) */
 } psi_encode_opts;
 
 typedef struct psi_encoding {
     psi_sat *sat;
     psi_acyc *graph;
     int *cons_var;       /* [n_cons] selector variable, 0 for resolved constraints */
-    uint64_t *cons_edge; /* [n_cons] first theory edge id of the constraint's edges */
+    uint32_t *cons_edge; /* [n_cons] first theory edge id of the constraint's edges */
     uint32_t n_vars;
+    /* Theory ids 0 .. n_known_edges-1 are the known edges the theory got:
+     * known_id[i] is the polygraph's index of id i (ascending), or NULL
+     * when it got all of them (id i is known edge i). encode/reduce.h
+     * says which edges it may go without. */
+    uint32_t *known_id;
     uint64_t n_known_edges, n_constraint_edges;
     /* [n_choices] the variable of each open choice, 0 for those pruning
      * forced or excluded (psi_encoding_choice_var). The edges they label

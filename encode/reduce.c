@@ -1,0 +1,301 @@
+/* The known edges the acyclicity theory needs (see reduce.h).
+ *
+ * Chains. A link is a known SO edge of the history (origin
+ * PSI_FROM_HISTORY) u -> v where u has no other such edge out and v none
+ * in: consecutive committed transactions of one session (the initial
+ * transaction's edges to every session's first are not links, it has
+ * many). Links form disjoint paths, the chains; every node has a chain
+ * and a position in it (a node on no link is a chain of its own, and so
+ * is each node of a cycle of links, which pruning would have refused
+ * anyway). Links are always kept.
+ *
+ * The rules, per source u and target chain C (u's edges into C); links
+ * and self-loops are always kept:
+ *   1. keep the DEP edge to the earliest position of C (a link if one
+ *      goes there, else the first such edge in known order), and the
+ *      ANTI edge to the earliest position of C if it is strictly before
+ *      every DEP edge's target (the first such edge); drop u's other
+ *      edges into C;
+ *   2. drop any edge u -> w (position p of C) that a later node s of u's
+ *      own chain implies: s has a DEP edge into C at a position <= p, or
+ *      an ANTI edge at a position < p (<= p when u -> w is ANTI).
+ * In SER mode every edge counts as DEP.
+ *
+ * Why cycles stay exact. The reduced graph R is a subgraph of the full
+ * graph G (theory internal edges, acyclic.h), so every cycle of R is one
+ * of G, under every assignment (labelled edges are all kept and known
+ * edges are always active). Conversely, take SER first: a dropped edge
+ * u -> w has, by rule 1, a kept edge u -> v with v at or before w in C,
+ * or, by rule 2, the links u -> ... -> s and an edge s -> v with v at or
+ * before w; the links from v to w are kept. So R has a path u ~> w, by
+ * induction over the order the rules are applied in (each chain from its
+ * end, so s's edges are settled before u's; within u, the kept edge of
+ * rule 1 before the rest). A cycle of G becomes a closed walk of R, hence
+ * R has a cycle.
+ *   In SI the theory checks the doubled graph: node x is x0 (arrived by
+ * DEP, or start) and x1 (arrived by ANTI); DEP u -> w is u0 -> w0 and
+ * u1 -> w0, ANTI u -> w is u0 -> w1. Every out-edge of x1 (x1 -> y0, from
+ * DEP x -> y) comes with x0 -> y0 from the same user edge: x0 "dominates"
+ * x1. Claim: for each internal edge a -> b of G, R has a path from a to b
+ * or to the node dominating b. A dropped DEP u -> w (u0,u1 -> w0): rule
+ * 1's kept DEP u -> v gives u0,u1 -> v0, or rule 2's links (DEP) give
+ * u0,u1 -> s0 and then s0 -> v0 (DEP s -> v, v at or before w) or
+ * s0 -> v1 -> (link) -> the next node's 0 (ANTI s -> v, v strictly
+ * before w); the links then reach w0. A dropped ANTI u -> w (u0 -> w1):
+ * the same, except that an ANTI edge to w itself reaches w1 (or, by the
+ * claim for it, w0), and w0 dominates w1. What must not be dropped is a
+ * DEP edge implied only by an ANTI edge of u itself: u1 has no ANTI edge
+ * out, so ANTI u -> v cannot stand in for DEP u -> w (rule 2 may use ANTI
+ * edges of s: the link arrives at s0, which has them). Now follow a
+ * cycle a_1 -> ... -> a_k -> a_1 of G in R, standing at a_i or at the
+ * node dominating it: a_i's out-edge in G is also one of that node
+ * (domination is from the same user edge), so the claim takes the walk on
+ * to a_{i+1} or its dominator; the walk never ends in a finite graph, so
+ * R has a cycle. SI's induced-graph rule (DEP ∪ DEP;ANTI, acyclic.h) is
+ * exactly the doubled graph's acyclicity, so it is decided the same way.
+ *
+ * Counterexamples name real dependencies: the theory's cycles consist of
+ * kept edges, each a known edge of the polygraph (encode.c maps theory ids
+ * back through the kept list). PC and PSI move WW and RW targets
+ * (encode.h) and are not reduced (encode.c does not call this for them).
+ *
+ * Cost: linear in nodes + known edges; temporary memory 4 bytes per known
+ * edge (the edges grouped by source) plus about 60 bytes per node. */
+#include "encode/reduce.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LINK_OUT = 1, LINK_IN = 2 };
+
+/* chain[v], pos[v]: v's chain and place in it; order: the nodes chain by
+ * chain in chain order, chain k at order[start[k] .. start[k + 1]). */
+typedef struct chains {
+    uint32_t *chain, *pos, *order, *start;
+    uint32_t n;
+} chains;
+
+static bool so_candidate(const psi_edge *e)
+{
+    return e->type == PSI_EDGE_SO && e->origin == PSI_FROM_HISTORY && e->from != e->to;
+}
+
+/* Links and chains (above). Returns false on ENOMEM. */
+static bool build_chains(const psi_polygraph *g, chains *c)
+{
+    uint32_t N = g->n_nodes;
+    uint8_t *out_n = calloc(N ? N : 1, 1), *in_n = calloc(N ? N : 1, 1);
+    uint32_t *succ = malloc((N ? N : 1) * sizeof *succ);
+    c->chain = malloc((N ? N : 1) * sizeof *c->chain);
+    c->pos = malloc((N ? N : 1) * sizeof *c->pos);
+    c->order = malloc((N ? N : 1) * sizeof *c->order);
+    c->start = malloc(((size_t)N + 1) * sizeof *c->start);
+    bool ok = out_n && in_n && succ && c->chain && c->pos && c->order && c->start;
+    for (uint64_t i = 0; ok && i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (!so_candidate(e))
+            continue;
+        /* counts saturate at 2: only "exactly one" matters */
+        out_n[e->from] += out_n[e->from] < 2;
+        in_n[e->to] += in_n[e->to] < 2;
+        succ[e->from] = e->to;
+    }
+    /* out_n[u] becomes the flags: LINK_OUT on u, LINK_IN on its successor. */
+    for (uint32_t u = 0; ok && u < N; u++)
+        out_n[u] = out_n[u] == 1 && in_n[succ[u]] == 1 ? LINK_OUT : 0;
+    for (uint32_t u = 0; ok && u < N; u++)
+        if (out_n[u] & LINK_OUT)
+            out_n[succ[u]] |= LINK_IN;
+    if (ok) {
+        memset(c->chain, 0xff, N * sizeof *c->chain);
+        c->n = 0;
+        uint32_t placed = 0;
+        /* Each chain from its start (no link in); a start is never
+         * reached again, as every node has at most one link in. */
+        for (uint32_t v = 0; v < N; v++) {
+            if (out_n[v] & LINK_IN)
+                continue;
+            c->start[c->n] = placed;
+            uint32_t x = v, p = 0;
+            for (;;) {
+                assert(c->chain[x] == UINT32_MAX);
+                c->chain[x] = c->n;
+                c->pos[x] = p++;
+                c->order[placed++] = x;
+                if (!(out_n[x] & LINK_OUT))
+                    break;
+                x = succ[x];
+            }
+            c->n++;
+        }
+        /* Nodes on a cycle of links: chains of their own. */
+        for (uint32_t v = 0; v < N; v++)
+            if (c->chain[v] == UINT32_MAX) {
+                c->start[c->n] = placed;
+                c->chain[v] = c->n++;
+                c->pos[v] = 0;
+                c->order[placed++] = v;
+            }
+        assert(placed == N);
+        c->start[c->n] = placed;
+    }
+    free(out_n);
+    free(in_n);
+    free(succ);
+    return ok;
+}
+
+static bool is_link(const chains *c, const psi_edge *e)
+{
+    return so_candidate(e) && c->chain[e->from] == c->chain[e->to] &&
+           c->pos[e->to] == c->pos[e->from] + 1;
+}
+
+/* Per target chain, the earliest positions some edges reach (UINT32_MAX:
+ * none), valid while stamp says so. */
+typedef struct reach_row {
+    uint32_t *stamp, *dep, *anti, *r_dep, *r_anti;
+} reach_row;
+
+static bool row_new(reach_row *r, size_t C)
+{
+    r->stamp = calloc(C, sizeof *r->stamp);
+    r->dep = malloc(C * sizeof *r->dep);
+    r->anti = malloc(C * sizeof *r->anti);
+    r->r_dep = malloc(C * sizeof *r->r_dep);
+    r->r_anti = malloc(C * sizeof *r->r_anti);
+    return r->stamp && r->dep && r->anti && r->r_dep && r->r_anti;
+}
+
+static void row_free(reach_row *r)
+{
+    free(r->stamp);
+    free(r->dep);
+    free(r->anti);
+    free(r->r_dep);
+    free(r->r_anti);
+}
+
+/* Chain ch's entry of r, reset first if its stamp is not `stamp`. */
+static void row_touch(reach_row *r, uint32_t ch, uint32_t stamp)
+{
+    if (r->stamp[ch] != stamp) {
+        r->stamp[ch] = stamp;
+        r->dep[ch] = r->anti[ch] = r->r_dep[ch] = r->r_anti[ch] = UINT32_MAX;
+    }
+}
+
+/* The known edges grouped by source, each source's in known order:
+ * by_src[off[v] .. off[v + 1]). */
+static bool group_by_source(const psi_polygraph *g, uint32_t **off, uint32_t **by_src)
+{
+    uint32_t N = g->n_nodes, n = (uint32_t)g->n_known;
+    *off = calloc((size_t)N + 1, sizeof **off);
+    *by_src = malloc(n * sizeof **by_src);
+    if (!*off || !*by_src)
+        return false;
+    uint32_t *o = *off;
+    for (uint32_t i = 0; i < n; i++)
+        o[g->known[i].from + 1]++;
+    for (uint32_t v = 0; v < N; v++)
+        o[v + 1] += o[v];
+    for (uint32_t i = 0; i < n; i++)
+        (*by_src)[o[g->known[i].from]++] = i;
+    for (uint32_t v = N; v > 0; v--)
+        o[v] = o[v - 1];
+    o[0] = 0;
+    return true;
+}
+
+/* The rules above: marks kept edges in keep (a bitmap). Each chain is
+ * walked from its end, `later` holding what the nodes after the current
+ * one reach (rule 2) and `own` the current node's earliest edges (rule
+ * 1). Returns false on ENOMEM. */
+static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, uint64_t *keep)
+{
+    uint32_t *off = NULL, *by_src = NULL;
+    reach_row own = {0}, later = {0};
+    size_t C = c->n ? c->n : 1;
+    bool ok = group_by_source(g, &off, &by_src) && row_new(&own, C) && row_new(&later, C);
+    for (uint32_t k = 0; ok && k < c->n; k++) {
+        for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
+            uint32_t u = c->order[q];
+            /* rule 1: u's own earliest DEP (a link first) and ANTI edges */
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                uint32_t i = by_src[j];
+                const psi_edge *e = &g->known[i];
+                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
+                row_touch(&own, ch, u + 1);
+                row_touch(&later, ch, k + 1);
+                if (ser || !psi_edge_is_anti((psi_edge_type)e->type)) {
+                    if (p < own.dep[ch] || (p == own.dep[ch] && is_link(c, e)))
+                        own.dep[ch] = p, own.r_dep[ch] = i;
+                } else if (p < own.anti[ch]) {
+                    own.anti[ch] = p, own.r_anti[ch] = i;
+                }
+            }
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                uint32_t i = by_src[j];
+                const psi_edge *e = &g->known[i];
+                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
+                bool dep = ser || !psi_edge_is_anti((psi_edge_type)e->type);
+                /* rule 2: a later node of u's chain (reached by links)
+                 * reaches p, in a state at least as strong */
+                bool implied =
+                    later.dep[ch] <= p || (dep ? later.anti[ch] < p : later.anti[ch] <= p);
+                bool kept = e->from == e->to || is_link(c, e) ||
+                            (!implied && (dep ? own.r_dep[ch] == i
+                                              : own.r_anti[ch] == i && own.anti[ch] < own.dep[ch]));
+                if (kept)
+                    keep[i / 64] |= (uint64_t)1 << (i % 64);
+            }
+            /* u's edges become "later" for the nodes before u */
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                const psi_edge *e = &g->known[by_src[j]];
+                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
+                if (ser || !psi_edge_is_anti((psi_edge_type)e->type)) {
+                    if (p < later.dep[ch])
+                        later.dep[ch] = p;
+                } else if (p < later.anti[ch]) {
+                    later.anti[ch] = p;
+                }
+            }
+        }
+    }
+    free(off);
+    free(by_src);
+    row_free(&own);
+    row_free(&later);
+    return ok;
+}
+
+psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
+                            psi_diag *d)
+{
+    *kept = NULL;
+    *n_kept = g->n_known;
+    if (!g->n_known || g->n_known >= UINT32_MAX)
+        return PSI_OK; /* nothing to drop, or ids would not fit: hand over all */
+    chains c = {0};
+    uint64_t *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof *keep);
+    bool ok = keep && build_chains(g, &c) && mark_kept(g, ser, &c, keep);
+    free(c.chain);
+    free(c.pos);
+    free(c.order);
+    free(c.start);
+    uint64_t m = 0;
+    for (uint64_t i = 0; ok && i < g->n_known; i++)
+        m += keep[i / 64] >> (i % 64) & 1;
+    if (ok && m < g->n_known) {
+        *kept = malloc(m ? m * sizeof **kept : 1);
+        ok = *kept != NULL;
+        for (uint64_t i = 0, j = 0; ok && i < g->n_known; i++)
+            if (keep[i / 64] >> (i % 64) & 1)
+                (*kept)[j++] = (uint32_t)i;
+        if (ok)
+            *n_kept = m;
+    }
+    free(keep);
+    return ok ? PSI_OK : psi_diag_nomem(d, "reducing the known edges");
+}
