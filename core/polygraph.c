@@ -53,6 +53,17 @@ psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, 
     return PSI_OK;
 }
 
+psi_status psi_polygraph_add_csucc(psi_polygraph *g, uint32_t op, uint32_t to, uint32_t key,
+                                   psi_diag *d)
+{
+    size_t cap = (size_t)g->cap_csucc;
+    if (!psi_grow((void **)&g->csucc, &cap, (size_t)g->n_csucc + 1, sizeof *g->csucc))
+        return psi_diag_nomem(d, "adding conditional edges");
+    g->cap_csucc = cap;
+    g->csucc[g->n_csucc++] = (psi_cond_succ){.op = op, .to = to, .key = key};
+    return PSI_OK;
+}
+
 typedef struct known_adder {
     psi_polygraph *g;
     psi_diag *d;
@@ -429,6 +440,7 @@ void psi_polygraph_free(psi_polygraph *g)
     free(g->ci_off);
     free(g->ci);
     free(g->cond);
+    free(g->csucc);
     free(g->choice_state);
     memset(g, 0, sizeof *g);
 }

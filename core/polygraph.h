@@ -136,6 +136,19 @@ typedef struct psi_cond_edge {
     uint8_t type; /* psi_edge_type */
 } psi_cond_edge;
 
+/* RW edges shared by every conditional reader of one final write (or of
+ * a key's initial value, op == PSI_CSUCC_INIT): each reader whose choice
+ * of that write is taken anti-depends on `to` (unless it is `to`). Seeding
+ * and resolved constraints derive these per write, so keeping them once
+ * per write instead of once per reader (psi_cond_edge) keeps memory linear
+ * when a value has many writers and many readers; consumers expand them
+ * over psi_polygraph_creaders (psi_polygraph_cinit for the initial value)
+ * and judge each reader's choice by its psi_choice_state. */
+#define PSI_CSUCC_INIT UINT32_MAX
+typedef struct psi_cond_succ {
+    uint32_t op, to, key;
+} psi_cond_succ;
+
 typedef struct psi_polygraph {
     uint32_t n_nodes; /* = history n_txns */
     /* Reads with a choice of writers (all NULL/0 when there are none, so
@@ -154,6 +167,8 @@ typedef struct psi_polygraph {
     psi_cread *ci;
     psi_cond_edge *cond;
     uint64_t n_cond, cap_cond;
+    psi_cond_succ *csucc; /* see psi_cond_succ; pruning drops settled ones */
+    uint64_t n_csucc, cap_csucc;
     /* Known edges, in the order they were added: the builder's (SO, WR,
      * list-append WW, then with all_pairs the initial-value RW edges), then
      * seeding's and pruning's. Only appended to, through the functions
@@ -247,6 +262,18 @@ static inline const psi_cread *psi_polygraph_cinit(const psi_polygraph *g, uint3
 /* Appends a conditional edge (see psi_cond_edge). */
 psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
                                   uint32_t key, uint32_t choice, psi_diag *d);
+
+/* Appends a shared conditional RW edge (see psi_cond_succ). */
+psi_status psi_polygraph_add_csucc(psi_polygraph *g, uint32_t op, uint32_t to, uint32_t key,
+                                   psi_diag *d);
+
+/* The conditional readers of shared edge e's write (or initial value). */
+static inline const psi_cread *psi_polygraph_csucc_readers(const psi_polygraph *g,
+                                                           const psi_cond_succ *e, uint32_t *n)
+{
+    return e->op == PSI_CSUCC_INIT ? psi_polygraph_cinit(g, e->key, n)
+                                   : psi_polygraph_creaders(g, e->op, n);
+}
 
 /* Appends a known edge derived by `origin`; seeding's edges are counted
  * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges

@@ -140,6 +140,16 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
                              choice_lit(g, enc, e->choice), 0))
             goto nomem;
     }
+    for (uint64_t i = 0; i < g->n_csucc; i++) {
+        const psi_cond_succ *e = &g->csucc[i];
+        uint32_t n;
+        const psi_cread *cr = psi_polygraph_csucc_readers(g, e, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (g->choice_state[cr[k].choice] == PSI_CH_OPEN &&
+                !add_choice_edge(enc, cr[k].txn, e->to, PSI_EDGE_RW, e->key,
+                                 choice_lit(g, enc, cr[k].choice), 0))
+                goto nomem;
+    }
     /* The WR edge of every choice of a writer (the initial transaction
      * precedes everyone already), and "at least one" per read. */
     int *clause = NULL;

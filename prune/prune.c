@@ -254,13 +254,40 @@ static bool choice_impossible(const psi_reach *r, const anti_index *ai, const ps
     return false;
 }
 
+/* Order of shared edges (psi_cond_succ): by write, key, target. */
+static int csucc_cmp(const void *pa, const void *pb)
+{
+    const psi_cond_succ *a = pa, *b = pb;
+    if (a->op != b->op)
+        return a->op < b->op ? -1 : 1;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->to > b->to) - (a->to < b->to);
+}
+
+/* End of the group of shared edges from i on that have the same readers
+ * (one write, or one key's initial value); the edges are sorted. */
+static uint64_t csucc_group_end(const psi_polygraph *g, uint64_t i)
+{
+    const psi_cond_succ *e = &g->csucc[i];
+    uint64_t j = i + 1;
+    while (j < g->n_csucc && g->csucc[j].op == e->op && g->csucc[j].key == e->key)
+        j++;
+    return j;
+}
+
 /* Marks in imp[] every open choice one of whose conditional edges (the
  * consequences seeding and resolved constraints derived for it: RW from
  * the reader to the writers that must follow its candidate) closes a
  * forbidden cycle with the known graph: the reader would have to see a
- * write that overwrites its candidate. */
+ * write that overwrites its candidate. The shared edges (psi_cond_succ)
+ * are judged a group at a time: under SI, SER and PSI an RW edge
+ * reader -> to closes a cycle iff `to`'s node reaches the reader, so the
+ * group's smallest frontier per session (m, scratch of n_sessions) answers
+ * for every reader at once; a reader never reaches itself (the known graph
+ * is acyclic here), so a group edge to the reader itself changes nothing. */
 static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_polygraph *g,
-                            rule ser, uint8_t *imp)
+                            rule ser, uint8_t *imp, uint32_t *m)
 {
     for (uint64_t i = 0; i < g->n_cond; i++) {
         const psi_cond_edge *e = &g->cond[i];
@@ -268,6 +295,106 @@ static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_
             continue;
         imp[e->choice] = edge_closes_cycle(r, ai, ser, e->from, e->to, (psi_edge_type)e->type);
     }
+    if (ser == RULE_DEP)
+        return; /* an RW edge never closes a DEP cycle */
+    for (uint64_t i = 0, j; i < g->n_csucc; i = j) {
+        j = csucc_group_end(g, i);
+        uint32_t n;
+        const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
+        if (ser == RULE_PC) { /* pc_rw_cycle has no per-session form */
+            for (uint64_t q = i; q < j; q++)
+                for (uint32_t k = 0; k < n; k++) {
+                    uint32_t ch = cr[k].choice, to = g->csucc[q].to;
+                    if (g->choice_state[ch] == PSI_CH_OPEN && !imp[ch] && cr[k].txn != to)
+                        imp[ch] = edge_closes_cycle(r, ai, ser, cr[k].txn, to, PSI_EDGE_RW);
+                }
+            continue;
+        }
+        bool any = false;
+        for (uint32_t k = 0; k < n && !any; k++)
+            any = g->choice_state[cr[k].choice] == PSI_CH_OPEN && !imp[cr[k].choice];
+        if (!any)
+            continue;
+        memset(m, 0xff, r->n_sessions * sizeof *m);
+        for (uint64_t q = i; q < j; q++) {
+            uint32_t to = g->csucc[q].to;
+            const uint32_t *row = psi_reach_row(r, ser == RULE_SI ? 2 * to + 1 : to);
+            for (uint32_t s = 0; row && s < r->n_sessions; s++)
+                m[s] = row[s] < m[s] ? row[s] : m[s];
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t ch = cr[k].choice;
+            const psi_txn *tx = &r->h->txns[cr[k].txn];
+            if (g->choice_state[ch] != PSI_CH_OPEN || imp[ch] || tx->session == PSI_NO_SESSION ||
+                m[tx->session] > tx->pos)
+                continue;
+            imp[ch] = 1;
+#ifndef NDEBUG
+            bool seen = false; /* the per-edge test agrees */
+            for (uint64_t q = i; q < j && !seen; q++)
+                seen = g->csucc[q].to != cr[k].txn &&
+                       edge_closes_cycle(r, ai, ser, cr[k].txn, g->csucc[q].to, PSI_EDGE_RW);
+            assert(seen);
+#endif
+        }
+    }
+}
+
+/* Sorts the shared edges (csucc_cmp) whose first `sorted` already are:
+ * the new ones (seeding's, this round's resolved constraints') are sorted
+ * and merged in, so a round costs their sort, not all edges'. */
+static psi_status csucc_sort(psi_polygraph *g, uint64_t sorted, psi_diag *d)
+{
+    uint64_t n = g->n_csucc;
+    assert(sorted <= n);
+    if (sorted == n)
+        return PSI_OK;
+    psi_cond_succ *a = g->csucc;
+    qsort(a + sorted, n - sorted, sizeof *a, csucc_cmp);
+    if (!sorted)
+        return PSI_OK;
+    psi_cond_succ *out = malloc(n * sizeof *out);
+    if (!out)
+        return psi_diag_nomem(d, "pruning read-from choices");
+    uint64_t i = 0, j = sorted, k = 0;
+    while (i < sorted && j < n)
+        out[k++] = csucc_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+    while (i < sorted)
+        out[k++] = a[i++];
+    while (j < n)
+        out[k++] = a[j++];
+    free(g->csucc);
+    g->csucc = out;
+    g->cap_csucc = n;
+    return PSI_OK;
+}
+
+/* The shared edges' consequences of the choices forced this round become
+ * known edges; then the groups no open choice still needs are dropped (as
+ * prune_choices does with psi_cond_edge). The edges are sorted. */
+static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
+{
+    psi_status st = PSI_OK;
+    uint64_t keep = 0;
+    for (uint64_t i = 0, j; i < g->n_csucc && st == PSI_OK; i = j) {
+        j = csucc_group_end(g, i);
+        uint32_t n;
+        const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
+        bool open = false;
+        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
+            uint8_t cs = g->choice_state[cr[k].choice];
+            open |= cs == PSI_CH_OPEN;
+            for (uint64_t q = i; forced && cs == PSI_CH_NEWLY_FORCED && q < j && st == PSI_OK; q++)
+                if (cr[k].txn != g->csucc[q].to)
+                    st = psi_polygraph_add_known(g, cr[k].txn, g->csucc[q].to, PSI_EDGE_RW,
+                                                 g->csucc[q].key, PSI_FROM_PRUNING, d);
+        }
+        for (uint64_t q = i; open && q < j; q++)
+            g->csucc[keep++] = g->csucc[q];
+    }
+    if (st == PSI_OK)
+        g->n_csucc = keep;
+    return st;
 }
 
 /* Pruning of read-from choices (hyper-polygraph): excludes the candidates
@@ -278,12 +405,19 @@ static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_
  * *changed counts the choices settled. imp is scratch of n_choices
  * bytes. */
 static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_polygraph *g,
-                                rule ser, uint8_t *imp, uint32_t *changed, psi_diag *d)
+                                rule ser, uint8_t *imp, uint64_t *sorted, uint32_t *changed,
+                                psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint32_t forced = 0;
+    uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
+    if (!m)
+        return psi_diag_nomem(d, "pruning read-from choices");
     memset(imp, 0, g->n_choices);
-    cond_impossible(r, ai, g, ser, imp);
+    st = csucc_sort(g, *sorted, d);
+    if (st == PSI_OK)
+        cond_impossible(r, ai, g, ser, imp, m);
+    free(m);
     for (uint32_t i = 0; i < g->n_amb && st == PSI_OK; i++) {
         const psi_amb_read *a = &g->amb[i];
         uint8_t *cs = g->choice_state + a->first;
@@ -321,6 +455,9 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
             st = psi_polygraph_add_known(g, e->from, e->to, (psi_edge_type)e->type, e->key,
                                          PSI_FROM_PRUNING, d);
     }
+    if (st == PSI_OK)
+        st = csucc_settle(g, forced != 0, d);
+    *sorted = g->n_csucc; /* compaction keeps the order */
     for (uint32_t c = 0; forced && c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_NEWLY_FORCED)
             g->choice_state[c] = PSI_CH_FORCED;
@@ -349,8 +486,9 @@ static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d
     uint32_t to = either ? con->s : con->t;
     const psi_ckey *ks = g->ckeys + con->first;
     for (uint32_t i = 0; i < con->n_keys && st == PSI_OK; i++) {
-        uint32_t n;
-        const psi_cread *cr = psi_polygraph_creaders(g, either ? ks[i].op_t : ks[i].op_s, &n);
+        uint32_t n, op = either ? ks[i].op_t : ks[i].op_s;
+        const psi_cread *cr = psi_polygraph_creaders(g, op, &n);
+        bool open = false;
         for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
             uint8_t cs = g->choice_state[cr[k].choice];
             if (cr[k].txn == to)
@@ -358,10 +496,11 @@ static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d
             if (cs == PSI_CH_FORCED)
                 st = psi_polygraph_add_known(g, cr[k].txn, to, PSI_EDGE_RW, ks[i].key,
                                              PSI_FROM_PRUNING, d);
-            else if (cs == PSI_CH_OPEN)
-                st = psi_polygraph_add_cond(g, cr[k].txn, to, PSI_EDGE_RW, ks[i].key, cr[k].choice,
-                                            d);
+            open |= cs == PSI_CH_OPEN;
         }
+        /* The open readers' edges, once for all of them (psi_cond_succ). */
+        if (open && st == PSI_OK)
+            st = psi_polygraph_add_csucc(g, op, to, ks[i].key, d);
     }
     return st;
 }
@@ -505,6 +644,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                       : RULE_SI;
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
+    uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */
     for (;;) {
         psi_reach r;
         uint32_t cyc;
@@ -598,7 +738,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         }
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = prune_choices(&r, &ai, g, ser, imp, &settled, d);
+            st = prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, &settled, d);
         psi_graph_free(&ag);
         psi_reach_free(&r);
         psi_pc_free(&pcx);

@@ -117,11 +117,12 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
                                      s->d);
     }
     /* Reads with a choice of writers get the same edges, each conditional
-     * on its choice of this writer. */
-    const psi_cread *cr = t == PSI_INIT_TXN ? psi_polygraph_cinit(s->g, key, &n)
-                                            : psi_polygraph_creaders(s->g, op, &n);
-    for (uint32_t k = 0; k < n && st == PSI_OK; k++)
-        st = psi_polygraph_add_cond(s->g, cr[k].txn, to, PSI_EDGE_RW, key, cr[k].choice, s->d);
+     * on its choice of this writer: one shared record for all of them
+     * (psi_cond_succ), not one edge per reader. */
+    uint32_t src = t == PSI_INIT_TXN ? PSI_CSUCC_INIT : op;
+    psi_cond_succ probe = {.op = src, .key = key};
+    if (st == PSI_OK && (psi_polygraph_csucc_readers(s->g, &probe, &n), n))
+        st = psi_polygraph_add_csucc(s->g, src, to, key, s->d);
     return st;
 }
 

@@ -35,13 +35,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 echo "# commit $(git rev-parse --short HEAD), $(uptime)"
-echo "history,isolation,verdict,cpu_s,peak_mb" >"$out"
-printf "%-40s %-4s %-8s %8s %8s\n" history iso verdict cpu_s peak_MB
+echo "history,isolation,verdict,cpu_s,peak_mb,prune_s,encode_s,solve_s,rounds" >"$out"
+printf "%-40s %-4s %-8s %8s %8s %7s %7s %7s %6s\n" history iso verdict cpu_s peak_MB prune encode solve rounds
 run() { # name path iso
     local name=$1 path=$2 iso=$3 verdict rc
     set +e
     /usr/bin/time -f "%U %S %M" -o "$work/t" timeout "$timeout_s" "$bin" check --isolation "$iso" \
-        --no-progress "$path" >"$work/o" 2>&1
+        --no-progress --stats "$path" >"$work/o" 2>&1
     rc=$?
     set -e
     case $rc in 0) verdict=accept ;; 1) verdict=reject ;; 124) verdict=timeout ;; *) verdict="error$rc" ;; esac
@@ -49,8 +49,15 @@ run() { # name path iso
     local cpu mb
     cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
     mb=$(awk -v m="$m" 'BEGIN{printf "%.0f", m/1024}')
-    printf "%-40s %-4s %-8s %8s %8s\n" "$name" "$iso" "$verdict" "$cpu" "$mb"
-    echo "$name,$iso,$verdict,$cpu,$mb" >>"$out"
+    # Stage times and rounds from --stats (absent after a timeout: "-").
+    local pr en so ro
+    read -r pr en so < <(awk '/^  time \(s\)/ {for (i = 1; i < NF; i++) t[$i] = $(i + 1)}
+        END {printf "%s %s %s\n", t["prune"] ? t["prune"] : "-", t["encode"] ? t["encode"] : "-",
+             t["solve"] ? t["solve"] : "-"}' "$work/o")
+    ro=$(sed -n 's/.*after (\([0-9]*\) rounds).*/\1/p' "$work/o" | head -1)
+    printf "%-40s %-4s %-8s %8s %8s %7s %7s %7s %6s\n" "$name" "$iso" "$verdict" "$cpu" "$mb" \
+        "$pr" "$en" "$so" "${ro:--}"
+    echo "$name,$iso,$verdict,$cpu,$mb,$pr,$en,$so,${ro:--}" >>"$out"
 }
 for n in $sizes; do
     sess=20
