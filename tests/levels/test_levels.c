@@ -21,6 +21,7 @@
 #include "interpret/describe.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
+#include "interpret/witness.h"
 #include "interpret/witness_check.h"
 #include "interpret/witness_level.h"
 #include "levels/level_oracle.h"
@@ -756,6 +757,85 @@ static int verify_text(psi_history *h, const char *text, size_t len, psi_level l
     return v == PSI_WITNESS_VALID ? 0 : 1;
 }
 
+/* Transactions of unknown outcome as writers of a repeated value (issue
+ * 11): each committed reader of x=2 and y=2 has a committed writer that
+ * read the reader's own write (a cycle) and an :info writer. Only the
+ * :info writer, committed, explains both reads: accepted at every level
+ * (the index's old rule, promoting it only without a committed writer,
+ * rejected it), with witnesses naming it that verify, and refused when a
+ * read line names the committed writer instead. When committing it closes
+ * a cycle too (outcome_cycle.edn), every level rejects, and the
+ * counterexample holds the :info writer. */
+static void test_unknown_outcome(void **state)
+{
+    (void)state;
+    static const psi_level all[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC,  PSI_LEVEL_RA, PSI_LEVEL_CC,
+                                    PSI_LEVEL_PC,  PSI_LEVEL_PSI, PSI_LEVEL_SI, PSI_LEVEL_SER};
+    static const lo_level olev[] = {LO_PL2, LO_RC, LO_RA, LO_CC, LO_PC, LO_PSI};
+    for (int file = 0; file < 2; file++) {
+        psi_history *h = load(file ? "outcome_cycle.edn" : "outcome_explains.edn");
+        uint32_t info = 0;
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_UNKNOWN)
+                info = t;
+        assert_true(info != 0);
+        for (size_t l = 0; l < sizeof all / sizeof all[0]; l++) {
+            psi_check_opts co = {.level = all[l],
+                                 .ser = psi_level_base(all[l]) == PSI_LEVEL_SER,
+                                 .keep_model = true};
+            psi_check_result r;
+            psi_diag d;
+            assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+            if ((int)r.verdict != (file ? PSI_REJECT : PSI_ACCEPT))
+                fail_msg("%s under %s", file ? "outcome_cycle" : "outcome_explains",
+                         psi_level_name(all[l]));
+            if (l < sizeof olev / sizeof olev[0])
+                assert_int_equal(level_oracle_check(h, olev[l], ORDER_CAP),
+                                 file ? LO_REJECT : LO_ACCEPT);
+            if (!file && (all[l] == PSI_LEVEL_SI || all[l] == PSI_LEVEL_SER)) {
+                psi_witness w;
+                assert_int_equal(psi_witness_build(h, &r, co.ser, &w, &d), PSI_OK);
+                char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+                assert_non_null(f);
+                assert_int_equal(psi_witness_write(&w, "h", f, "mem", &d), PSI_OK);
+                fclose(f);
+                psi_witness_free(&w);
+                char why[512], name[64];
+                snprintf(name, sizeof name, "(%llu,%llu)",
+                         (unsigned long long)h->sessions[h->txns[info].session].id,
+                         (unsigned long long)h->txns[info].id);
+                char *rl = strstr(text, "read (1,");
+                assert_non_null(rl);
+                assert_non_null(strstr(rl, name));
+                assert_int_equal(verify_text(h, text, len, all[l], why, sizeof why), 0);
+                /* the committed writer instead: a cycle */
+                char *x = strstr(text, " :x (5,");
+                char *rx = strstr(text, "read (1,");
+                assert_non_null(x);
+                rx = strstr(rx, "(5,");
+                assert_non_null(rx);
+                memcpy(rx, "(3,", 3);
+                assert_int_equal(verify_text(h, text, len, all[l], why, sizeof why), 1);
+                free(text);
+            }
+            if (file && all[l] == PSI_LEVEL_SI) {
+                psi_cex cx;
+                psi_cex_opts xo = {.ser = false, .budget = 60};
+                assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+                bool named = false;
+                for (uint32_t i = 0; i < cx.n_txns; i++)
+                    named |= cx.txns[i] == info;
+                assert_true(named);
+                psi_cex_free(&cx);
+            }
+            psi_check_result_free(&r);
+        }
+        psi_history_free(h);
+    }
+}
+
 /* Witnesses under the levels other than SI and SER (witness_level.h), on
  * random histories: every accept's witness verifies under its level and
  * every weaker one; under a level the pipeline rejects, it is refused;
@@ -862,8 +942,9 @@ int main(void)
         cmocka_unit_test(test_names),         cmocka_unit_test(test_realtime_lattice),
         cmocka_unit_test(test_handwritten),   cmocka_unit_test(test_choice_reads),
         cmocka_unit_test(test_rc_store),      cmocka_unit_test(test_random),
-        cmocka_unit_test(test_random_values), cmocka_unit_test(test_witness),
-        cmocka_unit_test(test_all_anomalies), cmocka_unit_test(test_random_lists),
+        cmocka_unit_test(test_random_values), cmocka_unit_test(test_unknown_outcome),
+        cmocka_unit_test(test_witness),       cmocka_unit_test(test_all_anomalies),
+        cmocka_unit_test(test_random_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
