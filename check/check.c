@@ -2,6 +2,7 @@
 #include "check/check.h"
 
 #include "check/known_only.h"
+#include "check/level_outcome.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
 #include "core/memuse.h"
@@ -333,6 +334,10 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             return st;
         res->verdict = res->level.accept ? PSI_ACCEPT : PSI_REJECT;
         res->reason = res->level.accept ? PSI_BY_NOTHING : PSI_BY_LEVEL;
+        /* with every optional transaction committed; the other outcomes
+         * may still explain it (level_outcome.h) */
+        if (!res->level.accept && res->idx.n_opt)
+            return psi_level_outcomes(h, opts, res, d);
         return PSI_OK;
     }
 

@@ -173,7 +173,7 @@ psi_status psi_known_only(const psi_history *h, psi_polygraph *g, const psi_hint
     *taken = false;
     /* Reads with a choice of writers need the solver; constraints
      * generated already (all pairs) are the rounds' to resolve. */
-    if (!g->pending || g->n_choices || g->n_cond)
+    if (!g->pending || g->n_choices || g->n_cond || g->opt)
         return PSI_OK;
     uint32_t nw_all = g->n_keys ? g->w_off[g->n_keys] : 0;
     by_key bk = {0};

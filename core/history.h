@@ -82,6 +82,12 @@ typedef struct psi_txn {
     uint32_t first_op; /* index of its first operation in ops[] */
     uint32_t n_ops;
     uint8_t status; /* psi_txn_status */
+    /* Set by psi_index_build on a transaction of unknown outcome whose
+     * outcome is a choice (index.h, psi_index.opt), which it gives status
+     * PSI_TXN_COMMITTED meanwhile; the next build starts from
+     * PSI_TXN_UNKNOWN again, so that every check of a history sees the
+     * recorded outcomes. 0 as read. */
+    uint8_t open_outcome;
 } psi_txn;
 
 /* Real time (issue 15, Jepsen histories): when the transaction was invoked

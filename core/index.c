@@ -15,6 +15,7 @@
  * orders). */
 #include "core/index.h"
 
+#include "core/index_ctx.h"
 #include "core/kvsort.h"
 #include "core/vec.h"
 
@@ -22,23 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct index_ctx {
-    psi_history *h;
-    psi_index *idx;
-    uint32_t *order; /* scratch: a txn's op offsets sorted by (key, position) */
-    /* Scratch for the radix sorts of the write map and the join, [n_ops]
-     * each: one allocation serves both (pages the writes touched are
-     * reused by the reads). Freed when the build ends. */
-    psi_kv *kv_a, *kv_tmp;
-    size_t cap_order;
-    size_t cap_anomalies;
-    size_t cap_amb, cap_amb_cand;
-    psi_diag *d;
-} index_ctx;
-
-static psi_status add_anomaly(index_ctx *c, psi_anomaly a)
+psi_status psi_index_add_anomaly(index_ctx *c, psi_anomaly a)
 {
     psi_index *idx = c->idx;
+    if (psi_index_optional(idx, a.txn)) {
+        if (!psi_grow((void **)&c->opt_anom, &c->cap_opt_anom, c->n_opt_anom + 1,
+                      sizeof *c->opt_anom))
+            return psi_diag_nomem(c->d, "recording anomalies");
+        c->opt_anom[c->n_opt_anom++] = a;
+        return PSI_OK;
+    }
     if (!psi_grow((void **)&idx->anomalies, &c->cap_anomalies, idx->n_anomalies + 1,
                   sizeof *idx->anomalies))
         return psi_diag_nomem(c->d, "recording anomalies");
@@ -94,12 +88,6 @@ static psi_status build_write_map(index_ctx *c)
         idx->dup_prev[sorted[i].op] = sorted[i - 1].op;
     }
     return PSI_OK;
-}
-
-/* The write before w of the same (key, value), or PSI_SRC_NONE. */
-static uint32_t prev_dup(const psi_index *idx, uint32_t w)
-{
-    return idx->dup_prev ? idx->dup_prev[w] : PSI_SRC_NONE;
 }
 
 /* Sorts offsets 0..n-1 of txn t by (key, offset): insertion sort for the
@@ -163,13 +151,13 @@ static psi_status resolve_repeat(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
     psi_anomaly a = {.kind = PSI_ANOM_INT, .txn = t, .op = o, .other_txn = t, .other_op = first};
     if (op->flags & PSI_OPF_INIT) {
         a.nonrepeatable = true;
-        return add_anomaly(c, a);
+        return psi_index_add_anomaly(c, a);
     }
     uint32_t w = lookup_writer(c, op);
     if (w == PSI_SRC_NONE) {
         a.kind = PSI_ANOM_UNWRITTEN;
         a.other_txn = a.other_op = PSI_SRC_NONE;
-        return add_anomaly(c, a);
+        return psi_index_add_anomaly(c, a);
     }
     /* A repeated value: any committed final write of it by another
      * transaction may be what the read saw (RC and PL-2 then choose among
@@ -180,7 +168,7 @@ static psi_status resolve_repeat(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
         if (vt != t && h->txns[vt].status == PSI_TXN_COMMITTED &&
             (c->idx->op_info[v] & PSI_OI_FINAL_WRITE)) {
             a.nonrepeatable = true;
-            return add_anomaly(c, a);
+            return psi_index_add_anomaly(c, a);
         }
     }
     uint32_t wt = c->idx->op_txn[w];
@@ -193,7 +181,7 @@ static psi_status resolve_repeat(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
     } else {
         a.nonrepeatable = true;
     }
-    return add_anomaly(c, a);
+    return psi_index_add_anomaly(c, a);
 }
 
 /* Pass 3 (flags) or pass 5's INT part (check_int) over one transaction. */
@@ -248,11 +236,11 @@ static psi_status scan_txn(index_ctx *c, uint32_t t, bool check_int)
                 if (st != PSI_OK)
                     return st;
             } else {
-                st = add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INT,
-                                                  .txn = t,
-                                                  .op = tx->first_op + i,
-                                                  .other_txn = t,
-                                                  .other_op = tx->first_op + cur});
+                st = psi_index_add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INT,
+                                                            .txn = t,
+                                                            .op = tx->first_op + i,
+                                                            .other_txn = t,
+                                                            .other_op = tx->first_op + cur});
                 if (st != PSI_OK)
                     return st;
             }
@@ -322,64 +310,10 @@ static psi_status check_list(index_ctx *c, uint32_t t, uint32_t o)
             else
                 continue; /* appends are not overwrites: any committed append is fine */
         }
-        psi_status st = add_anomaly(c, a);
+        psi_status st = psi_index_add_anomaly(c, a);
         if (st != PSI_OK)
             return st;
     }
-    return PSI_OK;
-}
-
-/* Pass 4: committed reads promote the unknown transactions they observe.
- * With a repeated value the read promotes its unknown writers only when no
- * committed transaction wrote the value (then one of them must have
- * committed; promoting all of them is the documented approximation). */
-static psi_status settle_unknown(index_ctx *c)
-{
-    psi_history *h = c->h;
-    /* Most histories have none: then no read needs looking at. */
-    bool any = false;
-    for (uint32_t t = 1; t < h->n_txns && !any; t++)
-        any = h->txns[t].status == PSI_TXN_UNKNOWN;
-    if (!any)
-        return PSI_OK;
-    uint32_t *stack = malloc((size_t)h->n_txns * sizeof *stack);
-    if (!stack)
-        return psi_diag_nomem(c->d, "settling transactions of unknown outcome");
-    size_t sp = 0;
-    for (uint32_t t = 1; t < h->n_txns; t++)
-        if (h->txns[t].status == PSI_TXN_COMMITTED)
-            stack[sp++] = t;
-    while (sp) {
-        uint32_t t = stack[--sp];
-        const psi_txn *tx = &h->txns[t];
-        for (uint32_t i = 0; i < tx->n_ops; i++) {
-            uint32_t o = tx->first_op + i;
-            const psi_op *op = &h->ops[o];
-            /* repeat reads are read events too (RC, PL-2): they settle
-             * the writers they observe like first reads */
-            if (!(c->idx->op_info[o] & (PSI_OI_EXTERNAL_READ | PSI_OI_REPEAT_READ)) ||
-                (op->flags & PSI_OPF_INIT))
-                continue;
-            uint32_t w = lookup_writer(c, op);
-            if (w == PSI_SRC_NONE)
-                continue;
-            bool committed = false;
-            for (uint32_t v = w; v != PSI_SRC_NONE && !committed; v = prev_dup(c->idx, v))
-                committed = c->idx->op_txn[v] != t &&
-                            h->txns[c->idx->op_txn[v]].status == PSI_TXN_COMMITTED;
-            if (committed)
-                continue;
-            for (uint32_t v = w; v != PSI_SRC_NONE; v = prev_dup(c->idx, v)) {
-                uint32_t wt = c->idx->op_txn[v];
-                if (h->txns[wt].status == PSI_TXN_UNKNOWN) {
-                    h->txns[wt].status = PSI_TXN_COMMITTED;
-                    c->idx->n_promoted++;
-                    stack[sp++] = wt; /* each txn is pushed at most once */
-                }
-            }
-        }
-    }
-    free(stack);
     return PSI_OK;
 }
 
@@ -600,7 +534,7 @@ static psi_status resolve_reads(index_ctx *c, uint32_t t)
             a.other_op = w;
             a.kind = (uint8_t)bad;
         }
-        psi_status st = add_anomaly(c, a);
+        psi_status st = psi_index_add_anomaly(c, a);
         if (st != PSI_OK)
             return st;
     }
@@ -652,11 +586,11 @@ static psi_status check_list_orders(index_ctx *c)
         for (uint32_t k = a + 1; k < e && st == PSI_OK; k++) {
             const psi_list_read *lr = &h->list_reads[refs[k].i];
             if (lr->len && memcmp(h->list_vals + lr->first, tv, lr->len * sizeof *tv) != 0)
-                st = add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INCOMPATIBLE_ORDER,
-                                                  .txn = c->idx->op_txn[lr->op],
-                                                  .op = lr->op,
-                                                  .other_txn = c->idx->op_txn[top->op],
-                                                  .other_op = top->op});
+                st = psi_index_add_anomaly(c, (psi_anomaly){.kind = PSI_ANOM_INCOMPATIBLE_ORDER,
+                                                            .txn = c->idx->op_txn[lr->op],
+                                                            .op = lr->op,
+                                                            .other_txn = c->idx->op_txn[top->op],
+                                                            .other_op = top->op});
         }
         a = e;
     }
@@ -664,10 +598,11 @@ static psi_status check_list_orders(index_ctx *c)
     return st;
 }
 
-psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
+static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *never, uint8_t *dead,
+                             uint32_t *n_dead, psi_diag *d)
 {
     memset(idx, 0, sizeof *idx);
-    index_ctx c = {.h = h, .idx = idx, .d = d};
+    index_ctx c = {.h = h, .idx = idx, .d = d, .never = never};
     size_t n = h->n_ops ? h->n_ops : 1;
     idx->op_txn = malloc(n * sizeof *idx->op_txn);
     idx->read_src = malloc(n * sizeof *idx->read_src);
@@ -702,7 +637,7 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
     for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++)
         st = scan_txn(&c, t, false);
     if (st == PSI_OK)
-        st = settle_unknown(&c);
+        st = psi_index_settle_unknown(&c);
     /* Statuses are final: mark the ops of committed transactions (what
      * invalid_source and the join read). */
     for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++)
@@ -717,7 +652,7 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
     for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++) {
         switch (h->txns[t].status) {
         case PSI_TXN_COMMITTED:
-            idx->n_committed++;
+            idx->n_committed += !psi_index_optional(idx, t);
             st = scan_txn(&c, t, true);
             if (st == PSI_OK)
                 st = resolve_reads(&c, t);
@@ -736,14 +671,73 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
 
     if (st == PSI_OK && h->n_list_reads)
         st = check_list_orders(&c);
+    *n_dead = 0;
+    if (st == PSI_OK && idx->opt) {
+        uint32_t before = idx->n_opt;
+        st = psi_index_settle_optional(&c, dead, n_dead);
+        idx->n_committed += before - idx->n_opt;
+        if (st == PSI_OK && !idx->n_opt) {
+            free(idx->opt);
+            idx->opt = NULL;
+        }
+    }
 
 out:
     /* The write map stays with the index (psi_index_writer). */
     free(c.order);
     free(c.kv_a);
     free(c.kv_tmp);
+    free(c.opt_anom);
     if (st != PSI_OK)
         psi_index_free(idx);
+    return st;
+}
+
+psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
+{
+    uint32_t *unknown = NULL, n_unknown = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (h->txns[t].open_outcome) {
+            /* an earlier build's optional transaction: recorded unknown */
+            h->txns[t].status = PSI_TXN_UNKNOWN;
+            h->txns[t].open_outcome = 0;
+        }
+        n_unknown += h->txns[t].status == PSI_TXN_UNKNOWN;
+    }
+    uint8_t *dead = NULL;
+    if (n_unknown) {
+        unknown = malloc(n_unknown * sizeof *unknown);
+        dead = calloc(h->n_txns, 1);
+        if (!unknown || !dead) {
+            free(unknown);
+            free(dead);
+            memset(idx, 0, sizeof *idx);
+            return psi_diag_nomem(d, "settling transactions of unknown outcome");
+        }
+        n_unknown = 0;
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_UNKNOWN)
+                unknown[n_unknown++] = t;
+    }
+    /* An optional transaction whose own reads have no candidate even with
+     * every optional one committed can never commit: build again with it
+     * absent (its writes are then no one's candidates, which may leave
+     * others so). Each round leaves one more out; histories without
+     * such transactions are built once. */
+    psi_status st;
+    for (;;) {
+        uint32_t n_dead = 0;
+        st = build_once(h, idx, dead, dead, &n_dead, d);
+        if (st != PSI_OK || !n_dead)
+            break;
+        psi_index_free(idx);
+        for (uint32_t i = 0; i < n_unknown; i++) {
+            h->txns[unknown[i]].status = PSI_TXN_UNKNOWN;
+            h->txns[unknown[i]].open_outcome = 0;
+        }
+    }
+    free(unknown);
+    free(dead);
     return st;
 }
 
@@ -789,6 +783,7 @@ void psi_index_free(psi_index *idx)
     free(idx->dup_prev);
     free(idx->amb);
     free(idx->amb_cand);
+    free(idx->opt);
     memset(idx, 0, sizeof *idx);
 }
 

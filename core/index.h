@@ -5,8 +5,10 @@
  * values nobody wrote).
  *
  * Building the index also settles transactions of unknown outcome (EDN
- * :info, Cobra transactions without a commit record): one whose write is
- * observed by a committed read is committed (transitively); the others keep
+ * :info, Cobra transactions without a commit record): one that is the only
+ * writer a committed read can have observed is committed (transitively);
+ * one that is one of several candidates of a read is optional (psi_index.opt:
+ * committed iff some read is resolved to it); the others keep
  * PSI_TXN_UNKNOWN and take no part, like aborted ones. This is the one place
  * that writes to the history (txn status).
  *
@@ -121,7 +123,25 @@ typedef struct psi_index {
     /* The transaction psi_index_mark_initial merged into the initial one
      * (status PSI_TXN_INITIAL), 0 if none. */
     uint32_t init_txn;
+    /* Transactions of unknown outcome whose outcome is a choice (issue
+     * 11): opt[t] != 0 for each, NULL when there are none (every other
+     * history takes the old path). Such a transaction writes a value some
+     * read may return, but no committed read needs it alone: it is
+     * committed iff a read is resolved to it (or a committed optional
+     * transaction's read needs it), absent otherwise. While the index
+     * lives its status is PSI_TXN_COMMITTED, so every stage sees its
+     * operations, reads resolved and candidates; the polygraph gates
+     * every edge out of it by its outcome literal (polygraph.h). Its own
+     * reads always have a candidate if every optional transaction commits
+     * (one that cannot is left absent). */
+    uint8_t *opt;
+    uint32_t n_opt;
 } psi_index;
+
+static inline bool psi_index_optional(const psi_index *idx, uint32_t t)
+{
+    return idx->opt && idx->opt[t];
+}
 
 /* Finds the recorded initial state (see psi_init_mode) and gives it
  * status PSI_TXN_INITIAL, so that psi_index_build treats its writes as the

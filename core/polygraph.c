@@ -16,15 +16,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Appends e to the edge array *a (*n used, *cap allocated). */
+static bool push_edge(psi_edge **a, uint64_t *n, uint64_t *cap, psi_edge e)
+{
+    size_t c = (size_t)*cap;
+    if (!psi_grow((void **)a, &c, (size_t)*n + 1, sizeof **a))
+        return false;
+    *cap = c;
+    (*a)[(*n)++] = e;
+    return true;
+}
+
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
                                    uint32_t key, psi_edge_origin origin, psi_diag *d)
 {
-    size_t cap = (size_t)g->cap_known;
-    if (!psi_grow((void **)&g->known, &cap, (size_t)g->n_known + 1, sizeof *g->known))
-        return psi_diag_nomem(d, "adding known edges");
-    g->cap_known = cap;
-    g->known[g->n_known++] = (psi_edge){
+    psi_edge e = {
         .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = (uint8_t)origin};
+    if (psi_polygraph_gated_from(g, from))
+        return push_edge(&g->gated, &g->n_gated, &g->cap_gated, e)
+                   ? PSI_OK
+                   : psi_diag_nomem(d, "adding edges of optional transactions");
+    if (!push_edge(&g->known, &g->n_known, &g->cap_known, e))
+        return psi_diag_nomem(d, "adding known edges");
     if (origin == PSI_FROM_SEEDING)
         g->n_forced_edges++;
     else if (origin == PSI_FROM_SEEDING_INIT)
@@ -195,11 +208,70 @@ static psi_status build_creaders(psi_polygraph *g, const psi_history *h, const p
     return PSI_OK;
 }
 
+/* Session order around optional transactions: the chain psi_so_edges
+ * built runs through them, and its edges out of them are gated; so the
+ * committed transaction before a run of optional ones (or the initial
+ * one) precedes each of them and the committed one after it by a known
+ * edge, and each
+ * optional one precedes every later one of its run and the committed one
+ * after it by a gated edge (its chain successor has one already). */
+static psi_status add_so_bypass(psi_polygraph *g, const psi_history *h, psi_diag *d)
+{
+    psi_status st = PSI_OK;
+    for (uint32_t s = 0; s < h->n_sessions && st == PSI_OK; s++) {
+        const psi_session *ss = &h->sessions[s];
+        uint32_t prev = PSI_INIT_TXN, run = UINT32_MAX; /* run: first optional since prev */
+        for (uint32_t i = 0; i < ss->n_txns && st == PSI_OK; i++) {
+            uint32_t t = ss->first_txn + i;
+            if (h->txns[t].status != PSI_TXN_COMMITTED)
+                continue;
+            if (g->opt[t]) {
+                if (run == UINT32_MAX)
+                    run = i;
+            }
+            /* t's optional predecessors in the run, but the last (the
+             * chain's edge), precede it */
+            uint32_t last = UINT32_MAX;
+            for (uint32_t j = i; j-- > (run == UINT32_MAX ? i : run);) {
+                uint32_t w = ss->first_txn + j;
+                if (h->txns[w].status != PSI_TXN_COMMITTED || !g->opt[w])
+                    continue;
+                if (last == UINT32_MAX && w != t) {
+                    last = w;
+                    continue;
+                }
+                if (w != t)
+                    st = psi_polygraph_add_known(g, w, t, PSI_EDGE_SO, UINT32_MAX, PSI_FROM_HISTORY,
+                                                 d);
+            }
+            if (st != PSI_OK)
+                continue;
+            if (g->opt[t]) {
+                /* the chain reaches it through the run's earlier ones */
+                if (run != i)
+                    st = psi_polygraph_add_known(g, prev, t, PSI_EDGE_SO, UINT32_MAX,
+                                                 PSI_FROM_HISTORY, d);
+                continue;
+            }
+            if (run != UINT32_MAX) {
+                st = psi_polygraph_add_known(g, prev, t, PSI_EDGE_SO, UINT32_MAX, PSI_FROM_HISTORY,
+                                             d);
+                g->n_so++;
+            }
+            prev = t;
+            run = UINT32_MAX;
+        }
+    }
+    return st;
+}
+
 static psi_status add_so_wr(psi_polygraph *g, const psi_history *h, const psi_index *idx,
                             psi_diag *d)
 {
     psi_emitter em = {.g = g, .cons = -1, .d = d};
     psi_status st = psi_so_edges(&em, h, NULL, 0, true, &g->n_so);
+    if (st == PSI_OK && g->opt)
+        st = add_so_bypass(g, h, d);
     return st != PSI_OK ? st : psi_wr_edges(&em, h, idx, NULL, 0, &g->n_wr);
 }
 
@@ -213,7 +285,8 @@ static bool add_one_list_ww(void *ctx, uint32_t from, uint32_t to, uint32_t key)
 {
     list_ww_ctx *c = ctx;
     c->st = psi_polygraph_add_known(c->g, from, to, PSI_EDGE_WW, key, PSI_FROM_HISTORY, c->d);
-    if (c->st == PSI_OK)
+    /* an optional appender's edge is gated, not in the known range */
+    if (c->st == PSI_OK && !psi_polygraph_gated_from(c->g, from))
         c->g->n_list_ww++;
     return c->st == PSI_OK;
 }
@@ -411,6 +484,7 @@ psi_status psi_polygraph_build(const psi_history *h, const psi_index *idx,
     g->coalesce = !(opts && opts->no_coalescing);
     g->pending = !(opts && opts->all_pairs);
     g->op_txn = idx->op_txn;
+    g->opt = idx->opt;
     psi_status st;
     if ((st = build_readers(g, h, idx, d)) != PSI_OK ||
         (st = build_creaders(g, h, idx, d)) != PSI_OK || (st = add_so_wr(g, h, idx, d)) != PSI_OK ||
@@ -442,6 +516,7 @@ void psi_polygraph_free(psi_polygraph *g)
     free(g->cond);
     free(g->csucc);
     free(g->choice_state);
+    free(g->gated);
     memset(g, 0, sizeof *g);
 }
 

@@ -201,6 +201,18 @@ typedef struct psi_polygraph {
     uint64_t n_rt_edges;     /* real-time edges (check/realtime.h) */
     uint64_t list_ww_first;  /* known[list_ww_first .. + n_list_ww): the list-append WW edges */
     uint64_t n_unknown_deps; /* edges in all constraints (both sides) */
+    /* Optional transactions (index.h, psi_index.opt; borrowed, NULL when
+     * none): every edge out of one exists only if it committed. Such an
+     * edge is never known: psi_polygraph_add_known puts it in gated[]
+     * (its outcome literal is its label, encode.h), pruning leaves it out
+     * of every test, and each side of a constraint that has one carries
+     * the outcome as a second literal. Edges into one need no gate: a
+     * cycle through an absent transaction would need an edge out of it.
+     * Session order skips it: the builder adds SO from the committed
+     * transaction before a run of optional ones to the one after it. */
+    const uint8_t *opt;
+    psi_edge *gated;
+    uint64_t n_gated, cap_gated;
     /* What the paper's polygraph would hold: every writer pair per key, and
      * the edges of both sides of all of them (computed, not built). */
     uint64_t n_writer_pairs, n_pair_deps;
@@ -275,7 +287,15 @@ static inline const psi_cread *psi_polygraph_csucc_readers(const psi_polygraph *
                                    : psi_polygraph_creaders(g, e->op, n);
 }
 
-/* Appends a known edge derived by `origin`; seeding's edges are counted
+/* Whether edges out of `from` are gated by its outcome (an optional
+ * transaction's, index.h): they go to gated[], never to known[]. */
+static inline bool psi_polygraph_gated_from(const psi_polygraph *g, uint32_t from)
+{
+    return g->opt && from < g->n_nodes && g->opt[from];
+}
+
+/* Appends a known edge derived by `origin` (an edge out of an optional
+ * transaction goes to gated[] instead); seeding's edges are counted
  * in n_forced_edges (PSI_FROM_SEEDING) or n_init_edges
  * (PSI_FROM_SEEDING_INIT), hints' in n_hint_edges. */
 psi_status psi_polygraph_add_known(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,

@@ -47,7 +47,8 @@ static bool add_labelled(void *ctx, uint32_t from, uint32_t to, psi_edge_type ty
 {
     (void)key;
     edge_sink *s = ctx;
-    if (!theory_edge(s->enc, from, to, type, key, s->lit, 0)) {
+    int gate = s->enc->outcome_var ? s->enc->outcome_var[from] : 0;
+    if (!theory_edge(s->enc, from, to, type, key, s->lit, gate)) {
         s->failed = true;
         return false;
     }
@@ -166,7 +167,7 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
     }
     for (uint32_t a = 0; a < g->n_amb; a++) {
         const psi_amb_read *r = &g->amb[a];
-        if (!psi_grow((void **)&clause, &cap, r->n, sizeof *clause)) {
+        if (!psi_grow((void **)&clause, &cap, (size_t)r->n + 1, sizeof *clause)) {
             free(clause);
             goto nomem;
         }
@@ -178,6 +179,9 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
             if (!choice_out(g, ch))
                 clause[n++] = choice_lit(g, enc, ch);
         }
+        /* An optional reader needs a writer only if it commits. */
+        if (enc->outcome_var && enc->outcome_var[r->txn])
+            clause[n++] = -enc->outcome_var[r->txn];
         /* A forced read needs no clause (its edges are certain). */
         if (!forced && psi_sat_add_clause(enc->sat, clause, n) != 0) {
             free(clause);
@@ -339,7 +343,11 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
                                psi_diag *d)
 {
     uint64_t n = g->n_known;
-    if (!all && !enc->pc && !enc->psi) {
+    /* Optional transactions: the reduction's replacement paths run
+     * through session order, and session order out of an optional
+     * transaction is gated, so a path through one may vanish; hand the
+     * theory every known edge then (such histories are rare). */
+    if (!all && !enc->pc && !enc->psi && !g->opt) {
         psi_status st = psi_reduce_known(g, ser, &enc->known_id, &n, d);
         if (st != PSI_OK)
             return st;
@@ -351,6 +359,78 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
     }
     enc->n_known_edges = n;
     return PSI_OK;
+}
+
+/* Optional transactions: outcome variables first + 1 .. first + n, in
+ * transaction order (encode.h). */
+static bool outcome_vars(const psi_polygraph *g, psi_encoding *enc, int first, uint32_t *n)
+{
+    enc->outcome_var = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *enc->outcome_var);
+    if (!enc->outcome_var)
+        return false;
+    *n = 0;
+    for (uint32_t t = 0; t < g->n_nodes; t++)
+        if (g->opt[t])
+            enc->outcome_var[t] = first + (int)++*n;
+    return *n == 0 || psi_sat_reserve(enc->sat, first + (int)*n) == 0;
+}
+
+static bool add_clause2(psi_encoding *enc, int a, int b)
+{
+    int c[2] = {a, b};
+    return psi_sat_add_clause(enc->sat, c, b ? 2 : 1) == 0;
+}
+
+/* The outcomes' edges and clauses (encode.h): the gated edges, labelled
+ * by their tail's outcome; a choice of an optional writer implies its
+ * outcome (a forced one: the reader's outcome does, or it is a unit); a
+ * choice of an optional reader implies the reader's; a fixed read of an
+ * optional writer (its reader is optional: the index commits the writer
+ * of a committed read) likewise. */
+static psi_status encode_outcomes(const psi_polygraph *g, psi_encoding *enc, psi_diag *d)
+{
+    const int *ov = enc->outcome_var;
+    for (uint64_t i = 0; i < g->n_gated; i++) {
+        const psi_edge *e = &g->gated[i];
+        assert(ov[e->from]);
+        size_t cap = (size_t)enc->cap_choice_edge;
+        if (e->from == e->to)
+            continue;
+        if (!psi_grow((void **)&enc->choice_edge, &cap, (size_t)enc->n_choice_edges + 1,
+                      sizeof *enc->choice_edge))
+            goto nomem;
+        enc->cap_choice_edge = cap;
+        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, ov[e->from], 0))
+            goto nomem;
+        enc->choice_edge[enc->n_choice_edges++] = *e;
+    }
+    for (uint32_t a = 0; a < g->n_amb; a++) {
+        const psi_amb_read *r = &g->amb[a];
+        int o_r = ov[r->txn];
+        for (uint32_t j = 0; j < r->n; j++) {
+            uint32_t ch = (uint32_t)(r->first + j), w = g->amb_cand[ch];
+            if (g->choice_state[ch] == PSI_CH_EXCLUDED)
+                continue;
+            int lit = enc->choice_var ? enc->choice_var[ch] : 0;
+            int o_w = w == PSI_SRC_INIT ? 0 : ov[g->op_txn[w]];
+            if (lit && o_r && !add_clause2(enc, -lit, o_r))
+                goto nomem;
+            if (o_w && !add_clause2(enc, lit ? -lit : o_r ? -o_r : o_w, lit || o_r ? o_w : 0))
+                goto nomem;
+        }
+    }
+    for (uint32_t k = 0; k < g->n_keys; k++)
+        for (uint32_t i = g->w_off[k]; i < g->w_off[k + 1]; i++) {
+            uint32_t op = g->w_op[i], n;
+            int o_w = ov[g->op_txn[op]];
+            const uint32_t *rd = o_w ? psi_polygraph_readers(g, op, &n) : NULL;
+            for (uint32_t x = 0; rd && x < n; x++)
+                if (!add_clause2(enc, ov[rd[x]] ? -ov[rd[x]] : o_w, ov[rd[x]] ? o_w : 0))
+                    goto nomem;
+        }
+    return PSI_OK;
+nomem:
+    return psi_diag_nomem(d, "encoding outcomes of transactions");
 }
 
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
@@ -393,6 +473,9 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         goto nomem;
     uint64_t next = enc->n_known_edges;
     int var = 0;
+    uint32_t n_outcomes = 0;
+    if (g->opt && !outcome_vars(g, enc, (int)open, &n_outcomes))
+        goto nomem;
     for (uint32_t c = 0; c < g->n_cons; c++) {
         const psi_constraint *con = &g->cons[c];
         /* theory ids are 32-bit (psi_acyc_add_edge refuses more edges) */
@@ -411,9 +494,16 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         next += s.n;
         enc->n_constraint_edges += s.n;
     }
-    enc->n_vars = (uint32_t)var;
+    enc->n_vars = (uint32_t)var + n_outcomes;
     if (g->n_choices) {
         psi_status st = encode_choices(g, enc, d);
+        if (st != PSI_OK) {
+            psi_encoding_free(enc);
+            return st;
+        }
+    }
+    if (g->opt) {
+        psi_status st = encode_outcomes(g, enc, d);
         if (st != PSI_OK) {
             psi_encoding_free(enc);
             return st;
@@ -460,6 +550,7 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->known_id);
     free(enc->choice_edge);
     free(enc->choice_var);
+    free(enc->outcome_var);
     free(enc->psi_edges);
     free(enc->psi_lits);
     memset(enc, 0, sizeof *enc);

@@ -26,6 +26,16 @@
  * labelled by its choice and the constraint's selector (two literals), and
  * the polygraph's conditional edges labelled by their choice.
  *
+ * Optional transactions (transactions of unknown outcome that are a
+ * candidate of some read, polygraph.h) get one outcome variable o_w each,
+ * after the selectors: every edge out of w is labelled by o_w (its gated
+ * edges alone, a constraint side's edge with the selector as well; an
+ * edge a choice labels needs no more, as the choice implies o_w); a choice
+ * of w implies o_w, a read of w needs a writer only when o_w (its
+ * choices imply o_w, its "at least one" clause has -o_w), a read of w
+ * whose writer is fixed implies its writer's outcome. A model's true o_w
+ * says w may commit; the writers the reads chose are committed.
+ *
  * Ownership: psi_encode creates the solver and theory inside *enc;
  * psi_encoding_free releases them. The polygraph must outlive the encoding
  * when edges are mapped back. */
@@ -80,6 +90,11 @@ typedef struct psi_encoding {
     int *choice_var;
     psi_edge *choice_edge;
     uint64_t n_choice_edges, cap_choice_edge;
+    /* [n_txn_nodes] the outcome variable of each optional transaction
+     * (polygraph.h, g->opt; true: committed), 0 for the others; NULL when
+     * there are none. Its gated edges follow the choices' edges (in
+     * choice_edge, with their origins). */
+    int *outcome_var;
     bool pc, psi;
     uint32_t n_txn_nodes; /* the polygraph's nodes (the theory may have more) */
     uint64_t aux_edge0;   /* PC: first twin edge id (edges before it are mapped back) */

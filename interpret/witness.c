@@ -44,6 +44,48 @@ static psi_witness_txn ext_txn(const psi_history *h, uint32_t t)
     return (psi_witness_txn){.sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id};
 }
 
+/* Optional transactions (core/index.h) the model leaves absent: those no
+ * read of a committed transaction was resolved to (transitively). A
+ * witness lists only the committed ones, and verify-witness derives the
+ * same from its read lines. NULL when there are none (or no memory: then
+ * *nomem). */
+static uint8_t *absent_optional(const psi_history *h, const psi_check_result *res, bool *nomem)
+{
+    const psi_index *idx = &res->idx;
+    *nomem = false;
+    if (!idx->opt)
+        return NULL;
+    uint8_t *in = calloc(h->n_txns, 1);
+    if (!in) {
+        *nomem = true;
+        return NULL;
+    }
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        in[t] = h->txns[t].status == PSI_TXN_COMMITTED && !idx->opt[t];
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t a = 0; a < idx->n_amb; a++) {
+            const psi_amb_read *r = &idx->amb[a];
+            uint32_t src =
+                res->model_choice ? idx->amb_cand[r->first + res->model_choice[a]] : PSI_SRC_NONE;
+            if (in[r->txn] && src < PSI_SRC_INIT && !in[idx->op_txn[src]]) {
+                in[idx->op_txn[src]] = 1;
+                changed = true;
+            }
+        }
+        for (uint32_t o = 0; o < h->n_ops; o++) {
+            uint32_t src = idx->read_src[o];
+            if (src < PSI_SRC_INIT && in[idx->op_txn[o]] && !in[idx->op_txn[src]]) {
+                in[idx->op_txn[src]] = 1;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        in[t] = idx->opt[t] && !in[t];
+    return in;
+}
+
 psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, bool ser,
                              psi_witness *w, psi_diag *d)
 {
@@ -56,7 +98,9 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
     uint32_t *order = malloc((size_t)h->n_txns * sizeof *order);
     uint32_t *pos = malloc((size_t)h->n_txns * sizeof *pos);
     psi_status st = PSI_OK;
-    if (!order || !pos)
+    bool absent_nomem;
+    uint8_t *absent = absent_optional(h, res, &absent_nomem);
+    if (!order || !pos || absent_nomem)
         goto nomem;
     /* The known edges, then the chosen side of every open constraint
      * (resolved ones already have their edges among the known). */
@@ -117,9 +161,13 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         if (n == 0)
             continue;
         qsort(tmp + g->w_off[k], n, sizeof *tmp, u64_cmp);
-        w->keys[w->n_keys++] = (psi_witness_line){.key = h->keys[k], .first = w->n_tx, .n = n};
+        size_t first = w->n_tx;
         for (uint32_t i = g->w_off[k]; i < g->w_off[k + 1]; i++)
-            w->tx[w->n_tx++] = ext_txn(h, (uint32_t)tmp[i]);
+            if (!absent || !absent[(uint32_t)tmp[i]])
+                w->tx[w->n_tx++] = ext_txn(h, (uint32_t)tmp[i]);
+        if (w->n_tx > first)
+            w->keys[w->n_keys++] =
+                (psi_witness_line){.key = h->keys[k], .first = first, .n = w->n_tx - first};
     }
     free(tmp);
     if (ser) {
@@ -127,7 +175,8 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
         w->order.first = w->n_tx;
         for (uint32_t i = 0; i < h->n_txns; i++) {
             uint32_t t = order[i];
-            if (t != PSI_INIT_TXN && h->txns[t].status == PSI_TXN_COMMITTED)
+            if (t != PSI_INIT_TXN && h->txns[t].status == PSI_TXN_COMMITTED &&
+                (!absent || !absent[t]))
                 w->tx[w->n_tx++] = ext_txn(h, t);
         }
         w->order.n = w->n_tx - w->order.first;
@@ -147,6 +196,8 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
             goto nomem;
         for (uint32_t a = 0; a < res->idx.n_amb; a++) {
             const psi_amb_read *r = &res->idx.amb[a];
+            if (absent && absent[r->txn])
+                continue; /* an absent transaction read nothing */
             uint32_t src = res->idx.amb_cand[r->first + res->model_choice[a]];
             psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
             if (src == PSI_SRC_INIT)
@@ -167,6 +218,7 @@ out:
     psi_graph_free(&G);
     free(order);
     free(pos);
+    free(absent);
     if (st != PSI_OK)
         psi_witness_free(w);
     return st;

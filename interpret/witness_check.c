@@ -231,6 +231,58 @@ static psi_status read_lines(chk *c, const psi_witness *w)
     return PSI_OK;
 }
 
+/* Transactions of unknown outcome that are optional (core/index.h): the
+ * witness's read lines say which committed. One a committed transaction's
+ * read (a read line, or its only writer) names is committed, transitively;
+ * the others are absent: their operations leave the index (not live)
+ * and their status is unknown again, so key lines, session order and
+ * reads treat them as not committed. A read line of an absent one is
+ * refused: it read nothing. */
+static psi_status settle_outcomes(chk *c, const psi_witness *w)
+{
+    psi_history *h = c->h;
+    psi_index *idx = &c->idx;
+    if (!idx->opt)
+        return PSI_OK;
+    uint8_t *in = calloc(h->n_txns, 1);
+    if (!in)
+        return PSI_ERR_NOMEM;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        in[t] = h->txns[t].status == PSI_TXN_COMMITTED && !idx->opt[t];
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t o = 0; o < h->n_ops; o++) {
+            uint32_t src = c->chosen[o] != UINT32_MAX ? c->chosen[o] : idx->read_src[o];
+            if (src < PSI_SRC_INIT && in[idx->op_txn[o]] && !in[idx->op_txn[src]]) {
+                in[idx->op_txn[src]] = 1;
+                changed = true;
+            }
+        }
+    }
+    psi_status st = PSI_OK;
+    for (size_t i = 0; i < w->n_reads && st == PSI_OK && *c->verdict == PSI_WITNESS_VALID; i++) {
+        uint32_t x = find_txn(c, w->reads[i].reader.sid, w->reads[i].reader.tid);
+        if (!in[x])
+            st = refuse(c,
+                        "line %llu: (%llu,%llu) is of unknown outcome and no committed "
+                        "transaction's read is resolved to it, so it did not commit and read "
+                        "nothing",
+                        (unsigned long long)w->reads[i].line,
+                        (unsigned long long)w->reads[i].reader.sid,
+                        (unsigned long long)w->reads[i].reader.tid);
+    }
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (!idx->opt[t] || in[t])
+            continue;
+        h->txns[t].status = PSI_TXN_UNKNOWN;
+        h->txns[t].open_outcome = 0;
+        for (uint32_t j = 0; j < h->txns[t].n_ops; j++)
+            idx->op_info[h->txns[t].first_op + j] &= (uint8_t)~PSI_OI_LIVE;
+    }
+    free(in);
+    return st;
+}
+
 /* Appends "a -T(k)-> b -...-> a" for edges cyc[0..n) (in cycle order), a
  * run of k > 1 session-order edges written "a -SO*k-> b". */
 static void fmt_cycle(const chk *c, const uint32_t *cyc, size_t n, strbuf *b)
@@ -780,6 +832,8 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
         goto out_idx;
     memset(c.chosen, 0xff, (h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
     st = read_lines(&c, &w);
+    if (st == PSI_OK && *verdict == PSI_WITNESS_VALID)
+        st = settle_outcomes(&c, &w);
     if (st == PSI_OK && *verdict == PSI_WITNESS_VALID)
         st = weak ? check_level(&c, &w) : check(&c, &w);
     if (st == PSI_ERR_NOMEM)

@@ -37,6 +37,7 @@ typedef struct side_check {
     const psi_reach *r;
     const anti_index *anti;
     rule ser;
+    const psi_polygraph *g;
     bool bad;
     psi_edge culprit; /* the side's edge that closes a cycle */
 } side_check;
@@ -110,7 +111,10 @@ static bool edge_closes_cycle(const psi_reach *r, const anti_index *a, rule ser,
 static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
 {
     side_check *sc = ctx;
-    if (!edge_closes_cycle(sc->r, sc->anti, sc->ser, from, to, type))
+    /* An edge out of an optional transaction exists only if it commits:
+     * a side is impossible only when it is so without such edges. */
+    if (psi_polygraph_gated_from(sc->g, from) ||
+        !edge_closes_cycle(sc->r, sc->anti, sc->ser, from, to, type))
         return true;
     sc->bad = true;
     sc->culprit = (psi_edge){
@@ -715,8 +719,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             if (con->state != PSI_C_OPEN)
                 continue;
             open++;
-            side_check e = {.r = &r, .anti = &ai, .ser = ser},
-                       o = {.r = &r, .anti = &ai, .ser = ser};
+            side_check e = {.r = &r, .anti = &ai, .ser = ser, .g = g},
+                       o = {.r = &r, .anti = &ai, .ser = ser, .g = g};
             psi_constraint_for_each(g, con, true, check_edge, &e);
             psi_constraint_for_each(g, con, false, check_edge, &o);
             if (e.bad && o.bad) {

@@ -105,7 +105,10 @@ static void frontier_slice(const frontier_job *job)
             row_min(row, row_ptr(r, psi_reach_node(r, v, 0)) + s0, w);
             const psi_txn *tx = &r->h->txns[v];
             uint32_t s = tx->session;
-            if (s != PSI_NO_SESSION && s >= s0 && s - s0 < w && tx->pos < row[s - s0])
+            /* an optional transaction's place says nothing of the
+             * committed ones after it: its edges out are not known */
+            if (s != PSI_NO_SESSION && s >= s0 && s - s0 < w && tx->pos < row[s - s0] &&
+                !tx->open_outcome)
                 row[s - s0] = tx->pos;
         }
     }

@@ -126,6 +126,19 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
     return st;
 }
 
+static psi_status seed_key_all(seeder *s, uint32_t key, uint32_t b0, uint32_t nw)
+{
+    psi_status st = PSI_OK;
+    for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
+        st = add_forced(s, key, PSI_INIT_TXN, 0, wtxn(s, i));
+    for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
+        for (uint32_t j = i + 1; j < nw && st == PSI_OK; j++)
+            if (wtxn(s, i) != wtxn(s, j))
+                st = add_pair(s, key, i, j);
+    (void)b0;
+    return st;
+}
+
 static psi_status seed_key(seeder *s, uint32_t key)
 {
     const psi_history *h = s->h;
@@ -139,6 +152,15 @@ static psi_status seed_key(seeder *s, uint32_t key)
         s->wt[i] = s->g->op_txn[s->g->w_op[b0 + i]];
         s->wp[i] = h->txns[s->wt[i]].pos;
     }
+    /* A key with an optional writer (index.h): its edges out are not
+     * known, so session order and reachability say nothing past it, and
+     * every writer pair is a constraint, every writer after the initial
+     * transaction, as without pruning. */
+    bool any_opt = false;
+    for (uint32_t i = 0; i < nw && !any_opt; i++)
+        any_opt = psi_polygraph_gated_from(s->g, s->wt[i]);
+    if (any_opt)
+        return seed_key_all(s, key, b0, nw);
     /* Sessions' runs of writers. */
     uint32_t ns = 0;
     for (uint32_t i = 0; i < nw; i++) {

@@ -326,7 +326,10 @@ static bool takes_part(const psi_history *h, uint32_t t, const bool *in)
     return in[t];
 }
 
-lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap)
+/* One choice of outcomes: the UNKNOWN transactions with outcome[t]
+ * committed, the others absent. */
+static lo_verdict check_outcome(const psi_history *h, lo_level level, uint64_t cap,
+                                const bool *outcome)
 {
     /* graph-free anomalies and input errors: as the SI/SER oracle says,
      * or for list-append histories (which it refuses) lists_valid */
@@ -337,7 +340,8 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
             return lv;
     } else {
         oracle_result base;
-        oracle_check_limit(h, true, cap, &base);
+        oracle_hints fixed = {.outcome = outcome};
+        oracle_check_hinted(h, true, &fixed, cap, &base);
         if (base.verdict == ORACLE_INVALID)
             return LO_INVALID;
         if (base.verdict == ORACLE_TOO_BIG)
@@ -351,38 +355,15 @@ lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap
     }
     if (h->n_keys > 8)
         return LO_TOO_BIG;
-    /* participants: committed, and unknown ones a participant reads from */
+    /* participants: committed, and the unknown ones this choice commits */
     bool *in = calloc(h->n_txns, sizeof *in);
     if (!in)
         return LO_TOO_BIG;
     in[0] = true;
     uint32_t init = recorded_init(h);
     for (uint32_t t = 1; t < h->n_txns; t++)
-        in[t] = h->txns[t].status == PSI_TXN_COMMITTED && t != init;
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t t = 1; t < h->n_txns; t++) {
-            if (!in[t])
-                continue;
-            const psi_txn *tx = &h->txns[t];
-            for (uint32_t i = 0; i < tx->n_ops; i++) {
-                const psi_op *op = &h->ops[tx->first_op + i];
-                if (op->kind != PSI_OP_READ || (op->flags & PSI_OPF_INIT))
-                    continue;
-                for (uint32_t w = 1; w < h->n_txns; w++) {
-                    if (in[w] || h->txns[w].status != PSI_TXN_UNKNOWN)
-                        continue;
-                    const psi_txn *wx = &h->txns[w];
-                    for (uint32_t j = 0; j < wx->n_ops; j++) {
-                        const psi_op *wo = &h->ops[wx->first_op + j];
-                        if (wo->kind == PSI_OP_WRITE && wo->key == op->key &&
-                            wo->value == op->value)
-                            in[w] = changed = true;
-                    }
-                }
-            }
-        }
-    }
+        in[t] = t != init && (h->txns[t].status == PSI_TXN_COMMITTED ||
+                              (h->txns[t].status == PSI_TXN_UNKNOWN && outcome[t]));
     if (recheck && !per_read_valid(h, in)) {
         free(in);
         return LO_REJECT;
@@ -499,4 +480,32 @@ out:
     free(in);
     free(c);
     return v;
+}
+
+lo_verdict level_oracle_check(const psi_history *h, lo_level level, uint64_t cap)
+{
+    /* Every choice of outcomes of the unknown transactions that some read
+     * could observe (the others are absent: committing them only adds
+     * dependencies). */
+    uint32_t open[ORACLE_MAX_OUTCOMES];
+    size_t n = oracle_open_outcomes(h, open, ORACLE_MAX_OUTCOMES);
+    if (n > ORACLE_MAX_OUTCOMES)
+        return LO_TOO_BIG;
+    bool *outcome = calloc(h->n_txns ? h->n_txns : 1, sizeof *outcome);
+    if (!outcome)
+        return LO_TOO_BIG;
+    lo_verdict v = LO_REJECT;
+    bool too_big = false;
+    for (uint64_t m = 0; m < (1ull << n); m++) {
+        for (size_t i = 0; i < n; i++)
+            outcome[open[i]] = (m >> i) & 1u;
+        lo_verdict r = check_outcome(h, level, cap, outcome);
+        if (r == LO_ACCEPT || r == LO_INVALID) {
+            v = r;
+            break;
+        }
+        too_big |= r == LO_TOO_BIG;
+    }
+    free(outcome);
+    return v == LO_REJECT && too_big ? LO_TOO_BIG : v;
 }

@@ -21,6 +21,7 @@
 #include "interpret/describe.h"
 #include "interpret/explain.h"
 #include "interpret/render.h"
+#include "interpret/witness.h"
 #include "interpret/witness_check.h"
 #include "interpret/witness_level.h"
 #include "levels/level_oracle.h"
@@ -408,6 +409,19 @@ static bool has_choice(psi_history *h)
     return yes;
 }
 
+/* Whether the history has a transaction of unknown outcome whose outcome
+ * is a choice (core/index.h, psi_index.opt). */
+static bool has_open_outcome(psi_history *h)
+{
+    psi_index idx;
+    psi_diag d;
+    if (psi_index_build(h, &idx, &d) != PSI_OK)
+        return false;
+    bool yes = idx.n_opt > 0;
+    psi_index_free(&idx);
+    return yes;
+}
+
 static uint64_t mix64(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ull;
@@ -466,28 +480,26 @@ static void differential(uint64_t want, bool values)
 {
     static const lo_level olev[N_ORACLE] = {LO_PL2, LO_RC, LO_RA, LO_CC, LO_PC, LO_PSI};
     uint64_t checked = 0, skipped = 0, rejects[N_CHAIN] = {0}, with_nonrep = 0,
-             nonrep_rc_accepted = 0, with_choice = 0;
+             nonrep_rc_accepted = 0, with_choice = 0, with_outcome = 0;
     for (uint64_t seed = 1; checked < want; seed++) {
         psi_gen_opts o;
         config_for(seed, &o);
         if (values) {
             o.value_range = 2 + seed % 3;
             o.explicit_init = seed % 4 == 0;
-            /* No unknown outcomes: with a repeated value the index
-             * promotes unknown writers only when no committed transaction
-             * wrote the value (README: an approximation), so a read the
-             * oracle explains by an unknown writer that committed can be
-             * rejected (seed 189: two committed readers of 2 each take
-             * the other as writer, where the oracle has an unknown one
-             * commit), at every level. Aborts stay. */
-            o.unknown_ratio = 0;
+            /* Unknown outcomes stay (seed 189: two committed readers of
+             * 2 each explained only by an unknown writer that committed,
+             * while another committed writer of 2 exists): the outcome
+             * of such a writer is a choice (index.h, psi_index.opt). */
         }
         psi_history *h;
         psi_gen_report rep;
         psi_diag d;
         assert_int_equal(psi_generate(&o, &h, &rep, &d), PSI_OK);
-        if (values)
+        if (values) {
             with_choice += has_choice(h);
+            with_outcome += has_open_outcome(h);
+        }
         lo_verdict ov[N_ORACLE];
         bool skip = false;
         for (int i = 0; i < N_ORACLE && !skip; i++) {
@@ -537,8 +549,9 @@ static void differential(uint64_t want, bool values)
     printf("\n");
     if (values) {
         /* many must hold a read with a choice of writers */
-        printf("levels: %llu of them with a read that has a choice of writers\n",
-               (unsigned long long)with_choice);
+        printf("levels: %llu of them with a read that has a choice of writers, %llu with an "
+               "unknown-outcome writer whose outcome is a choice\n",
+               (unsigned long long)with_choice, (unsigned long long)with_outcome);
         assert_true(with_choice > checked / 4);
         return;
     }
@@ -744,6 +757,85 @@ static int verify_text(psi_history *h, const char *text, size_t len, psi_level l
     return v == PSI_WITNESS_VALID ? 0 : 1;
 }
 
+/* Transactions of unknown outcome as writers of a repeated value (issue
+ * 11): each committed reader of x=2 and y=2 has a committed writer that
+ * read the reader's own write (a cycle) and an :info writer. Only the
+ * :info writer, committed, explains both reads: accepted at every level
+ * (the index's old rule, promoting it only without a committed writer,
+ * rejected it), with witnesses naming it that verify, and refused when a
+ * read line names the committed writer instead. When committing it closes
+ * a cycle too (outcome_cycle.edn), every level rejects, and the
+ * counterexample holds the :info writer. */
+static void test_unknown_outcome(void **state)
+{
+    (void)state;
+    static const psi_level all[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC,  PSI_LEVEL_RA, PSI_LEVEL_CC,
+                                    PSI_LEVEL_PC,  PSI_LEVEL_PSI, PSI_LEVEL_SI, PSI_LEVEL_SER};
+    static const lo_level olev[] = {LO_PL2, LO_RC, LO_RA, LO_CC, LO_PC, LO_PSI};
+    for (int file = 0; file < 2; file++) {
+        psi_history *h = load(file ? "outcome_cycle.edn" : "outcome_explains.edn");
+        uint32_t info = 0;
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_UNKNOWN)
+                info = t;
+        assert_true(info != 0);
+        for (size_t l = 0; l < sizeof all / sizeof all[0]; l++) {
+            psi_check_opts co = {.level = all[l],
+                                 .ser = psi_level_base(all[l]) == PSI_LEVEL_SER,
+                                 .keep_model = true};
+            psi_check_result r;
+            psi_diag d;
+            assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+            if ((int)r.verdict != (file ? PSI_REJECT : PSI_ACCEPT))
+                fail_msg("%s under %s", file ? "outcome_cycle" : "outcome_explains",
+                         psi_level_name(all[l]));
+            if (l < sizeof olev / sizeof olev[0])
+                assert_int_equal(level_oracle_check(h, olev[l], ORDER_CAP),
+                                 file ? LO_REJECT : LO_ACCEPT);
+            if (!file && (all[l] == PSI_LEVEL_SI || all[l] == PSI_LEVEL_SER)) {
+                psi_witness w;
+                assert_int_equal(psi_witness_build(h, &r, co.ser, &w, &d), PSI_OK);
+                char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+                assert_non_null(f);
+                assert_int_equal(psi_witness_write(&w, "h", f, "mem", &d), PSI_OK);
+                fclose(f);
+                psi_witness_free(&w);
+                char why[512], name[64];
+                snprintf(name, sizeof name, "(%llu,%llu)",
+                         (unsigned long long)h->sessions[h->txns[info].session].id,
+                         (unsigned long long)h->txns[info].id);
+                char *rl = strstr(text, "read (1,");
+                assert_non_null(rl);
+                assert_non_null(strstr(rl, name));
+                assert_int_equal(verify_text(h, text, len, all[l], why, sizeof why), 0);
+                /* the committed writer instead: a cycle */
+                char *x = strstr(text, " :x (5,");
+                char *rx = strstr(text, "read (1,");
+                assert_non_null(x);
+                rx = strstr(rx, "(5,");
+                assert_non_null(rx);
+                memcpy(rx, "(3,", 3);
+                assert_int_equal(verify_text(h, text, len, all[l], why, sizeof why), 1);
+                free(text);
+            }
+            if (file && all[l] == PSI_LEVEL_SI) {
+                psi_cex cx;
+                psi_cex_opts xo = {.ser = false, .budget = 60};
+                assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+                bool named = false;
+                for (uint32_t i = 0; i < cx.n_txns; i++)
+                    named |= cx.txns[i] == info;
+                assert_true(named);
+                psi_cex_free(&cx);
+            }
+            psi_check_result_free(&r);
+        }
+        psi_history_free(h);
+    }
+}
+
 /* Witnesses under the levels other than SI and SER (witness_level.h), on
  * random histories: every accept's witness verifies under its level and
  * every weaker one; under a level the pipeline rejects, it is refused;
@@ -850,8 +942,9 @@ int main(void)
         cmocka_unit_test(test_names),         cmocka_unit_test(test_realtime_lattice),
         cmocka_unit_test(test_handwritten),   cmocka_unit_test(test_choice_reads),
         cmocka_unit_test(test_rc_store),      cmocka_unit_test(test_random),
-        cmocka_unit_test(test_random_values), cmocka_unit_test(test_witness),
-        cmocka_unit_test(test_all_anomalies), cmocka_unit_test(test_random_lists),
+        cmocka_unit_test(test_random_values), cmocka_unit_test(test_unknown_outcome),
+        cmocka_unit_test(test_witness),       cmocka_unit_test(test_all_anomalies),
+        cmocka_unit_test(test_random_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

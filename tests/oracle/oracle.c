@@ -5,9 +5,9 @@
  *   0. a recorded initial state (the first transaction in the file, when
  *      committed and only writing 0) is T0 itself;
  *   1. index every write (key, value) -> (txn, op); values may repeat;
- *   2. decide which transactions take part (committed, plus UNKNOWN ones
- *      read by a participant when no participant wrote what it read, to a
- *      fixpoint);
+ *   2. decide which transactions take part: committed ones, and each
+ *      UNKNOWN one is tried both committed and absent (every subset of
+ *      those some other transaction could read from);
  *   3. graph-free checks: INT, and per external read its candidate
  *      writers (participants other than the reader whose last write of
  *      the key wrote the value, and T0 for 0); none left: G1a, G1b,
@@ -174,6 +174,7 @@ typedef struct oracle {
     bmat base, dep, rw, g;
     uint32_t *indeg, *queue;
     const oracle_hints *hints; /* known version orders, or NULL */
+    const bool *outcome;       /* [n_txns] unknown transactions committed in this run, or NULL */
 } oracle;
 
 static oracle_verdict finish(oracle *o, oracle_verdict v, oracle_reason why, uint32_t txn)
@@ -208,50 +209,17 @@ static bool index_writes(oracle *o)
     return true;
 }
 
-/* Committed transactions, plus UNKNOWN ones a participant reads from. */
+/* Committed transactions, plus the UNKNOWN ones this run commits
+ * (o->outcome): an unknown transaction is committed or absent, and which
+ * is a choice (oracle_check_hinted tries them all). */
 static void decide_participants(oracle *o)
 {
     const psi_history *h = o->h;
     o->part[0] = true;
     for (uint32_t t = 1; t < h->n_txns; t++)
-        o->part[t] = h->txns[t].status == PSI_TXN_COMMITTED && t != o->init_txn;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (uint32_t t = 1; t < h->n_txns; t++) {
-            if (!o->part[t])
-                continue;
-            const psi_txn *tx = &h->txns[t];
-            for (uint32_t i = tx->first_op; i < tx->first_op + tx->n_ops; i++) {
-                const psi_op *op = &h->ops[i];
-                if (op->kind != PSI_OP_READ || is_init_read(op))
-                    continue;
-                /* A read after t's own write of the key reads that write
-                 * (INT) and observes nobody else: with repeated values
-                 * another, unknown, writer of the same value must not be
-                 * promoted by it. */
-                bool own_write = false;
-                for (uint32_t j = tx->first_op; j < i && !own_write; j++)
-                    own_write = h->ops[j].key == op->key && h->ops[j].kind == PSI_OP_WRITE;
-                if (own_write)
-                    continue;
-                const wrec *w0 = find_write(o->writes, o->n_writes, op->key, op->value);
-                if (!w0)
-                    continue;
-                const wrec *end = o->writes + o->n_writes, *w;
-                bool have = false;
-                for (w = w0; w < end && w->key == op->key && w->value == op->value; w++)
-                    have |= o->part[w->txn] && w->txn != t;
-                if (have)
-                    continue;
-                for (w = w0; w < end && w->key == op->key && w->value == op->value; w++)
-                    if (!o->part[w->txn] && h->txns[w->txn].status == PSI_TXN_UNKNOWN) {
-                        o->part[w->txn] = true;
-                        changed = true;
-                    }
-            }
-        }
-    }
+        o->part[t] = t != o->init_txn &&
+                     (h->txns[t].status == PSI_TXN_COMMITTED ||
+                      (h->txns[t].status == PSI_TXN_UNKNOWN && o->outcome && o->outcome[t]));
 }
 
 /* Graph-free anomalies of participant t; fills o->reads with its external
@@ -656,10 +624,17 @@ oracle_verdict oracle_check_limit(const psi_history *h, bool ser, uint64_t max_o
     return oracle_check_hinted(h, ser, NULL, max_orders, res);
 }
 
-oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_hints *hints,
-                                   uint64_t max_orders, oracle_result *res)
+/* One run with the unknown transactions' outcomes fixed (outcome[t]:
+ * committed; NULL: all absent). */
+static oracle_verdict run_outcome(const psi_history *h, bool ser, const oracle_hints *hints,
+                                  const bool *outcome, uint64_t max_orders, oracle_result *res)
 {
-    oracle o = {.h = h, .ser = ser, .max_orders = max_orders, .res = res, .hints = hints};
+    oracle o = {.h = h,
+                .ser = ser,
+                .max_orders = max_orders,
+                .res = res,
+                .hints = hints,
+                .outcome = outcome};
     if (res)
         *res = (oracle_result){0};
     oracle_verdict v = run(&o);
@@ -678,6 +653,88 @@ oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_
     free(o.dep.bits);
     free(o.rw.bits);
     free(o.g.bits);
+    return v;
+}
+
+size_t oracle_open_outcomes(const psi_history *h, uint32_t *out, size_t max)
+{
+    size_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        if (tx->status != PSI_TXN_UNKNOWN)
+            continue;
+        /* Committing a transaction nobody can read from only adds
+         * dependencies: absent is then never worse, so it is no choice. */
+        bool read = false;
+        for (uint32_t i = tx->first_op; i < tx->first_op + tx->n_ops && !read; i++) {
+            const psi_op *w = &h->ops[i];
+            if (w->kind != PSI_OP_WRITE)
+                continue;
+            for (uint32_t j = 0; j < h->n_ops && !read; j++) {
+                const psi_op *r = &h->ops[j];
+                read = r->kind == PSI_OP_READ && r->key == w->key && r->value == w->value &&
+                       !(r->flags & PSI_OPF_INIT) &&
+                       (j < tx->first_op || j >= tx->first_op + tx->n_ops);
+            }
+        }
+        if (read) {
+            if (n < max)
+                out[n] = t;
+            n++;
+        }
+    }
+    return n;
+}
+
+oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_hints *hints,
+                                   uint64_t max_orders, oracle_result *res)
+{
+    if (hints && hints->outcome)
+        return run_outcome(h, ser, hints, hints->outcome, max_orders, res);
+    uint32_t open[ORACLE_MAX_OUTCOMES];
+    size_t n = oracle_open_outcomes(h, open, ORACLE_MAX_OUTCOMES);
+    if (n > ORACLE_MAX_OUTCOMES) {
+        if (res)
+            *res = (oracle_result){.verdict = ORACLE_TOO_BIG, .why = ORACLE_WHY_BOUND};
+        return ORACLE_TOO_BIG;
+    }
+    bool *outcome = calloc(h->n_txns ? h->n_txns : 1, sizeof *outcome);
+    if (!outcome) {
+        if (res)
+            *res = (oracle_result){.verdict = ORACLE_TOO_BIG, .why = ORACLE_WHY_BOUND};
+        return ORACLE_TOO_BIG;
+    }
+    /* Every choice of outcomes: accepted when one is; too big when one
+     * is and none accepts; else rejected, reported as the first run that
+     * got as far as the graph (or the first run when none did). */
+    oracle_result best = {0}, one;
+    bool have = false, too_big = false;
+    oracle_verdict v = ORACLE_REJECT;
+    for (uint64_t m = 0; m < (1ull << n); m++) {
+        for (size_t i = 0; i < n; i++)
+            outcome[open[i]] = (m >> i) & 1u;
+        oracle_verdict r = run_outcome(h, ser, hints, outcome, max_orders, &one);
+        if (r == ORACLE_ACCEPT || r == ORACLE_INVALID) {
+            best = one;
+            v = r;
+            have = true;
+            break;
+        }
+        if (r == ORACLE_TOO_BIG)
+            too_big = true;
+        if (r == ORACLE_REJECT &&
+            (!have || (best.why != ORACLE_WHY_CYCLE && one.why == ORACLE_WHY_CYCLE))) {
+            best = one;
+            have = true;
+        }
+    }
+    free(outcome);
+    if (v == ORACLE_REJECT && too_big) {
+        v = ORACLE_TOO_BIG;
+        best = (oracle_result){.verdict = ORACLE_TOO_BIG, .why = ORACLE_WHY_BOUND};
+    }
+    if (res)
+        *res = best;
     return v;
 }
 

@@ -9,9 +9,11 @@
  *  - T0, the implicit initial transaction, writes every key's initial value
  *    (value 0 / PSI_OPF_INIT reads) and precedes every session's first
  *    transaction; it is first in every key's version order.
- *  - Committed transactions take part; an UNKNOWN one takes part iff a
- *    transaction that takes part reads one of its writes (transitively);
- *    ABORTED ones never do.
+ *  - Committed transactions take part; ABORTED ones never do; an UNKNOWN
+ *    one is committed (takes part, its reads checked like any) or absent,
+ *    and the history is accepted iff some choice of outcomes is. Only
+ *    unknown transactions one of whose writes some read returns are
+ *    tried both ways (at most ORACLE_MAX_OUTCOMES; more: too big).
  *  - Rejected under both SI and SER, before any graph: INT violations,
  *    aborted reads (G1a), intermediate reads (G1b), reads of values nobody
  *    wrote, and an external read of a value its own transaction writes later.
@@ -28,6 +30,8 @@
 
 /* Refuse when the product over keys of (number of writers)! exceeds this. */
 #define ORACLE_MAX_ORDERS 2000000u
+/* Refuse when more unknown transactions than this have a choice. */
+#define ORACLE_MAX_OUTCOMES 10u
 /* Refuse when more transactions than this take part. */
 #define ORACLE_MAX_TXNS 1024u
 
@@ -101,7 +105,15 @@ typedef struct oracle_hints {
      * two overlapping timestamped writers of a key are rejected
      * (ORACLE_WHY_TIMESTAMPS). */
     const oracle_ts *ts;
+    /* [h->n_txns] or NULL: fixes the outcomes (true: committed) of the
+     * UNKNOWN transactions instead of trying every choice. */
+    const bool *outcome;
 } oracle_hints;
+
+/* The UNKNOWN transactions whose outcome is a choice (one of their
+ * writes is returned by another transaction's read): writes up to max of
+ * them to out and returns how many there are. */
+size_t oracle_open_outcomes(const psi_history *h, uint32_t *out, size_t max);
 
 /* oracle_check_limit with hints (NULL: none). */
 oracle_verdict oracle_check_hinted(const psi_history *h, bool ser, const oracle_hints *hints,
