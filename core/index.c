@@ -664,6 +664,12 @@ static psi_status check_list_orders(index_ctx *c)
     return st;
 }
 
+static int amb_by_op(const void *a, const void *b)
+{
+    uint32_t x = ((const psi_amb_read *)a)->op, y = ((const psi_amb_read *)b)->op;
+    return x < y ? -1 : x > y;
+}
+
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
 {
     memset(idx, 0, sizeof *idx);
@@ -734,6 +740,14 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
         }
     }
 
+    /* Appended transaction by transaction, and a built history's
+     * operations need not be in transaction order: put idx->amb in
+     * operation order, which lookups by op (binary searches) rely on. */
+    for (uint32_t a = 1; st == PSI_OK && a < idx->n_amb; a++)
+        if (idx->amb[a - 1].op > idx->amb[a].op) {
+            qsort(idx->amb, idx->n_amb, sizeof *idx->amb, amb_by_op);
+            break;
+        }
     if (st == PSI_OK && h->n_list_reads)
         st = check_list_orders(&c);
 
