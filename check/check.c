@@ -2,6 +2,7 @@
 #include "check/check.h"
 
 #include "check/known_only.h"
+#include "check/level_lattice.h"
 #include "check/level_outcome.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
@@ -323,8 +324,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
          * over the choices (level_choice.h); without one it is the
          * level's polynomial check alone. */
         if (psi_level_choice_reads(h, &res->idx, res->level_checked))
-            st =
-                psi_level_check_choices(h, &res->idx, res->level_checked, &res->level, &res->rf, d);
+            st = psi_level_check_lattice(h, opts, res, d); /* SI's read-from first */
         else
             st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
         s->t_construct = psi_cpu_now() - t0;

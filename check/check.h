@@ -53,6 +53,10 @@ typedef struct psi_check_opts {
     /* How far the long stages are: "prune" (round, constraints checked)
      * and "solve" (conflicts), see core/progress.h. fn may be NULL. */
     psi_progress progress;
+    /* PL-2, RC, RA and CC with choice reads: search the choices at once,
+     * without trying SI's read-from first (check/level_lattice.h); tests
+     * compare the two ways. */
+    bool search_choices;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;

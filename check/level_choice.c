@@ -2,6 +2,7 @@
  * level_poly.c is given a view: the index with read_src (and op_info for
  * RC/PL-2 repeat reads) swapped for this file's arrays of the choice. */
 #include "check/level_choice.h"
+#include "check/level_lattice.h"
 
 #include "core/vec.h"
 #include "solver/sat.h"
@@ -782,7 +783,8 @@ done:
 }
 
 psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_level level,
-                                   psi_level_result *res, psi_level_choices *out, psi_diag *d)
+                                   const uint32_t *hint, psi_level_result *res,
+                                   psi_level_choices *out, psi_diag *d)
 {
     assert(psi_level_is_polynomial(level));
     memset(res, 0, sizeof *res);
@@ -816,7 +818,9 @@ psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_lev
         }
         c.info[out->reads[r].op] |= PSI_OI_EXTERNAL_READ;
     }
-    if (!prune(&c))
+    if (hint)
+        psi_level_choices_take(out, hint); /* SI's read-from, for one check */
+    else if (!prune(&c))
         goto nomem;
     /* reads pruning settled use their one writer; reads with none left,
      * any (every choice violates, and the check shows one violation) */
@@ -825,7 +829,7 @@ psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_lev
         psi_rf_read *rd = &out->reads[r];
         if (rd->n == 1 && rd->how == PSI_RFC_OPEN)
             rd->how = PSI_RFC_FORCED;
-        if (rd->how == PSI_RFC_FORCED)
+        if (rd->how == PSI_RFC_FORCED || rd->how == PSI_RFC_LATTICE)
             c.src[rd->op] = out->cand[rd->first + rd->chosen];
         else if (rd->how == PSI_RFC_NO_WRITER)
             dead = true;

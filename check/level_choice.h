@@ -47,9 +47,10 @@
 
 /* How a choice read was settled. */
 typedef enum psi_rfc_how {
-    PSI_RFC_OPEN = 0,     /* searched: the solver's model picked the writer */
-    PSI_RFC_FORCED = 1,   /* pruning excluded every candidate but one */
-    PSI_RFC_NO_WRITER = 2 /* pruning excluded every candidate: the history is rejected */
+    PSI_RFC_OPEN = 0,      /* searched: the solver's model picked the writer */
+    PSI_RFC_FORCED = 1,    /* pruning excluded every candidate but one */
+    PSI_RFC_NO_WRITER = 2, /* pruning excluded every candidate: the history is rejected */
+    PSI_RFC_LATTICE = 3    /* SI's accepting model's writer (check/level_lattice.h) */
 } psi_rfc_how;
 
 typedef struct psi_rf_read {
@@ -78,9 +79,13 @@ typedef struct psi_level_choices {
  * decides). The index must still have its write map. */
 uint32_t psi_level_choice_reads(const psi_history *h, const psi_index *idx, psi_level l);
 
-/* Decides level l (polynomial) on a history with choice reads. */
+/* Decides level l (polynomial) on a history with choice reads. hint,
+ * when not NULL, is a writer per read op (SI's read-from, level_lattice.h)
+ * to check instead of pruning and searching: then an accept is the
+ * verdict, and a reject proves nothing (the caller searches). */
 psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_level level,
-                                   psi_level_result *res, psi_level_choices *out, psi_diag *d);
+                                   const uint32_t *hint, psi_level_result *res,
+                                   psi_level_choices *out, psi_diag *d);
 void psi_level_choices_free(psi_level_choices *c);
 
 #endif

@@ -598,6 +598,12 @@ static psi_status check_list_orders(index_ctx *c)
     return st;
 }
 
+static int amb_by_op(const void *a, const void *b)
+{
+    uint32_t x = ((const psi_amb_read *)a)->op, y = ((const psi_amb_read *)b)->op;
+    return x < y ? -1 : x > y;
+}
+
 static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *never, uint8_t *dead,
                              uint32_t *n_dead, psi_diag *d)
 {
@@ -669,6 +675,14 @@ static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *neve
         }
     }
 
+    /* Appended transaction by transaction, and a built history's
+     * operations need not be in transaction order: put idx->amb in
+     * operation order, which lookups by op (binary searches) rely on. */
+    for (uint32_t a = 1; st == PSI_OK && a < idx->n_amb; a++)
+        if (idx->amb[a - 1].op > idx->amb[a].op) {
+            qsort(idx->amb, idx->n_amb, sizeof *idx->amb, amb_by_op);
+            break;
+        }
     if (st == PSI_OK && h->n_list_reads)
         st = check_list_orders(&c);
     *n_dead = 0;

@@ -221,6 +221,23 @@ static psi_status refuse(wl *c, const char *fmt, ...)
     return *c->why ? PSI_OK : PSI_ERR_NOMEM;
 }
 
+/* The writer of repeat read o (RC, PL-2). A witness has one read line per
+ * reader and key: a repeat of the value its transaction's first read of
+ * the key saw reads from that read's writer (its read line's when it had
+ * a choice), as in SI's read-from (check/level_lattice.h); any other
+ * value, from the index's writer of it. */
+static uint32_t repeat_from(const wl *c, uint32_t o)
+{
+    const psi_history *h = c->h;
+    const psi_txn *tx = &h->txns[c->idx->op_txn[o]];
+    for (uint32_t p = tx->first_op; p < o; p++)
+        if (h->ops[p].key == h->ops[o].key && (c->idx->op_info[p] & PSI_OI_EXTERNAL_READ))
+            return h->ops[p].value != h->ops[o].value    ? psi_index_repeat_src(h, c->idx, o)
+                   : (c->idx->op_info[p] & PSI_OI_AMBIG) ? c->chosen[p]
+                                                         : c->idx->read_src[p];
+    return psi_index_repeat_src(h, c->idx, o);
+}
+
 /* The writer transaction of read event o (PSI_INIT_TXN for the initial
  * value), or NONE when o is no read event. */
 static uint32_t read_from(const wl *c, uint32_t o)
@@ -232,7 +249,7 @@ static uint32_t read_from(const wl *c, uint32_t o)
     if (info & PSI_OI_EXTERNAL_READ)
         s = (info & PSI_OI_AMBIG) ? c->chosen[o] : c->idx->read_src[o];
     else if (c->per_read && (info & PSI_OI_REPEAT_READ))
-        s = psi_index_repeat_src(c->h, c->idx, o);
+        s = repeat_from(c, o);
     if (s == PSI_SRC_NONE || s == UINT32_MAX)
         return NONE;
     return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
