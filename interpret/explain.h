@@ -22,7 +22,8 @@
  *              fixpoint): those edges are "decided".
  *   Finalize - drop the impossible sides; writer pairs still open are shown
  *              as alternatives, each with the cycle it closes.
- * Both searches are bounded by a budget counted in local solver calls.
+ * Both searches are bounded by a budget counted in local solver calls
+ * (or, for levels shrunk through the pipeline, whole-check re-checks).
  *
  * Ownership: psi_cex_build fills a caller-provided psi_cex whose arrays it
  * allocates; psi_cex_free releases them. The history and check result must

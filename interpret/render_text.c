@@ -158,9 +158,14 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
 
 static void interpret_stats_text(FILE *out, const psi_cex *cx)
 {
+    /* A counterexample shrunk by re-running the whole check on
+     * sub-histories (levels whose local re-checks would forbid too much)
+     * counts those re-checks, not solver calls on a local polygraph. */
     if (cx->present)
-        fprintf(out, "  interpret     %.3f s, %llu local solver call%s\n", cx->seconds,
-                (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s");
+        fprintf(out, "  interpret     %.3f s, %llu %s%s\n", cx->seconds,
+                (unsigned long long)cx->solver_calls,
+                cx->by_pipeline ? "whole-check re-check" : "local solver call",
+                cx->solver_calls == 1 ? "" : "s");
 }
 
 static void fmt_cex_edge(const psi_history *h, const psi_cex_edge *e, char *buf, size_t n)
@@ -282,9 +287,7 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges,
                 cx->n_edges == 1 ? "y" : "ies");
     else
-        fprintf(out,
-                "counterexample: %u transaction%s, %u dependenc%s (%s; %llu local solver "
-                "call%s, %.3f s)\n",
+        fprintf(out, "counterexample: %u transaction%s, %u dependenc%s (%s; %llu %s%s, %.3f s)\n",
                 cx->n_txns, cx->n_txns == 1 ? "" : "s", cx->n_edges, cx->n_edges == 1 ? "y" : "ies",
                 cx->minimal && cx->by_pipeline
                     ? "minimal at the level checked: without any one of these transactions "
@@ -292,8 +295,9 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                 : cx->minimal        ? "minimal: no dependency can be removed"
                 : cx->restored_whole ? "not proven minimal: interpret budget exhausted"
                                      : "the reported cycle as found: interpret budget exhausted",
-                (unsigned long long)cx->solver_calls, cx->solver_calls == 1 ? "" : "s",
-                cx->seconds);
+                (unsigned long long)cx->solver_calls,
+                cx->by_pipeline ? "whole-check re-check" : "local solver call",
+                cx->solver_calls == 1 ? "" : "s", cx->seconds);
     fprintf(out, "  transactions:\n");
     for (uint32_t i = 0; i < cx->n_txns; i++) {
         uint32_t t = cx->txns[i];
