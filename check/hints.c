@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Orders edges by key, then endpoints: the per-key consistency check. */
+/* Orders edges by key, then endpoints, then line: the per-key consistency
+ * check of a key whose edges are not one path. */
 static int by_key(const void *a, const void *b)
 {
     const psi_hint_edge *x = a, *y = b;
@@ -22,29 +23,100 @@ static int by_key(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Orders edges by endpoints, then key: psi_hints_line's binary search. */
-static int by_ends(const void *a, const void *b)
-{
-    const psi_hint_edge *x = a, *y = b;
-    if (x->from != y->from)
-        return x->from < y->from ? -1 : 1;
-    if (x->to != y->to)
-        return x->to < y->to ? -1 : 1;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
-}
-
 typedef struct resolver {
     const psi_history *h;
     const psi_polygraph *g;
     const psi_version_order *vo;
     psi_diag *d;
-    psi_txn_lookup tids; /* committed and initial-state transactions */
+    /* committed and initial-state transactions, built on the first name
+     * find_txn cannot place directly (tids.e NULL until then) */
+    psi_txn_lookup tids;
+    /* Committed and initial-state transactions by transaction id when the
+     * ids span little more than the transactions (histories that number
+     * them globally): by_tid[tid - tid_min] is the one with that id,
+     * TID_SHARED when several have it, UINT32_MAX when none; NULL when the
+     * ids are too sparse. */
+    uint32_t *by_tid;
+    uint64_t tid_min, tid_span;
     psi_key_lookup keys; /* by spelling or external integer */
-    psi_hint_edge *e;
+    psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
     size_t n_e, cap_e;
 } resolver;
+
+#define TID_SHARED (UINT32_MAX - 1)
+
+/* Whether t is named by hints: committed, or the recorded initial state. */
+static bool nameable(const psi_txn *t)
+{
+    return t->status == PSI_TXN_COMMITTED || t->status == PSI_TXN_INITIAL;
+}
+
+/* Fills r->by_tid when the committed transactions' ids are dense enough
+ * (at most 4 slots a transaction); leaves it NULL otherwise. */
+static psi_status index_tids(resolver *r)
+{
+    const psi_history *h = r->h;
+    uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (nameable(&h->txns[t])) {
+            lo = h->txns[t].id < lo ? h->txns[t].id : lo;
+            hi = h->txns[t].id > hi ? h->txns[t].id : hi;
+            n++;
+        }
+    if (!n || hi - lo >= 4 * n + 64)
+        return PSI_OK;
+    r->tid_min = lo;
+    r->tid_span = hi - lo + 1;
+    r->by_tid = malloc(r->tid_span * sizeof *r->by_tid);
+    if (!r->by_tid)
+        return psi_diag_nomem(r->d, "reading the version order");
+    memset(r->by_tid, 0xff, r->tid_span * sizeof *r->by_tid);
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (nameable(&h->txns[t])) {
+            uint32_t *slot = &r->by_tid[h->txns[t].id - lo];
+            *slot = *slot == UINT32_MAX ? t : TID_SHARED;
+        }
+    return PSI_OK;
+}
+
+/* Committed (or initial-state) transaction (sid, tid), UINT32_MAX when
+ * there is none. Histories mostly number transactions globally (by_tid
+ * answers), or number sessions densely and a session's transactions in
+ * ascending order: the name is then looked for as an offset from the
+ * first session and by a binary search of that session's transactions (a
+ * hit is verified). Any other name goes through the sorted table, which
+ * is the answer whenever that search misses. */
+static uint32_t find_txn(resolver *r, uint64_t sid, uint64_t tid, bool *nomem)
+{
+    const psi_history *h = r->h;
+    if (r->by_tid && tid >= r->tid_min && tid - r->tid_min < r->tid_span) {
+        uint32_t t = r->by_tid[tid - r->tid_min];
+        if (t == UINT32_MAX)
+            return UINT32_MAX; /* no committed transaction has that id */
+        if (t != TID_SHARED)
+            return h->sessions[h->txns[t].session].id == sid ? t : UINT32_MAX;
+    }
+    if (h->n_sessions && sid >= h->sessions[0].id && sid - h->sessions[0].id < h->n_sessions) {
+        const psi_session *s = &h->sessions[sid - h->sessions[0].id];
+        uint32_t b = s->first_txn, e = s->first_txn + s->n_txns;
+        while (s->id == sid && b < e) {
+            uint32_t m = b + (e - b) / 2;
+            if (h->txns[m].id < tid)
+                b = m + 1;
+            else
+                e = m;
+        }
+        if (s->id == sid && b < s->first_txn + s->n_txns && h->txns[b].id == tid &&
+            nameable(&h->txns[b]))
+            return b;
+    }
+    if (!r->tids.e &&
+        psi_txn_lookup_init(&r->tids, h, true, "reading the version order", r->d) != PSI_OK) {
+        *nomem = true;
+        return UINT32_MAX;
+    }
+    return psi_txn_lookup_find(&r->tids, sid, tid);
+}
 
 /* Whether committed transaction t has a final write of dense key k: the
  * polygraph's writer list of k is sorted by transaction. */
@@ -68,7 +140,10 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
  * recorded initial state, which is the initial transaction), or an error. */
 static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
 {
-    uint32_t t = psi_txn_lookup_find(&r->tids, x->sid, x->tid);
+    bool nomem = false;
+    uint32_t t = find_txn(r, x->sid, x->tid, &nomem);
+    if (nomem)
+        return PSI_ERR_NOMEM;
     if (t == UINT32_MAX)
         return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
                              "transaction (%llu,%llu) is not a committed transaction of %s",
@@ -115,8 +190,7 @@ static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
                                      "transaction (%llu,%llu) is named twice in a row",
                                      (unsigned long long)c->tx[i].sid,
                                      (unsigned long long)c->tx[i].tid);
-            if (!psi_grow((void **)&r->e, &r->cap_e, r->n_e + 1, sizeof *r->e))
-                return psi_diag_nomem(r->d, "reading the version order");
+            assert(r->n_e < r->cap_e);
             r->e[r->n_e++] = (psi_hint_edge){.from = prev, .to = t, .key = key, .line = c->line};
         }
         prev = t;
@@ -169,28 +243,108 @@ static uint64_t cyclic_line(const psi_hint_edge *e, size_t n, uint32_t *indeg, u
     return line;
 }
 
+/* Groups r->e by key, keys ascending, keeping each key's edges in chain
+ * order: a counting sort, skipped when the chains come key by key in
+ * ascending order already (as witnesses write them). */
+static psi_status group_keys(resolver *r)
+{
+    size_t i = 1;
+    while (i < r->n_e && r->e[i - 1].key <= r->e[i].key)
+        i++;
+    if (i >= r->n_e)
+        return PSI_OK;
+    uint32_t nk = r->g->n_keys;
+    uint64_t *off = calloc((size_t)nk + 1, sizeof *off);
+    psi_hint_edge *out = malloc(r->n_e * sizeof *out);
+    if (!off || !out) {
+        free(off);
+        free(out);
+        return psi_diag_nomem(r->d, "reading the version order");
+    }
+    for (i = 0; i < r->n_e; i++)
+        off[r->e[i].key + 1]++;
+    for (uint32_t k = 0; k < nk; k++)
+        off[k + 1] += off[k];
+    for (i = 0; i < r->n_e; i++)
+        out[off[r->e[i].key]++] = r->e[i];
+    free(off);
+    free(r->e);
+    r->e = out;
+    r->cap_e = r->n_e;
+    return PSI_OK;
+}
+
+/* Whether a key's edges e[0..n) form one path naming each transaction
+ * once (one chain, or chains that continue each other): then they are
+ * acyclic and no two are the same edge. stamp[t] == mark marks the
+ * transactions seen in this key. */
+static bool simple_path(const psi_hint_edge *e, size_t n, uint32_t *stamp, uint32_t mark)
+{
+    if (stamp[e[0].from] == mark)
+        return false;
+    stamp[e[0].from] = mark;
+    for (size_t i = 0; i < n; i++) {
+        if ((i && e[i].from != e[i - 1].to) || stamp[e[i].to] == mark)
+            return false;
+        stamp[e[i].to] = mark;
+    }
+    return true;
+}
+
+/* Per key: the hints must not contradict themselves, and each edge is
+ * kept once (its first line). Leaves r->e grouped by key, keys ascending:
+ * a key's edges in chain order when they form one path (the common case,
+ * checked in one pass), else sorted by (from, to). */
 static psi_status check_consistent(resolver *r)
 {
-    if (r->n_e) /* qsort takes no NULL array, even empty */
-        qsort(r->e, r->n_e, sizeof *r->e, by_key);
-    uint32_t *indeg = calloc(r->h->n_txns, sizeof *indeg);
-    uint32_t *queue = malloc((2 * r->n_e + 1) * sizeof *queue);
-    uint8_t *done = malloc(r->n_e + 1);
-    psi_status st = PSI_OK;
-    if (!indeg || !queue || !done)
+    psi_status st = group_keys(r);
+    uint32_t *stamp = st == PSI_OK ? calloc(r->h->n_txns, sizeof *stamp) : NULL;
+    /* Kahn's scratch, for keys that are not one path. */
+    uint32_t *indeg = NULL, *queue = NULL;
+    uint8_t *done = NULL;
+    if (st == PSI_OK && !stamp)
         st = psi_diag_nomem(r->d, "reading the version order");
+    size_t m = 0;
+    uint32_t mark = 0;
     for (size_t b = 0; b < r->n_e && st == PSI_OK;) {
         size_t e = b;
         while (e < r->n_e && r->e[e].key == r->e[b].key)
             e++;
+        assert(mark < UINT32_MAX);
+        if (simple_path(r->e + b, e - b, stamp, ++mark)) {
+            memmove(r->e + m, r->e + b, (e - b) * sizeof *r->e);
+            m += e - b;
+            b = e;
+            continue;
+        }
+        if (!indeg) {
+            indeg = calloc(r->h->n_txns, sizeof *indeg);
+            queue = malloc((2 * r->n_e + 1) * sizeof *queue);
+            done = malloc(r->n_e + 1);
+            if (!indeg || !queue || !done) {
+                st = psi_diag_nomem(r->d, "reading the version order");
+                break;
+            }
+        }
+        qsort(r->e + b, e - b, sizeof *r->e, by_key);
         uint64_t line = cyclic_line(r->e + b, e - b, indeg, queue, done);
-        if (line)
+        if (line) {
             st = psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, line, 1,
                                "the version order of key %s contradicts itself: its chains "
                                "order two writers both ways",
                                PSI_KEY_NAME(r->h, r->e[b].key));
+            break;
+        }
+        /* One edge per (from, to), with its first line (sorted by line
+         * last). */
+        size_t g0 = m;
+        for (size_t i = b; i < e; i++)
+            if (m == g0 || r->e[m - 1].from != r->e[i].from || r->e[m - 1].to != r->e[i].to)
+                r->e[m++] = r->e[i];
         b = e;
     }
+    r->n_e = m;
+    free(stamp);
     free(indeg);
     free(queue);
     free(done);
@@ -210,30 +364,29 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
         goto out;
     }
     strcpy(out->file, vo->name ? vo->name : "");
-    if ((st = psi_txn_lookup_init(&r.tids, h, true, "reading the version order", d)) != PSI_OK ||
-        (st = psi_key_lookup_init(&r.keys, h, d)) != PSI_OK)
+    if ((st = index_tids(&r)) != PSI_OK || (st = psi_key_lookup_init(&r.keys, h, d)) != PSI_OK)
         goto out;
+    /* One edge per consecutive pair of every chain, at most. */
+    for (size_t c = 0; c < vo->n_chains; c++)
+        r.cap_e += vo->chains[c].n ? vo->chains[c].n - 1 : 0;
+    if (!(r.e = malloc((r.cap_e ? r.cap_e : 1) * sizeof *r.e))) {
+        st = psi_diag_nomem(d, "reading the version order");
+        goto out;
+    }
     for (size_t c = 0; c < vo->n_chains && st == PSI_OK; c++)
         st = chain_edges(&r, &vo->chains[c]);
     if (st == PSI_OK)
         st = check_consistent(&r);
     if (st != PSI_OK)
         goto out;
-    /* One edge per (from, to, key), with its first line. */
-    if (r.n_e)
-        qsort(r.e, r.n_e, sizeof *r.e, by_ends);
-    size_t m = 0;
-    for (size_t i = 0; i < r.n_e; i++)
-        if (!m || r.e[m - 1].from != r.e[i].from || r.e[m - 1].to != r.e[i].to ||
-            r.e[m - 1].key != r.e[i].key)
-            r.e[m++] = r.e[i];
     out->e = r.e;
-    out->n = m;
+    out->n = r.n_e;
     r.e = NULL;
 out:
     if (r.keys.h)
         psi_key_lookup_free(&r.keys);
     psi_txn_lookup_free(&r.tids);
+    free(r.by_tid);
     free(r.e);
     if (st != PSI_OK)
         psi_hints_free(out);
@@ -257,18 +410,19 @@ psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d)
 
 uint64_t psi_hints_line(const psi_hints *hs, uint32_t from, uint32_t to, uint32_t key)
 {
+    /* The key's group (keys ascending), then a scan of it: explanations
+     * ask for a cycle's few edges only. */
     size_t b = 0, e = hs->n;
-    psi_hint_edge q = {.from = from, .to = to, .key = key};
     while (b < e) {
         size_t m = b + (e - b) / 2;
-        int c = by_ends(&hs->e[m], &q);
-        if (c == 0 || (hs->e[m].from == from && hs->e[m].to == to && hs->e[m].key == key))
-            return hs->e[m].line;
-        if (c < 0)
+        if (hs->e[m].key < key)
             b = m + 1;
         else
             e = m;
     }
+    for (; b < hs->n && hs->e[b].key == key; b++)
+        if (hs->e[b].from == from && hs->e[b].to == to)
+            return hs->e[b].line;
     return 0;
 }
 

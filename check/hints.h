@@ -61,8 +61,10 @@ typedef struct psi_hint_edge {
 } psi_hint_edge;
 
 typedef struct psi_hints {
-    char *file;       /* the hint file's name (owned copy), NULL when no hints */
-    psi_hint_edge *e; /* sorted by (from, to, key), no duplicates */
+    char *file; /* the hint file's name (owned copy), NULL when no hints */
+    /* Grouped by key, keys ascending, no duplicates; within a key in chain
+     * order when its edges form one path, else sorted by (from, to). */
+    psi_hint_edge *e;
     uint64_t n;
 } psi_hints;
 

@@ -482,6 +482,22 @@ psi_status psi_ts_constrain(const psi_history *h, const psi_index *idx, const ps
     return st;
 }
 
+psi_status psi_ts_commit_order(const psi_history *h, const psi_ts_info *info, uint32_t **order,
+                               uint32_t *n, psi_diag *d)
+{
+    by_commit *v = sorted_by_commit(h, info, n);
+    *order = v ? malloc(((size_t)*n + 1) * sizeof **order) : NULL;
+    if (!*order) {
+        free(v);
+        *n = 0;
+        return psi_diag_nomem(d, "ordering by timestamps");
+    }
+    for (uint32_t i = 0; i < *n; i++)
+        (*order)[i] = v[i].txn;
+    free(v);
+    return PSI_OK;
+}
+
 void psi_ts_info_free(psi_ts_info *info)
 {
     free(info->file);

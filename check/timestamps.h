@@ -101,6 +101,13 @@ psi_status psi_ts_replay(const psi_history *h, const psi_index *idx, const psi_t
 psi_status psi_ts_constrain(const psi_history *h, const psi_index *idx, const psi_ts_info *info,
                             bool ser, psi_polygraph *g, psi_ts_violation *v, psi_diag *d);
 
+/* The committed transactions with timestamps by commit time (ties by
+ * transaction index) into *order (malloc'd, the caller frees it), *n of
+ * them: after a passing replay, the version order of every key (SI's
+ * first committer wins) and SER's serial order. PSI_ERR_NOMEM. */
+psi_status psi_ts_commit_order(const psi_history *h, const psi_ts_info *info, uint32_t **order,
+                               uint32_t *n, psi_diag *d);
+
 void psi_ts_info_free(psi_ts_info *info);
 
 #endif

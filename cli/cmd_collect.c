@@ -72,7 +72,7 @@ static void help(void)
            "  --seed S            random seed of the plans (1); the interleaving is the\n"
            "                      database's, so histories differ from run to run\n"
            "output:\n"
-           "  --format F          text | dbcop | edn (dbcop; text drops aborted\n"
+           "  --format F          text | dbcop | edn | json (dbcop; text drops aborted\n"
            "                      transactions, which it cannot express)\n\n"
            "Exit codes: 0 collected; 2 error (nothing written: the database's message is\n"
            "printed); 130 interrupted (SIGINT/SIGTERM): the sessions stop after their\n"

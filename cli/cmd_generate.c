@@ -58,9 +58,9 @@ static void help(void)
            "                      timestamps of the committed transactions, as\n"
            "                      '(SESSION,ID) START COMMIT' lines (si and ser stores,\n"
            "                      text format), for check --timestamps\n"
-           "  --format F          text | dbcop | edn (text; text drops aborted\n"
-           "                      transactions, which it cannot express; edn writes\n"
-           "                      the events in the store's real-time order, for\n"
+           "  --format F          text | dbcop | edn | json (text; text drops aborted\n"
+           "                      transactions, which it cannot express; edn and json\n"
+           "                      write the events in the store's real-time order, for\n"
            "                      strict-ser and strong-si)\n\n"
            "A summary goes to stderr, including each fault's count of transactions it\n"
            "changed and of those that provably break SI (such a history must be\n"
@@ -186,8 +186,8 @@ int psi_cmd_generate(int argc, char **argv)
         return 2;
     }
     o.keep_aborted = fmt != PSI_FMT_TEXT;
-    /* EDN carries invoke and completion order: the store's true one. */
-    o.realtime = fmt == PSI_FMT_EDN;
+    /* EDN and JSON carry invoke and completion order: the store's true one. */
+    o.realtime = fmt == PSI_FMT_EDN || fmt == PSI_FMT_JSON;
     ts_sink ts = {0};
     if (ts_path) {
         /* Transaction ids survive only in the text format. */
@@ -221,6 +221,7 @@ int psi_cmd_generate(int argc, char **argv)
     }
     psi_status st = fmt == PSI_FMT_TEXT    ? psi_write_text(h, out, &d)
                     : fmt == PSI_FMT_DBCOP ? psi_write_dbcop(h, out, &d)
+                    : fmt == PSI_FMT_JSON  ? psi_write_json(h, out, &d)
                                            : psi_write_edn(h, out, &d);
     psi_history_free(h);
     if (st != PSI_OK) {

@@ -44,8 +44,9 @@ bool psi_workload_option(psi_args *a, const char *arg, psi_gen_opts *o, psi_form
         }
     } else if (psi_args_opt(a, arg, "--format")) {
         *fmt = psi_format_from_name(a->value);
-        if (*fmt != PSI_FMT_TEXT && *fmt != PSI_FMT_DBCOP && *fmt != PSI_FMT_EDN) {
-            fprintf(stderr, "polysi-solve %s: --format takes text, dbcop or edn\n", a->cmd);
+        if (*fmt != PSI_FMT_TEXT && *fmt != PSI_FMT_DBCOP && *fmt != PSI_FMT_EDN &&
+            *fmt != PSI_FMT_JSON) {
+            fprintf(stderr, "polysi-solve %s: --format takes text, dbcop, edn or json\n", a->cmd);
             a->failed = true;
         }
     } else {

@@ -433,11 +433,9 @@ static void put_key(FILE *f, uint64_t key, const char *name)
         fprintf(f, " %llu", (unsigned long long)key);
 }
 
-psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
-                             psi_diag *d)
+/* Whether any key, chain or read line of w spells its key. */
+static bool any_named(const psi_witness *w)
 {
-    /* Version 4 when any key is spelled: witnesses of integer histories
-     * stay what they were, byte for byte. */
     bool named = false;
     for (size_t k = 0; k < w->n_keys; k++)
         named |= w->keys[k].key_name != NULL;
@@ -445,7 +443,26 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
         named |= w->chains[k].key_name != NULL;
     for (size_t k = 0; k < w->n_reads; k++)
         named |= w->reads[k].key_name != NULL;
-    if (named) {
+    return named;
+}
+
+unsigned psi_witness_min_version(const psi_witness *w)
+{
+    if (any_named(w))
+        return 4;
+    if (w->level[0] || w->n_chains)
+        return 3;
+    return w->has_init || w->n_reads ? 2 : 1;
+}
+
+psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,
+                             psi_diag *d)
+{
+    /* The lowest version that carries what w holds (version 4 only when a
+     * key is spelled: witnesses of integer histories stay what they were,
+     * byte for byte), whatever w->version says. */
+    unsigned version = psi_witness_min_version(w);
+    if (version == 4) {
         const char *bad = NULL;
         for (size_t k = 0; k < w->n_keys && !bad; k++)
             if (w->keys[k].key_name && !spellable(w->keys[k].key_name))
@@ -474,12 +491,7 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
                 "# Re-check with: polysi-solve verify-witness%s HISTORY THIS-FILE\n",
                 history ? history : "a history", w->has_order ? ", and a serialization order" : "",
                 w->ser ? " --isolation ser" : "");
-    bool v2 = w->has_init || w->n_reads;
-    fputs(named                        ? "polysi-witness 4\n"
-          : w->level[0] || w->n_chains ? "polysi-witness 3\n"
-          : v2                         ? "polysi-witness 2\n"
-                                       : "polysi-witness 1\n",
-          f);
+    fprintf(f, "polysi-witness %u\n", version);
     if (w->has_isolation)
         fprintf(f, "isolation %s\n", w->level[0] ? w->level : w->ser ? "ser" : "si");
     if (w->has_init)

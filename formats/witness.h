@@ -127,8 +127,15 @@ typedef struct psi_witness {
 psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi_witness *out,
                              psi_diag *d);
 
+/* The lowest format version that can carry w's lines: 4 when a key is
+ * spelled, 3 with a level other than si/ser or chain lines, 2 with an init
+ * or read line, else 1. The writer writes it; builders set w->version to
+ * it. */
+unsigned psi_witness_min_version(const psi_witness *w);
+
 /* Writes w as text to f: an opening comment naming `history` (NULL: "a
- * history") and how to re-check it, the header, then the isolation, key and
+ * history") and how to re-check it, the header (psi_witness_min_version,
+ * not w->version), then the isolation, key and
  * order lines present in w. A write error on f is PSI_ERR_IO naming `path`
  * (the output's name). */
 psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f, const char *path,

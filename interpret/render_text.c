@@ -468,7 +468,35 @@ static void all_text(FILE *out, const psi_check_result *r, const psi_cex *cx,
     }
     if (a->graph_free)
         fputc(')', out);
-    fprintf(out, ", %u independent violation%s with a cycle; ", cycles, cycles == 1 ? "" : "s");
+    /* Violations the timestamps showed have no cycle: say so, by name. */
+    uint32_t by_ts[PSI_CEX_KIND_LAST + 1] = {0}, n_ts = 0;
+    for (uint32_t i = 0; i <= a->n; i++) {
+        const psi_cex *c = i < a->n ? &a->items[i].cx : cx;
+        if ((i < a->n || (r->reason != PSI_BY_ANOMALY && cx->present)) && c->by_timestamps &&
+            c->kind <= PSI_CEX_KIND_LAST) {
+            by_ts[c->kind]++;
+            n_ts++;
+        }
+    }
+    if (!n_ts)
+        fprintf(out, ", %u independent violation%s with a cycle; ", cycles, cycles == 1 ? "" : "s");
+    else {
+        if (n_ts == cycles)
+            fprintf(out, ", %u independent violation%s found from the timestamps (", cycles,
+                    cycles == 1 ? "" : "s");
+        else
+            fprintf(out,
+                    ", %u independent violations, %u with a cycle and %u found from the "
+                    "timestamps (",
+                    cycles, cycles - n_ts, n_ts);
+        for (int k = 0, first = 1; k <= PSI_CEX_KIND_LAST; k++)
+            if (by_ts[k]) {
+                fprintf(out, "%s%s %u", first ? "" : ", ", psi_cex_kind_name((psi_cex_kind)k),
+                        by_ts[k]);
+                first = 0;
+            }
+        fputs("); ", out);
+    }
     if (a->rest_checked && a->rest == PSI_ACCEPT)
         fprintf(out, "no more: without their transactions the history satisfies %s\n", level);
     else if (a->rest_checked)

@@ -86,10 +86,133 @@ static uint8_t *absent_optional(const psi_history *h, const psi_check_result *re
     return in;
 }
 
+/* The writer whose version the external read of key k by t saw in the
+ * replay: the last of the key's writers wr[0..n) (in commit order, pos
+ * their ranks) visible to t (SI: committed before t starts; SER: before t
+ * in commit order), the initial transaction when none is. */
+static uint32_t replay_src(const psi_ts_info *ts, const uint32_t *pos, const uint64_t *wr, size_t n,
+                           uint32_t t, bool ser)
+{
+    size_t b = 0, e = n;
+    while (b < e) {
+        size_t m = b + (e - b) / 2;
+        uint32_t s = (uint32_t)wr[m];
+        bool visible = ser ? pos[s] < pos[t] : ts->commit[s] < ts->start[t];
+        if (visible)
+            b = m + 1;
+        else
+            e = m;
+    }
+    return b ? (uint32_t)wr[b - 1] : PSI_INIT_TXN;
+}
+
+/* The witness of an accept the complete timestamp replay decided (no
+ * polygraph): every key's writers in commit order, which is the version
+ * order the replay installed, SER's order line the commit order, and each
+ * read with a choice of writers the version the replay showed it. */
+static psi_status from_timestamps(const psi_history *h, const psi_check_result *res, bool ser,
+                                  psi_witness *w, psi_diag *d)
+{
+    const psi_index *idx = &res->idx;
+    uint32_t *order = NULL, n = 0;
+    uint32_t *pos = malloc((size_t)h->n_txns * sizeof *pos);
+    uint64_t *kw = NULL; /* (dense key << 32 | rank) of every final write */
+    size_t nw = 0;
+    psi_status st = pos ? psi_ts_commit_order(h, &res->ts, &order, &n, d)
+                        : psi_diag_nomem(d, "building a witness");
+    if (st != PSI_OK)
+        goto out;
+    for (uint32_t i = 0; i < n; i++)
+        pos[order[i]] = i;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        nw += (idx->op_info[o] & PSI_OI_FINAL_WRITE) &&
+              h->txns[idx->op_txn[o]].status == PSI_TXN_COMMITTED;
+    kw = malloc((nw ? nw : 1) * sizeof *kw);
+    w->tx = malloc((nw + (ser ? n : 0) + 1) * sizeof *w->tx);
+    w->keys = malloc(((size_t)h->n_keys + 1) * sizeof *w->keys);
+    if (!kw || !w->tx || !w->keys) {
+        st = psi_diag_nomem(d, "building a witness");
+        goto out;
+    }
+    nw = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        uint32_t t = idx->op_txn[o];
+        if ((idx->op_info[o] & PSI_OI_FINAL_WRITE) && h->txns[t].status == PSI_TXN_COMMITTED) {
+            assert(res->ts.line[t]); /* complete: the replay ran */
+            kw[nw++] = (uint64_t)h->ops[o].key << 32 | pos[t];
+        }
+    }
+    if (nw)
+        qsort(kw, nw, sizeof *kw, u64_cmp);
+    /* From here on kw holds (key << 32 | transaction): replay_src's form. */
+    for (size_t i = 0; i < nw;) {
+        uint32_t k = (uint32_t)(kw[i] >> 32);
+        size_t j = i;
+        w->keys[w->n_keys++] = (psi_witness_line){.key = h->keys[k], .first = w->n_tx};
+        for (; j < nw && (uint32_t)(kw[j] >> 32) == k; j++) {
+            kw[j] = (uint64_t)k << 32 | order[(uint32_t)kw[j]];
+            w->tx[w->n_tx++] = ext_txn(h, (uint32_t)kw[j]);
+        }
+        w->keys[w->n_keys - 1].n = j - i;
+        i = j;
+    }
+    if (ser) {
+        w->has_order = true;
+        w->order = (psi_witness_line){.first = w->n_tx, .n = n};
+        for (uint32_t i = 0; i < n; i++)
+            w->tx[w->n_tx++] = ext_txn(h, order[i]);
+    }
+    if (idx->init_txn) {
+        w->has_init = true;
+        w->init = ext_txn(h, idx->init_txn);
+    }
+    if (idx->n_amb && !(w->reads = malloc(idx->n_amb * sizeof *w->reads))) {
+        st = psi_diag_nomem(d, "building a witness");
+        goto out;
+    }
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        const psi_amb_read *r = &idx->amb[a];
+        /* The key's writers: the run of kw with key r->key. */
+        size_t b = 0, e = nw;
+        while (b < e) {
+            size_t m = b + (e - b) / 2;
+            if ((uint32_t)(kw[m] >> 32) < r->key)
+                b = m + 1;
+            else
+                e = m;
+        }
+        size_t end = b;
+        while (end < nw && (uint32_t)(kw[end] >> 32) == r->key)
+            end++;
+        uint32_t src = replay_src(&res->ts, pos, kw + b, end - b, r->txn, ser);
+        psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
+        if (src == PSI_INIT_TXN)
+            wr.init = true;
+        else
+            wr.writer = ext_txn(h, src);
+        w->reads[w->n_reads++] = wr;
+    }
+    st = psi_witness_name_keys(w, h, d);
+    w->version = psi_witness_min_version(w);
+out:
+    free(order);
+    free(pos);
+    free(kw);
+    return st;
+}
+
 psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, bool ser,
                              psi_witness *w, psi_diag *d)
 {
     memset(w, 0, sizeof *w);
+    if (res->ts.replayed) {
+        w->has_isolation = true;
+        w->ser = ser;
+        psi_status st = from_timestamps(h, res, ser, w, d);
+        if (st != PSI_OK)
+            psi_witness_free(w);
+        return st;
+    }
     w->has_isolation = true;
     w->ser = ser;
     const psi_polygraph *g = &res->g;
@@ -207,9 +330,9 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
             w->reads[w->n_reads++] = wr;
         }
     }
-    w->version = w->has_init || w->n_reads ? 2 : 1;
     /* Named keys are written by spelling (version 4), as reports print them. */
     st = psi_witness_name_keys(w, h, d);
+    w->version = psi_witness_min_version(w);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "building a witness");

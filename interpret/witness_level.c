@@ -187,7 +187,7 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
     w->has_isolation = true;
     w->ser = false;
     snprintf(w->level, sizeof w->level, "%s", psi_level_arg(l));
-    w->version = 3;
+    w->version = psi_witness_min_version(w);
     free(order);
     return PSI_OK;
 }

@@ -61,8 +61,8 @@ static psi_history *load(const char *path)
 static void test_formats(void **state)
 {
     (void)state;
-    const char *fmts[] = {"text", "dbcop", "edn"};
-    for (int i = 0; i < 3; i++) {
+    const char *fmts[] = {"text", "dbcop", "edn", "json"};
+    for (int i = 0; i < 4; i++) {
         char out[300];
         snprintf(out, sizeof out, "%s/h.%s", dir, fmts[i]);
         assert_int_equal(run("--sessions", "3", "--txns", "4", "--ops", "5", "--keys", "7",
@@ -204,6 +204,45 @@ static void test_abort_ratio_si_store(void **state)
     }
 }
 
+/* --format json (issue 15): Jepsen JSON Lines that check reads as JSON,
+ * with the store's real time, so a correct SI store is accepted under
+ * strong-si and a correct SER store under strict-ser, aborted attempts
+ * recorded. */
+static void test_json_real_time(void **state)
+{
+    (void)state;
+    char out[300];
+    snprintf(out, sizeof out, "%s/rt.json", dir);
+    for (int ser = 0; ser < 2; ser++) {
+        assert_int_equal(run("--sessions", "4", "--txns", "30", "--ops", "4", "--keys", "8",
+                             "--abort-ratio", "0.1", "--isolation", ser ? "ser" : "si", "--seed",
+                             "5", "--format", "json", out, NULL),
+                         0);
+        psi_history *h = load(out);
+        assert_int_equal(h->format, PSI_FMT_JSON);
+        assert_non_null(h->rt);
+        uint32_t committed = 0, aborted = 0;
+        for (uint32_t t = 1; t < h->n_txns; t++) {
+            committed += h->txns[t].status == PSI_TXN_COMMITTED;
+            aborted += h->txns[t].status == PSI_TXN_ABORTED;
+        }
+        assert_int_equal(committed, 120);
+        assert_true(aborted > 0);
+        psi_check_opts co = {.level = ser ? PSI_LEVEL_STRICT_SER : PSI_LEVEL_STRONG_SI,
+                             .threads = 1};
+        psi_check_result r;
+        psi_diag d;
+        psi_diag_clear(&d);
+        if (psi_check(h, &co, &r, &d) != PSI_OK)
+            fail_msg("check: %s", d.msg);
+        if (r.verdict != PSI_ACCEPT)
+            fail_msg("the %s store's JSON history is rejected under %s", ser ? "SER" : "SI",
+                     psi_level_name(co.level));
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+}
+
 static void test_bad_usage(void **state)
 {
     (void)state;
@@ -307,6 +346,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_json_real_time),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_bad_usage),
         cmocka_unit_test(test_summary_adds_up),

@@ -213,6 +213,58 @@ static void expect_refused(const char *spec, const char *hints, const char *wher
     psi_history_free(h);
 }
 
+/* The history's transaction named (sid, tid). */
+static uint32_t txn_named(const psi_history *h, uint64_t sid, uint64_t tid)
+{
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (h->sessions[h->txns[t].session].id == sid && h->txns[t].id == tid)
+            return t;
+    fail_msg("no transaction (%llu,%llu)", (unsigned long long)sid, (unsigned long long)tid);
+    return 0;
+}
+
+/* Resolving: transaction ids shared by sessions and session ids that are
+ * not dense (each lookup path of hints.c), keys out of order in the file,
+ * a key ordered by two chains that repeat an edge: one edge per pair,
+ * with its first line, grouped by key in ascending order. */
+static void test_hint_lookup_and_groups(void **state)
+{
+    (void)state;
+    const char *spec = "5:10:c w1=1 w2=1; 5:20:c w1=2; 9:1000000:c w1=3 w2=2; 6:30:c r1=3 r2=2";
+    const char *hints = "polysi-witness 3\nchain 2 (5,10) (9,1000000)\nchain 1 (5,10) (5,20)\n"
+                        "chain 1 (5,20) (9,1000000)\nchain 1 (5,10) (5,20)\n";
+    for (int ser = 0; ser < 2; ser++) {
+        psi_check_result r;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(check_with(spec, hints, ser, &r, &h, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_ACCEPT);
+        assert_int_equal(r.stats.constraints_generated, 0);
+        assert_int_equal(r.hints.n, 3);
+        for (uint64_t i = 1; i < r.hints.n; i++)
+            assert_true(r.hints.e[i - 1].key <= r.hints.e[i].key);
+        uint32_t a = txn_named(h, 5, 10), b = txn_named(h, 5, 20), c = txn_named(h, 9, 1000000);
+        uint32_t k1 = r.hints.e[0].key, k2 = r.hints.e[2].key;
+        assert_int_equal(h->keys[k1], 1);
+        assert_int_equal(h->keys[k2], 2);
+        assert_int_equal(psi_hints_line(&r.hints, a, b, k1), 3);
+        assert_int_equal(psi_hints_line(&r.hints, b, c, k1), 4);
+        assert_int_equal(psi_hints_line(&r.hints, a, c, k2), 2);
+        assert_int_equal(psi_hints_line(&r.hints, a, c, k1), 0);
+        assert_int_equal(psi_hints_line(&r.hints, b, a, k1), 0);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+    /* A key named out of order whose one chain repeats a writer. */
+    expect_refused(spec,
+                   "polysi-witness 3\nchain 2 (5,10) (9,1000000)\nchain 1 (5,10) (5,20) (5,10)\n",
+                   "hints.txt:3:", "contradicts itself");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (6,30) (5,20)\n",
+                   "hints.txt:2:", "(6,30) does not write key 1");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (7,10) (5,20)\n",
+                   "hints.txt:2:", "(7,10) is not a committed transaction");
+}
+
 static void test_bad_hints(void **state)
 {
     (void)state;
@@ -668,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_hint_forces_rw),
         cmocka_unit_test(test_contradiction_names_line),
         cmocka_unit_test(test_bad_hints),
+        cmocka_unit_test(test_hint_lookup_and_groups),
         cmocka_unit_test(test_true_hints_keep_verdicts),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_hints_against_oracle),
