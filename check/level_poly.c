@@ -580,18 +580,49 @@ static void cc_clocks(lctx *c, const csr *base, const uint32_t *order, uint32_t 
 }
 
 /* Writers of each key grouped by session, in session order: the groups
- * of key x are grp[goff[x] .. goff[x+1]), each a run wt[first .. +len). */
+ * of key x are grp[goff[x] .. goff[x+1]), each a run wt[first .. +len)
+ * whose session positions run from lo to hi (a read rules most groups
+ * out from these alone, without loading wpos: a cache miss on hot keys). */
 typedef struct wgroup {
-    uint32_t session, first, len;
+    uint32_t session, first, len, lo, hi;
 } wgroup;
 
-static psi_status cc_edges(lctx *c)
+/* A read event r of transaction t; a forced edge t2 -> (r's source),
+ * sorted by key = r * k + the writer's session. */
+typedef struct cc_read {
+    uint32_t r, t;
+} cc_read;
+typedef struct cc_cand {
+    uint64_t key;
+    uint32_t t2, t;
+} cc_cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const cc_cand *)a)->key, y = ((const cc_cand *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* Per read of x from t1 in t, and per session that wrote x, the latest
+ * writer t2 of x in that session that happened before t must commit
+ * before t1 (CC's axiom; earlier writers of the session are SO-before
+ * t2). The reads are visited key by key, each key's in topological order
+ * of their readers: a key's writer groups then stay in cache for all its
+ * reads and the readers' clock rows come in ascending order, where a
+ * reader-by-reader pass reloaded the groups of a different key at every
+ * read (a cache miss per group, most of CC's time at 10^6). order lists
+ * the n_live committed transactions by clock row. */
+static psi_status cc_edges(lctx *c, const uint32_t *order, uint32_t n_live)
 {
     const psi_history *h = c->h;
     uint32_t nk = h->n_keys, k = c->k;
     uint64_t *woff = calloc((size_t)nk + 1, sizeof *woff), *goff = NULL;
     uint32_t *wt = NULL, *wpos = NULL; /* writer, and its session position (searched) */
     wgroup *grp = NULL;
+    uint64_t *rk_off = NULL; /* [nk + 1] the reads of each key in rd */
+    cc_read *rd = NULL;
+    cc_cand *cand = NULL;
+    size_t n_cand = 0, cap_cand = 0;
     psi_status st = PSI_OK;
     if (!woff)
         goto nomem;
@@ -631,32 +662,46 @@ static psi_status cc_edges(lctx *c)
         for (uint64_t i = woff[x]; i < woff[x + 1]; i++) {
             uint32_t s = (uint32_t)(c->sp[wt[i]] >> 32);
             if (i == woff[x] || c->sp[wt[i - 1]] >> 32 != s)
-                grp[n_g++] = (wgroup){s, (uint32_t)i, 0};
+                grp[n_g++] = (wgroup){s, (uint32_t)i, 0, wpos[i], 0};
             grp[n_g - 1].len++;
+            grp[n_g - 1].hi = wpos[i];
         }
     }
     goff[nk] = n_g;
-    /* per read of x from t1 in t: in each session that wrote x, the latest
-     * writer that happened before t */
-    for (uint32_t t = 1; t < h->n_txns; t++) {
-        if (!committed(h, t))
-            continue;
-        const psi_txn *tx = &h->txns[t];
-        const uint32_t *cv = c->vc + (size_t)c->rank[t] * k;
-        for (uint32_t r = c->r_off[t]; r < c->r_off[t + 1]; r++) {
-            uint32_t x = c->r_key[r], t1 = c->r_src[r], o = c->r_op[r];
+    /* the reads by key, each key's in clock-row order of their readers */
+    uint64_t n_r = c->r_off[h->n_txns];
+    rk_off = calloc((size_t)nk + 1, sizeof *rk_off);
+    rd = malloc((n_r ? n_r : 1) * sizeof *rd);
+    if (!rk_off || !rd)
+        goto nomem;
+    for (uint64_t r = 0; r < n_r; r++)
+        rk_off[c->r_key[r] + 1]++;
+    for (uint32_t x = 0; x < nk; x++)
+        rk_off[x + 1] += rk_off[x];
+    for (uint32_t i = 0; i < n_live; i++)
+        for (uint32_t r = c->r_off[order[i]]; r < c->r_off[order[i] + 1]; r++)
+            rd[rk_off[c->r_key[r]]++] = (cc_read){r, order[i]};
+    /* the fill moved each start to the next key's */
+    memmove(rk_off + 1, rk_off, (size_t)nk * sizeof *rk_off);
+    rk_off[0] = 0;
+    for (uint32_t x = 0; x < nk; x++) {
+        for (uint64_t i = rk_off[x]; i < rk_off[x + 1]; i++) {
+            uint32_t r = rd[i].r, t = rd[i].t, t1 = c->r_src[r];
+            uint32_t ts = (uint32_t)(c->sp[t] >> 32), tpos = (uint32_t)c->sp[t];
+            const uint32_t *cv = c->vc + (size_t)c->rank[t] * k;
             /* t1's clock (all zero for the initial transaction, whose row
              * cc_clocks leaves alone): a writer of session s at a position
              * below cv1[s] happened before t1, so its edge to t1 is implied
              * (what add_forced's hb_before would say, without loading the
-             * writer's transaction). Only sessions where t saw more than t1
-             * can give an edge: the others need no search. */
+             * writer's transaction). */
             const uint32_t *cv1 = c->vc + (size_t)c->rank[t1] * k;
             for (uint64_t g = goff[x]; g < goff[x + 1]; g++) {
                 const wgroup *gr = &grp[g];
-                /* before t: positions < cv[s], and in t's own session < pos(t) */
-                uint32_t lim = gr->session == tx->session ? tx->pos : cv[gr->session];
-                if (lim <= cv1[gr->session] || wpos[gr->first] >= lim)
+                /* before t: positions < cv[s], and in t's own session
+                 * < pos(t); an edge needs a writer at cv1[s] or later
+                 * (one test, mostly true: a predicted branch) */
+                uint32_t lim = gr->session == ts ? tpos : cv[gr->session], lim1 = cv1[gr->session];
+                if ((lim <= lim1) | (gr->lo >= lim) | (gr->hi < lim1))
                     continue;
                 /* last run entry with pos < lim */
                 uint32_t lo = 0, hi = gr->len;
@@ -667,14 +712,28 @@ static psi_status cc_edges(lctx *c)
                     else
                         hi = mid;
                 }
-                if (!lo || wpos[gr->first + lo - 1] < cv1[gr->session])
+                if (!lo || wpos[gr->first + lo - 1] < lim1)
                     continue;
                 uint32_t t2 = wt[gr->first + lo - 1];
                 assert(t2 == t1 || t2 == t || !hb_before(c, t2, t1));
-                if (t2 != t1 && t2 != t && !add_forced(c, t2, t1, x, PSI_LP_CAUSAL, t, o, NONE))
+                if (t2 == t1 || t2 == t)
+                    continue;
+                if (!psi_grow((void **)&cand, &cap_cand, n_cand + 1, sizeof *cand))
                     goto nomem;
+                cand[n_cand++] = (cc_cand){(uint64_t)r * k + gr->session, t2, t};
             }
         }
+    }
+    /* the edges in the order of reads, then sessions: the order the
+     * reader-by-reader pass added them in, so the graph, its search and
+     * the counterexample are what they were */
+    if (n_cand)
+        qsort(cand, n_cand, sizeof *cand, cand_cmp);
+    for (size_t i = 0; i < n_cand; i++) {
+        uint32_t r = (uint32_t)(cand[i].key / (k ? k : 1));
+        if (!add_forced(c, cand[i].t2, c->r_src[r], c->r_key[r], PSI_LP_CAUSAL, cand[i].t,
+                        c->r_op[r], NONE))
+            goto nomem;
     }
     goto done;
 nomem:
@@ -685,6 +744,9 @@ done:
     free(wt);
     free(wpos);
     free(grp);
+    free(rk_off);
+    free(rd);
+    free(cand);
     return st;
 }
 
@@ -794,10 +856,12 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
                 c.rank[order[i]] = i;
             cc_clocks(&c, &base, order, got);
         }
-        free(order);
         free(indeg);
         csr_free(&base);
-        if (got == n_live && (st = cc_edges(&c)) != PSI_OK)
+        if (got == n_live)
+            st = cc_edges(&c, order, got);
+        free(order);
+        if (st != PSI_OK)
             goto done;
     }
     res->forced_edges = c.n_forced;

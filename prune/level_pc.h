@@ -18,7 +18,16 @@
  * built from (ids n_known and up); paths found in it are turned back into
  * known edges with psi_pc_path.
  *
- * Ownership: psi_pc_reach_build fills x (psi_pc_free releases it) and r
+ * Rounds: pruning only appends known edges, so x is kept from one round
+ * to the next and each build composes only the pairs that involve a new
+ * known edge, into the same buffers (rebuilding them from scratch every
+ * round cost more than the composing: fresh pages to fault in each time).
+ * The composed edges stay in the order a build from scratch gives (by RW
+ * edge, then SO/WR edge), so every round's reach, paths and pruning are
+ * what they were.
+ *
+ * Ownership: psi_pc_reach_build updates x (zeroed before the first
+ * round; psi_pc_free releases it, after the last) and fills r
  * (psi_reach_free). The polygraph is only read. */
 #ifndef PSI_PRUNE_LEVEL_PC_H
 #define PSI_PRUNE_LEVEL_PC_H
@@ -33,10 +42,16 @@ typedef struct psi_pc_extra {
     uint64_t n_known; /* known edges when built: view ids below are theirs */
     uint64_t n_comp;
     uint32_t (*comp)[2]; /* [n_comp] composed edge: its SO/WR and RW known edges */
+    /* kept across rounds */
+    size_t cap_comp, cap_view, cap_active;
+    psi_edge *view;  /* [cap_view] known edges, then the composed ones */
+    uint8_t *active; /* [cap_view] the view's edges that the reach follows */
+    bool capped;     /* the last build left composed edges out: next from scratch */
 } psi_pc_extra;
 
 /* The reach over DEP and the composed edges; *cycle_node as
- * psi_reach_build (a node on a forbidden cycle, else UINT32_MAX). */
+ * psi_reach_build (a node on a forbidden cycle, else UINT32_MAX). x is
+ * the previous round's (or zeroed); on failure it is released. */
 psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *h,
                               const psi_polygraph *g, uint32_t *cycle_node, psi_diag *d);
 void psi_pc_free(psi_pc_extra *x);

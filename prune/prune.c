@@ -649,11 +649,11 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */
+    /* PC: the composed edges of the reach, kept across rounds (level_pc.h) */
+    psi_pc_extra pcx = {0};
     for (;;) {
         psi_reach r;
         uint32_t cyc;
-        /* PC: the composed edges of this round's reach (level_pc.h) */
-        psi_pc_extra pcx = {0};
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
         /* PC builds its own graph (level_pc.h), on one thread. */
@@ -704,9 +704,10 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             st = psi_seed_constraints(h, g, &r, d);
             psi_graph_free(&ag);
             psi_reach_free(&r);
-            psi_pc_free(&pcx);
-            if (st != PSI_OK)
+            if (st != PSI_OK) {
+                psi_pc_free(&pcx);
                 return st;
+            }
             res->seeded = g->n_cons;
             continue;
         }
@@ -745,9 +746,10 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             st = prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, &settled, d);
         psi_graph_free(&ag);
         psi_reach_free(&r);
-        psi_pc_free(&pcx);
-        if (st != PSI_OK)
+        if (st != PSI_OK) {
+            psi_pc_free(&pcx);
             return st;
+        }
         res->resolved += changed;
         if (!changed && !settled)
             break;
@@ -760,6 +762,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             break;
         }
     }
+    psi_pc_free(&pcx);
     /* No more known edges from here: return the doubling slack before the
      * solver copies them. */
     psi_polygraph_shrink(g);
