@@ -44,12 +44,7 @@ static psi_witness_txn ext_txn(const psi_history *h, uint32_t t)
     return (psi_witness_txn){.sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id};
 }
 
-/* Optional transactions (core/index.h) the model leaves absent: those no
- * read of a committed transaction was resolved to (transitively). A
- * witness lists only the committed ones, and verify-witness derives the
- * same from its read lines. NULL when there are none (or no memory: then
- * *nomem). */
-static uint8_t *absent_optional(const psi_history *h, const psi_check_result *res, bool *nomem)
+uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_result *res, bool *nomem)
 {
     const psi_index *idx = &res->idx;
     *nomem = false;
@@ -222,7 +217,7 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
     uint32_t *pos = malloc((size_t)h->n_txns * sizeof *pos);
     psi_status st = PSI_OK;
     bool absent_nomem;
-    uint8_t *absent = absent_optional(h, res, &absent_nomem);
+    uint8_t *absent = psi_witness_absent_optional(h, res, &absent_nomem);
     if (!order || !pos || absent_nomem)
         goto nomem;
     /* The known edges, then the chosen side of every open constraint

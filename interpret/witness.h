@@ -26,4 +26,13 @@
 psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, bool ser,
                              psi_witness *w, psi_diag *d);
 
+/* Optional transactions (core/index.h) the accept leaves absent: those no
+ * read of a committed transaction was resolved to, transitively (SI/SER:
+ * the model's choices; the weak levels: idx.read_src). A witness lists
+ * only the others, and verify-witness derives the same set from its read
+ * lines. Returns a malloc'd flag per transaction (caller frees), or NULL
+ * when the history has none, or on no memory (then *nomem). */
+uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_result *res,
+                                     bool *nomem);
+
 #endif

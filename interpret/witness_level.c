@@ -118,11 +118,19 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
     memset(w, 0, sizeof *w);
     psi_status st = PSI_OK;
     uint32_t *order = malloc((size_t)h->n_txns * sizeof *order), n = 0;
-    if (!order)
+    bool absent_nomem;
+    /* the level was checked with every optional transaction committed;
+     * those no committed read observes are left out (verify-witness
+     * takes them for absent), which only drops constraints */
+    uint8_t *absent = psi_witness_absent_optional(h, res, &absent_nomem);
+    if (!order || absent_nomem) {
+        free(order);
+        free(absent);
         return psi_diag_nomem(d, "building a witness");
+    }
     if (psi_level_is_polynomial(l)) {
         for (uint32_t i = 0; i < res->level.n_order; i++)
-            if (res->level.order[i] != PSI_INIT_TXN)
+            if (res->level.order[i] != PSI_INIT_TXN && !(absent && absent[res->level.order[i]]))
                 order[n++] = res->level.order[i];
         if (res->idx.init_txn) {
             w->has_init = true;
@@ -132,10 +140,13 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
          * them to (check/level_choice.h), as read lines */
         if (res->idx.n_amb && !(w->reads = malloc(res->idx.n_amb * sizeof *w->reads))) {
             free(order);
+            free(absent);
             return psi_diag_nomem(d, "building a witness");
         }
         for (uint32_t a = 0; a < res->idx.n_amb; a++) {
             const psi_amb_read *r = &res->idx.amb[a];
+            if (absent && absent[r->txn])
+                continue;
             uint32_t src = res->idx.read_src[r->op];
             assert(src != PSI_SRC_NONE);
             psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
@@ -147,18 +158,21 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
         }
         if ((st = psi_witness_name_keys(w, h, d)) != PSI_OK) {
             free(order);
+            free(absent);
             psi_witness_free(w);
             return st;
         }
     } else {
         if (!res->model_either && res->g.n_cons) {
             free(order);
+            free(absent);
             return psi_diag_set(d, PSI_ERR_USAGE, "no model kept: run psi_check with keep_model");
         }
         /* the init and read lines as for SI; the key lines give way to
          * the order */
         if ((st = psi_witness_build(h, res, false, w, d)) != PSI_OK) {
             free(order);
+            free(absent);
             return st;
         }
         for (size_t k = 0; k < w->n_keys; k++)
@@ -168,14 +182,21 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
         n = model_order(h, res, l == PSI_LEVEL_PC, order, &st, d);
         if (n == NONE) {
             free(order);
+            free(absent);
             psi_witness_free(w);
             return st;
         }
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!(absent && absent[order[i]]))
+                order[kept++] = order[i];
+        n = kept;
     }
     free(w->tx);
     w->tx = malloc(((size_t)n ? n : 1) * sizeof *w->tx);
     if (!w->tx) {
         free(order);
+        free(absent);
         psi_witness_free(w);
         return psi_diag_nomem(d, "building a witness");
     }
@@ -189,6 +210,7 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
     snprintf(w->level, sizeof w->level, "%s", psi_level_arg(l));
     w->version = psi_witness_min_version(w);
     free(order);
+    free(absent);
     return PSI_OK;
 }
 
