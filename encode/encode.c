@@ -346,8 +346,13 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
     /* Optional transactions: the reduction's replacement paths run
      * through session order, and session order out of an optional
      * transaction is gated, so a path through one may vanish; hand the
-     * theory every known edge then (such histories are rare). */
-    if (!all && !enc->pc && !enc->psi && !g->opt) {
+     * theory every known edge then (such histories are rare).
+     * Reads with a choice of writers: the decision order the solver takes
+     * from the theory's graph (psi_acyc_suggest_phases) is far worse on
+     * the reduced graph there (10k transactions, values 1..4: 0.5 M ->
+     * 7 M decisions, solve 0.45 -> 7.7 s), so those keep every edge too
+     * until the phases come from the whole known graph. */
+    if (!all && !enc->pc && !enc->psi && !g->opt && !g->n_amb) {
         psi_status st = psi_reduce_known(g, ser, &enc->known_id, &n, d);
         if (st != PSI_OK)
             return st;
