@@ -3,8 +3,8 @@
  * Per call: the model's active DEP edges as a CSR graph over the
  * transactions, a topological order (Kahn; the theory kept DEP acyclic),
  * and per transaction the earliest position it reaches in every session
- * (as pruning's frontiers: sessions are SO chains, so one number per
- * session says everything). An RW edge a -> b then violates PSI iff b's
+ * (as pruning's frontiers: a session's present transactions form an SO
+ * chain, so one number per session says everything). An RW edge a -> b then violates PSI iff b's
  * frontier in a's session is at or before a. Cost O((n + E) · k) for n
  * transactions, E edges, k sessions, plus one BFS per violation reported
  * (at most MAX_CLAUSES per call). */
@@ -70,6 +70,14 @@ static bool build(rctx *c, uint32_t n_edges)
     return true;
 }
 
+/* Whether the model commits transaction t (every transaction but an
+ * optional one whose outcome variable is false). */
+static bool present(const rctx *c, uint32_t t)
+{
+    const int *ov = c->enc->outcome_var;
+    return !ov || !ov[t] || psi_sat_value(c->enc->sat, ov[t]) > 0;
+}
+
 /* Frontiers in reverse topological order. false: out of memory. */
 static bool frontiers(rctx *c)
 {
@@ -106,8 +114,12 @@ static bool frontiers(rctx *c)
             for (uint32_t s = 0; s < k; s++)
                 if (rw[s] < row[s])
                     row[s] = rw[s];
+            /* Reaching w reaches every later transaction of its session
+             * only if w is present: session order out of an optional
+             * transaction the model leaves absent is gated off, while
+             * edges into it (a WR into its observed reads) stay. */
             const psi_txn *tx = &c->h->txns[w];
-            if (tx->session != PSI_NO_SESSION && tx->pos < row[tx->session])
+            if (tx->session != PSI_NO_SESSION && tx->pos < row[tx->session] && present(c, w))
                 row[tx->session] = tx->pos;
         }
     }
