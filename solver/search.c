@@ -87,11 +87,8 @@ static bool use_target(const psi_sat *s)
     return s->opt.target_phases == 2 || (s->opt.target_phases == 1 && s->stable);
 }
 
-/* Rephasing (as in CaDiCaL and Kissat): saved phases drift away from good
- * assignments once conflicts flip them; every so often they are reset to
- * the polarities of the longest conflict-free trail since the last reset,
- * so the search restarts close to its best partial model. The k-th reset
- * comes k * rephase_interval conflicts after the one before. */
+/* A local search from the saved phases (walk.c), its effort a share of the
+ * propagation work since the last one; it sets the saved and target phases. */
 static bool walk_phases(psi_sat *s)
 {
     uint64_t flips = (s->st.propagations - s->props_at_walk) * s->opt.walk_effort / 1000;
@@ -127,6 +124,11 @@ static bool rephase_cycle(psi_sat *s)
     return ok;
 }
 
+/* Rephasing (as in CaDiCaL and Kissat): saved phases drift away from good
+ * assignments once conflicts flip them; every so often they are reset to
+ * the polarities of the longest conflict-free trail since the last reset,
+ * so the search restarts close to its best partial model. The k-th reset
+ * comes k * rephase_interval conflicts after the one before. */
 static bool rephase(psi_sat *s)
 {
     s->st.rephases++;
