@@ -121,6 +121,8 @@ struct psi_sat {
     uint64_t restart_at_conflicts, conflicts_since_restart;
     bool stable;
     uint64_t mode_switch_at, mode_len;
+    uint64_t mode_props_unit, mode_props_at; /* opt.mode_ticks: the first focused phase's
+                                              * propagations, and when the phase ends */
     uint64_t luby_i, luby_limit;
     uint64_t reduce_at, reduce_inc;
     uint32_t target_assigned; /* size of the trail saved in target[] */

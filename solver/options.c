@@ -26,6 +26,7 @@ static void seed(psi_sat *s)
     s->var_decay = s->stable ? o->decay_stable : o->decay_focused;
     s->mode_len = o->mode_conflicts;
     s->mode_switch_at = o->mode_conflicts;
+    s->mode_props_unit = s->mode_props_at = 0;
     s->luby_i = 1;
     s->luby_limit = o->luby_unit;
     s->reduce_at = o->reduce_first;

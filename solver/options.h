@@ -72,6 +72,17 @@
     X(walk_effort,       INT,  100,   0,   1e6,                                                    \
       "every other rephase first walks (local search, walk.c) for this many flips per thousand "   \
       "propagations since the last walk (0: off; never with a theory)")                           \
+    X(rephase_stable,    INT,  1,     0,   1,                                                      \
+      "1: rephase only in stable mode (as Kissat); 0: in both modes")                             \
+    X(rephase_cycle,     INT,  1,     0,   1,                                                      \
+      "0: every rephase takes the best phases, every other one walks from them; 1: Kissat's "     \
+      "cycle best, walk, inverted, best, walk, original (walks from the saved phases)")            \
+    X(target_reset,      INT,  1,     0,   1,                                                      \
+      "1: each restart forgets the target trail; 0: only a rephase does (CaDiCaL, Kissat; "       \
+      "with a theory always 1)")                                                                   \
+    X(mode_ticks,        INT,  1,     0,   1,                                                      \
+      "1: after the first focused phase, mode phases last as many propagations as it took "       \
+      "(doubling per pair) instead of conflicts (not with a theory)")                              \
     X(shrink,            INT,  1,     0,   1,                                                      \
       "1: after minimization, replace each level's learned literals by their block UIP when "     \
       "possible (Fleury and Biere, SAT 2021; not with a theory)")                                 \

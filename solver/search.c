@@ -87,6 +87,43 @@ static bool use_target(const psi_sat *s)
     return s->opt.target_phases == 2 || (s->opt.target_phases == 1 && s->stable);
 }
 
+/* A local search from the saved phases (walk.c), its effort a share of the
+ * propagation work since the last one; it sets the saved and target phases. */
+static bool walk_phases(psi_sat *s)
+{
+    uint64_t flips = (s->st.propagations - s->props_at_walk) * s->opt.walk_effort / 1000;
+    psi_backtrack(s, 0);
+    bool ok = psi_walk(s, flips, false);
+    s->props_at_walk = s->st.propagations;
+    return ok;
+}
+
+/* Kissat's rephasing cycle (opt.rephase_cycle): best, walk, inverted,
+ * best, walk, original. The original and inverted phases throw the search
+ * far from where it got stuck; the walk starts from the saved phases, and
+ * every kind leaves the target phases equal to the saved ones. Only a
+ * reset to the best phases starts a new best trail. */
+static bool rephase_cycle(psi_sat *s)
+{
+    static const char kinds[] = "BWIBWO";
+    char kind = kinds[(s->st.rephases - 1) % (sizeof kinds - 1)];
+    uint8_t original = s->opt.initial_phase ? 0 : 1; /* phase 1 = negative */
+    bool ok = true;
+    if (kind == 'W') {
+        if (s->opt.walk_effort)
+            ok = walk_phases(s);
+    } else {
+        for (uint32_t v = 0; v < s->nvars; v++)
+            s->phase[v] = kind == 'B' ? s->best[v] : kind == 'O' ? original : !original;
+        if (kind == 'B')
+            s->best_assigned = 0;
+    }
+    for (uint32_t v = 0; v < s->nvars; v++)
+        s->target[v] = s->phase[v];
+    s->target_assigned = 0;
+    return ok;
+}
+
 /* Rephasing (as in CaDiCaL and Kissat): saved phases drift away from good
  * assignments once conflicts flip them; every so often they are reset to
  * the polarities of the longest conflict-free trail since the last reset,
@@ -96,6 +133,8 @@ static bool rephase(psi_sat *s)
 {
     s->st.rephases++;
     s->rephase_at = s->st.conflicts + (s->st.rephases + 1) * s->opt.rephase_interval;
+    if (s->opt.rephase_cycle)
+        return rephase_cycle(s);
     for (uint32_t v = 0; v < s->nvars; v++)
         s->phase[v] = s->target[v] = s->best[v];
     s->best_assigned = s->target_assigned = 0;
@@ -103,33 +142,55 @@ static bool rephase(psi_sat *s)
      * its effort is a share of the propagation work since the last one. */
     if (!s->opt.walk_effort || !(s->st.rephases & 1u))
         return true;
-    uint64_t flips = (s->st.propagations - s->props_at_walk) * s->opt.walk_effort / 1000;
-    psi_backtrack(s, 0);
-    bool ok = psi_walk(s, flips, false);
-    s->props_at_walk = s->st.propagations;
-    return ok;
+    return walk_phases(s);
+}
+
+/* Mode phases by work rather than conflicts (opt.mode_ticks, CNF only):
+ * stable phases find far fewer conflicts per propagation than focused
+ * ones, so equal conflict budgets give stable mode much more of the time.
+ * Kissat measures phases in ticks; propagations stand in for them here.
+ * The first focused phase is measured in conflicts and its propagations
+ * become the unit; like the conflict budget, each pair of phases gets
+ * twice the unit of the pair before. */
+static bool mode_switch_due(const psi_sat *s)
+{
+    if (s->opt.mode_ticks && !s->has_theory && s->mode_props_unit)
+        return s->st.propagations >= s->mode_props_at;
+    return s->st.conflicts >= s->mode_switch_at;
+}
+
+static void switch_mode(psi_sat *s)
+{
+    s->stable = !s->stable;
+    s->var_decay = s->stable ? s->opt.decay_stable : s->opt.decay_focused;
+    if (!s->stable)
+        s->mode_len *= 2;
+    s->mode_switch_at = s->st.conflicts + s->mode_len;
+    if (s->opt.mode_ticks && !s->has_theory) {
+        if (!s->mode_props_unit)
+            s->mode_props_unit = s->st.propagations ? s->st.propagations : 1;
+        s->mode_props_at =
+            s->st.propagations + s->mode_props_unit * (s->mode_len / s->opt.mode_conflicts);
+    }
+    s->luby_i = 1;
+    s->luby_limit = s->opt.luby_unit;
 }
 
 static void restart(psi_sat *s)
 {
     s->st.restarts++;
-    s->target_assigned = 0;
+    if (s->opt.target_reset || s->has_theory)
+        s->target_assigned = 0;
     s->conflicts_since_restart = 0;
     if (s->stable)
         s->luby_limit = s->opt.luby_unit * luby(++s->luby_i);
-    if (s->opt.modes == 0 && s->st.conflicts >= s->mode_switch_at) {
-        s->stable = !s->stable;
-        s->var_decay = s->stable ? s->opt.decay_stable : s->opt.decay_focused;
-        if (!s->stable)
-            s->mode_len *= 2;
-        s->mode_switch_at = s->st.conflicts + s->mode_len;
-        s->luby_i = 1;
-        s->luby_limit = s->opt.luby_unit;
-    }
+    if (s->opt.modes == 0 && mode_switch_due(s))
+        switch_mode(s);
     psi_backtrack(s, reuse_level(s));
     /* Not with a theory: the caller's phases (encode/ derives them from
      * the known graph) are worth more there than any trail's. */
-    if (s->opt.rephase_interval && !s->has_theory && s->st.conflicts >= s->rephase_at)
+    if (s->opt.rephase_interval && !s->has_theory && s->st.conflicts >= s->rephase_at &&
+        (s->stable || !s->opt.rephase_stable))
         (void)rephase(s); /* a walk short of memory is merely skipped */
 }
 

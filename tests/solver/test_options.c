@@ -136,8 +136,13 @@ static void test_defaults_and_effects(void **state)
                            "target_phases",
                            "target_phases",
                            "rephase_interval",
-                           "walk_effort"};
-    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0, 0, 1, 2, 0, 2, 50, 0};
+                           "walk_effort",
+                           "rephase_stable",
+                           "rephase_cycle",
+                           "target_reset",
+                           "mode_ticks"};
+    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0, 0,
+                             1,   2,   0, 2,  50, 0,  1,  1, 0, 1};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         (void)solve_php(6, names[i], values[i]);
 
@@ -167,13 +172,18 @@ static void test_phase_heuristics_keep_answers(void **state)
     (void)state;
     const char *sets[][2] = {{"rephase_interval", "walk_effort"},
                              {"target_phases", "rephase_interval"},
-                             {"reduce_tier2_glue", "glue_update"}};
-    const double vals[][2] = {{20, 1000}, {2, 20}, {8, 1}};
+                             {"reduce_tier2_glue", "glue_update"},
+                             {"rephase_cycle", "rephase_interval"},
+                             {"mode_ticks", "target_reset"}};
+    const double vals[][2] = {{20, 1000}, {2, 20}, {8, 1}, {1, 10}, {1, 0}};
+    enum { SETS = sizeof sets / sizeof *sets };
     uint64_t x = 88172645463325252ull, walks = 0;
-    for (int round = 0; round < 12; round++) {
+    for (int round = 0; round < 3 * SETS; round++) {
         psi_sat *s = psi_sat_new();
         assert_non_null(s);
-        const int k = round % 3;
+        const int k = round % SETS;
+        /* Round by round, rephasing in both modes and in stable mode only. */
+        assert_int_equal(psi_sat_set_option(s, "rephase_stable", (round / SETS) & 1), 0);
         assert_int_equal(psi_sat_set_option(s, sets[k][0], vals[k][0]), 0);
         assert_int_equal(psi_sat_set_option(s, sets[k][1], vals[k][1]), 0);
         assert_int_equal(psi_sat_set_option(s, "bump_reasons", round & 1), 0);
@@ -210,6 +220,7 @@ static void test_phase_heuristics_keep_answers(void **state)
     assert_non_null(s);
     assert_int_equal(psi_sat_set_option(s, "rephase_interval", 10), 0);
     assert_int_equal(psi_sat_set_option(s, "walk_effort", 1000), 0);
+    assert_int_equal(psi_sat_set_option(s, "rephase_stable", 0), 0); /* php6 ends in focused mode */
     add_php(s, 6);
     assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
     psi_sat_stats st;
