@@ -478,6 +478,26 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
     return st;
 }
 
+/* Before seeding (g->pending): one pass of prune_choices on the known
+ * graph alone; *again when it settled enough of the open choices that a
+ * new reach is worth building before seeding (seeding's cost grows with
+ * the writer pairs the known graph leaves unordered, and a forced choice's
+ * WR edge orders some). Exact: prune_choices only excludes choices whose
+ * edges close a cycle with known edges. */
+static psi_status settle_choices_before_seeding(const psi_reach *r, const anti_index *ai,
+                                                psi_polygraph *g, rule ser, uint8_t *imp,
+                                                uint64_t *sorted, bool *again, psi_diag *d)
+{
+    assert(g->pending && !g->n_cond && !g->n_csucc);
+    uint64_t open = 0;
+    for (uint32_t c = 0; c < g->n_choices; c++)
+        open += g->choice_state[c] == PSI_CH_OPEN;
+    uint32_t settled = 0;
+    psi_status st = prune_choices(r, ai, g, ser, imp, sorted, &settled, d);
+    *again = st == PSI_OK && (uint64_t)settled * 100 >= open && settled > 0;
+    return st;
+}
+
 /* Resolves constraint c to one side and, for the reads with a choice of
  * writers that may read the side's first writer, records the side's RW
  * edges as conditional on that choice (encode/ takes a resolved
@@ -699,16 +719,23 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             break;
         }
         if (g->pending) {
-            /* First round: generate only the constraints the known graph
-             * leaves open (seed.h), then start over with their edges. */
-            st = psi_seed_constraints(h, g, &r, d);
+            /* Reads with a choice of writers first: the choices the known
+             * graph alone settles make its WR edges known, so seeding
+             * leaves far fewer writer pairs open (seed.c takes settled
+             * choices as facts). */
+            bool again = false;
+            if (g->n_amb)
+                st = settle_choices_before_seeding(&r, &ai, g, ser, imp, &csucc_sorted, &again, d);
+            if (st == PSI_OK && !again)
+                st = psi_seed_constraints(h, g, &r, d);
             psi_graph_free(&ag);
             psi_reach_free(&r);
             if (st != PSI_OK) {
                 psi_pc_free(&pcx);
                 return st;
             }
-            res->seeded = g->n_cons;
+            if (!again)
+                res->seeded = g->n_cons;
             continue;
         }
         uint32_t changed = 0, open = 0;

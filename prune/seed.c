@@ -118,10 +118,21 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, u
     }
     /* Reads with a choice of writers get the same edges, each conditional
      * on its choice of this writer: one shared record for all of them
-     * (psi_cond_succ), not one edge per reader. */
+     * (psi_cond_succ), not one edge per reader. Choices pruning settled
+     * before seeding (prune.c) are facts: a forced one's edge is known, an
+     * excluded one's never exists. */
     uint32_t src = t == PSI_INIT_TXN ? PSI_CSUCC_INIT : op;
     psi_cond_succ probe = {.op = src, .key = key};
-    if (st == PSI_OK && (psi_polygraph_csucc_readers(s->g, &probe, &n), n))
+    const psi_cread *cr = psi_polygraph_csucc_readers(s->g, &probe, &n);
+    bool open = false;
+    for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
+        uint8_t cs = s->g->choice_state[cr[k].choice];
+        open |= cs == PSI_CH_OPEN;
+        if (cs == PSI_CH_FORCED && cr[k].txn != to)
+            st = psi_polygraph_add_known(s->g, cr[k].txn, to, PSI_EDGE_RW, key, PSI_FROM_PRUNING,
+                                         s->d);
+    }
+    if (st == PSI_OK && open)
         st = psi_polygraph_add_csucc(s->g, src, to, key, s->d);
     return st;
 }
