@@ -273,7 +273,11 @@ static psi_status choice_phases(const psi_polygraph *g, const psi_encoding *enc,
  * transactions. The theory's own vote (psi_acyc_suggest_phases) compares
  * a WW edge's source with its target's twin (encode.h), whose place in the
  * theory's order says little about the target's: on the PolySI histories
- * that cost PC 80 times SI's conflicts. A hint only: any phase is sound. */
+ * that cost PC 80 times SI's conflicts. PSI takes the same vote: its
+ * theory sends every RW edge to the sink, so the theory's vote never sees
+ * them, and each RW edge against the order is a violation the refinement
+ * (level_psi.c) finds one model at a time (GeneralWH: 83 models, 45 with
+ * the vote). A hint only: any phase is sound. */
 typedef struct pc_vote {
     const uint32_t *pos;
     int64_t v;
@@ -335,10 +339,10 @@ static psi_status pc_phases(const psi_polygraph *g, const psi_encoding *enc, psi
 }
 
 /* The known edges, unlabelled: those psi_reduce_known keeps (reduce.c
- * proves the theory finds the same cycles), all of them for PC and PSI,
- * whose moved targets (encode.h) the reduction does not model, or on
- * request. Theory ids 0 .. n_known_edges-1 follow known order; known_id
- * maps them back. */
+ * proves the theory finds the same cycles; PC and PSI, whose targets move
+ * (encode.h), by rules of their own there), or all of them on request.
+ * Theory ids 0 .. n_known_edges-1 follow known order; known_id maps them
+ * back. */
 static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool ser, bool all,
                                psi_diag *d)
 {
@@ -352,8 +356,11 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
      * the reduced graph there (10k transactions, values 1..4: 0.5 M ->
      * 7 M decisions, solve 0.45 -> 7.7 s), so those keep every edge too
      * until the phases come from the whole known graph. */
-    if (!all && !enc->pc && !enc->psi && !g->opt && !g->n_amb) {
-        psi_status st = psi_reduce_known(g, ser, &enc->known_id, &n, d);
+    if (!all && !g->opt && !g->n_amb) {
+        /* PC and PSI move edge targets (encode.h): rules of their own */
+        psi_status st = enc->pc    ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
+                        : enc->psi ? psi_reduce_known_dep(g, &enc->known_id, &n, d)
+                                   : psi_reduce_known(g, ser, &enc->known_id, &n, d);
         if (st != PSI_OK)
             return st;
     }
@@ -525,7 +532,7 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
      * the history's real version order mostly agrees with it. */
     if (!(opts && opts->no_phase_hints) && psi_acyc_suggest_phases(enc->graph) != 0)
         goto nomem;
-    if (enc->pc && !(opts && opts->no_phase_hints)) {
+    if ((enc->pc || enc->psi) && !(opts && opts->no_phase_hints)) {
         psi_status st = pc_phases(g, enc, d);
         if (st != PSI_OK) {
             psi_encoding_free(enc);

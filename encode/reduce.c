@@ -57,7 +57,8 @@
  * Counterexamples name real dependencies: the theory's cycles consist of
  * kept edges, each a known edge of the polygraph (encode.c maps theory ids
  * back through the kept list). PC and PSI move WW and RW targets
- * (encode.h) and are not reduced (encode.c does not call this for them).
+ * (encode.h): they have rules of their own (psi_reduce_known_pc and
+ * psi_reduce_known_dep, at the end of this file).
  *
  * Cost: linear in nodes + known edges; temporary memory 4 bytes per known
  * edge (the edges grouped by source) plus about 60 bytes per node. */
@@ -270,8 +271,11 @@ static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, uint64_
     return ok;
 }
 
-psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
-                            psi_diag *d)
+static bool mark_kept_pc(const psi_polygraph *g, const chains *c, uint64_t *keep);
+
+/* SI's or SER's rules (ser), or PC's (pc, below). */
+static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **kept,
+                         uint64_t *n_kept, psi_diag *d)
 {
     *kept = NULL;
     *n_kept = g->n_known;
@@ -279,7 +283,8 @@ psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, u
         return PSI_OK; /* nothing to drop, or ids would not fit: hand over all */
     chains c = {0};
     uint64_t *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof *keep);
-    bool ok = keep && build_chains(g, &c) && mark_kept(g, ser, &c, keep);
+    bool ok = keep && build_chains(g, &c) &&
+              (pc ? mark_kept_pc(g, &c, keep) : mark_kept(g, ser, &c, keep));
     free(c.chain);
     free(c.pos);
     free(c.order);
@@ -298,4 +303,206 @@ psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, u
     }
     free(keep);
     return ok ? PSI_OK : psi_diag_nomem(d, "reducing the known edges");
+}
+
+/* ---- Prefix consistency (psi_reduce_known_pc) ----
+ *
+ * PC forbids the cycles of DEP ∪ (SO ∪ WR);RW (encode.h). Write S for an
+ * SO or WR edge, W for WW, A for RW. As SI's, PC's cycles are those of a
+ * doubled graph: x0 (arrived by S, or start) and x1 (arrived by W or A);
+ * S u -> w is u0 -> w0 and u1 -> w0, W u -> w is u0 -> w1 and u1 -> w1,
+ * A u -> w is u0 -> w1 only (an RW edge must follow an S edge). A closed
+ * walk of it is a cycle whose every A edge follows an S edge, which is a
+ * cycle of DEP ∪ S;A, and back. The theory's twin encoding (WW to the
+ * twin, encode.h) is exact for any edge set, so the theory on the reduced
+ * edges R finds a cycle iff R's doubled graph has one. x0 dominates x1 (x1's
+ * out-edges are x0's, from the same user edges), and links (SO, an S edge)
+ * reach the next node's 0 from both states.
+ *
+ * Rules, per source u and target chain C (links and self-loops kept);
+ * mS, mW, mA: the earliest positions of u's S, W, A edges into C:
+ *   1. keep the S edge at mS (a link first) unless mW < mS; the W edge at
+ *      mW if mS > mW; the A edge at mA if mA < min(mS, mW); drop u's
+ *      other edges into C;
+ *   2. drop an edge u -> w (position p) if a later node s of u's chain
+ *      has an S edge into C at a position <= p, or a W or an A edge at a
+ *      position < p (<= p when u -> w is W or A).
+ * Claim: for each dropped edge, R's doubled graph has a path from each
+ * state the edge leaves to the state it enters or to the target's 0.
+ * Rule 1, with the kept edge k at the position q <= p: a dropped S (from
+ * u0, u1 to w0) by a kept S (q <= p: k reaches q0, links reach w0) or a
+ * kept W with q < p (k reaches q1, the link out of q reaches q+1's 0 <=
+ * p); a dropped W (to w1) by a kept S or W at q <= p (q == p: k reaches w0
+ * or w1; q < p: links reach w0); a dropped A (from u0 only) likewise by a
+ * kept S, W or A. One of the S and W edges at min(mS, mW) is always kept,
+ * and no S or W edge is ever dropped for an A edge (u1 has none). Rule 2:
+ * the links take u0 or u1 to s0, which has all of s's edges; the claim
+ * for s's edge (chains are walked from their end, so it holds already)
+ * reaches its target v or v0; v < w links on to w0, and v == w reaches
+ * w0, or w1 by a W or an A edge, which suffices unless u -> w is S. A
+ * cycle of G's doubled graph then becomes a closed walk of R's, standing
+ * at each node or its dominator (as for SI above), hence a cycle; and R's
+ * cycles are G's. */
+
+enum { PC_S, PC_W, PC_A, PC_KINDS };
+
+static int pc_kind(const psi_edge *e)
+{
+    if (psi_edge_is_anti((psi_edge_type)e->type))
+        return PC_A;
+    return e->type == PSI_EDGE_WW ? PC_W : PC_S;
+}
+
+/* Per target chain: the earliest positions of the three kinds (and, for
+ * a node's own edges, the edge at it), valid while stamp says so. */
+typedef struct pc_row {
+    uint32_t *stamp, *pos, *at; /* pos, at: [chain * PC_KINDS + kind] */
+} pc_row;
+
+static bool pc_row_new(pc_row *r, size_t C)
+{
+    r->stamp = calloc(C, sizeof *r->stamp);
+    r->pos = malloc(C * PC_KINDS * sizeof *r->pos);
+    r->at = malloc(C * PC_KINDS * sizeof *r->at);
+    return r->stamp && r->pos && r->at;
+}
+
+static void pc_row_free(pc_row *r)
+{
+    free(r->stamp);
+    free(r->pos);
+    free(r->at);
+}
+
+static uint32_t *pc_row_touch(pc_row *r, uint32_t ch, uint32_t stamp)
+{
+    uint32_t *p = r->pos + (size_t)ch * PC_KINDS;
+    if (r->stamp[ch] != stamp) {
+        r->stamp[ch] = stamp;
+        for (int t = 0; t < PC_KINDS; t++)
+            p[t] = UINT32_MAX;
+    }
+    return p;
+}
+
+/* Whether u's edge i (kind t, position p, chain ch) stays: the rules above.
+ * own / later: u's and its later nodes' earliest positions into ch. */
+static bool pc_kept(const chains *c, const psi_edge *e, uint32_t i, int t, uint32_t p,
+                    const uint32_t *own, const uint32_t *own_at, const uint32_t *later)
+{
+    if (e->from == e->to || is_link(c, e))
+        return true;
+    bool implied = later[PC_S] <= p || (t == PC_S ? later[PC_W] < p || later[PC_A] < p
+                                                  : later[PC_W] <= p || later[PC_A] <= p);
+    if (implied || own_at[t] != i)
+        return false;
+    if (t == PC_S)
+        return !(own[PC_W] < own[PC_S]);
+    if (t == PC_W)
+        return own[PC_S] > own[PC_W];
+    return own[PC_A] < own[PC_S] && own[PC_A] < own[PC_W];
+}
+
+static bool mark_kept_pc(const psi_polygraph *g, const chains *c, uint64_t *keep)
+{
+    uint32_t *off = NULL, *by_src = NULL;
+    pc_row own = {0}, later = {0};
+    size_t C = c->n ? c->n : 1;
+    bool ok = group_by_source(g, &off, &by_src) && pc_row_new(&own, C) && pc_row_new(&later, C);
+    for (uint32_t k = 0; ok && k < c->n; k++) {
+        for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
+            uint32_t u = c->order[q];
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                uint32_t i = by_src[j];
+                const psi_edge *e = &g->known[i];
+                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
+                int t = pc_kind(e);
+                uint32_t *o = pc_row_touch(&own, ch, u + 1), *at = own.at + (size_t)ch * PC_KINDS;
+                pc_row_touch(&later, ch, k + 1);
+                if (p < o[t] || (p == o[t] && t == PC_S && is_link(c, e)))
+                    o[t] = p, at[t] = i;
+            }
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                uint32_t i = by_src[j];
+                const psi_edge *e = &g->known[i];
+                uint32_t ch = c->chain[e->to];
+                size_t row = (size_t)ch * PC_KINDS;
+                if (pc_kept(c, e, i, pc_kind(e), c->pos[e->to], own.pos + row, own.at + row,
+                            later.pos + row))
+                    keep[i / 64] |= (uint64_t)1 << (i % 64);
+            }
+            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+                const psi_edge *e = &g->known[by_src[j]];
+                uint32_t *l = later.pos + (size_t)c->chain[e->to] * PC_KINDS;
+                int t = pc_kind(e);
+                if (c->pos[e->to] < l[t])
+                    l[t] = c->pos[e->to];
+            }
+        }
+    }
+    free(off);
+    free(by_src);
+    pc_row_free(&own);
+    pc_row_free(&later);
+    return ok;
+}
+
+psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
+                            psi_diag *d)
+{
+    return reduce(g, ser, false, kept, n_kept, d);
+}
+
+psi_status psi_reduce_known_pc(const psi_polygraph *g, uint32_t **kept, uint64_t *n_kept,
+                               psi_diag *d)
+{
+    return reduce(g, false, true, kept, n_kept, d);
+}
+
+/* PSI's theory keeps only DEP acyclic and level_psi.c asks which nodes
+ * DEP paths reach: SER's rules applied to the DEP edges alone keep, for
+ * each dropped DEP edge u -> w, a path u ~> w of kept DEP edges (above),
+ * so DEP's transitive closure, and with it every answer PSI's theory and
+ * refinement give, is the same. RW edges all stay (the theory sends them
+ * to its sink; the refinement reads them). */
+psi_status psi_reduce_known_dep(const psi_polygraph *g, uint32_t **kept, uint64_t *n_kept,
+                                psi_diag *d)
+{
+    *kept = NULL;
+    *n_kept = g->n_known;
+    if (!g->n_known || g->n_known >= UINT32_MAX)
+        return PSI_OK;
+    psi_polygraph sub = *g;
+    psi_edge *dep = malloc(g->n_known * sizeof *dep);
+    uint32_t *sub_kept = NULL;
+    uint64_t n_sub = 0, m = 0;
+    if (!dep)
+        return psi_diag_nomem(d, "reducing the known edges");
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (!psi_edge_is_anti((psi_edge_type)g->known[i].type))
+            dep[m++] = g->known[i];
+    sub.known = dep;
+    sub.n_known = m;
+    psi_status st = reduce(&sub, true, false, &sub_kept, &n_sub, d);
+    if (st == PSI_OK && sub_kept) {
+        *kept = malloc((g->n_known - m + n_sub) * sizeof **kept);
+        if (!*kept)
+            st = psi_diag_nomem(d, "reducing the known edges");
+        uint64_t j = 0, x = 0, out = 0; /* j: DEP edges seen, x: into sub_kept */
+        for (uint64_t i = 0; *kept && i < g->n_known; i++) {
+            if (psi_edge_is_anti((psi_edge_type)g->known[i].type)) {
+                (*kept)[out++] = (uint32_t)i;
+                continue;
+            }
+            if (x < n_sub && sub_kept[x] == j)
+                (*kept)[out++] = (uint32_t)i, x++;
+            j++;
+        }
+        assert(!*kept || (x == n_sub && out == g->n_known - m + n_sub));
+        if (*kept)
+            *n_kept = out;
+    }
+    free(sub_kept);
+    free(dep);
+    return st;
 }

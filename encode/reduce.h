@@ -28,4 +28,15 @@
 psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
                             psi_diag *d);
 
+/* The same for PC's twin graph (encode.h): the rules and why the theory
+ * finds the same cycles are in reduce.c ("Prefix consistency"). */
+psi_status psi_reduce_known_pc(const psi_polygraph *g, uint32_t **kept, uint64_t *n_kept,
+                               psi_diag *d);
+
+/* The same for PSI (encode.h): the DEP edges reduced among themselves
+ * with SER's rules (their transitive closure unchanged), every RW edge
+ * kept. */
+psi_status psi_reduce_known_dep(const psi_polygraph *g, uint32_t **kept, uint64_t *n_kept,
+                                psi_diag *d);
+
 #endif

@@ -2,7 +2,9 @@
  * cycle is still found through its replacement path (and the conflict
  * cycle names real known edges), edges only an ANTI edge would imply are
  * kept in SI, and on random graphs with labelled probe edges the reduced
- * encoding answers exactly as the full one under SI and SER. */
+ * encoding answers exactly as the full one under SI and SER, and under
+ * PC (its own rules); PSI's DEP-only reduction keeps DEP's transitive
+ * closure and every RW edge. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,12 +303,202 @@ static void test_random_same_answer(void **state)
     assert_true(dropped > 3000);
 }
 
+/* Encodes k for PC (reduced unless `full`), adds probe edges as
+ * psi_encode maps them (WW to the target's twin) and solves. */
+typedef struct pc_probe {
+    uint32_t from, to;
+    psi_edge_type type;
+} pc_probe;
+
+static int solve_pc(const kgraph *k, bool full, const pc_probe *p, int n_probes)
+{
+    psi_encoding enc;
+    psi_diag d;
+    psi_encode_opts eo = {.pc = true, .no_known_reduction = full};
+    assert_int_equal(psi_encode(&k->g, &eo, &enc, &d), PSI_OK);
+    assert_int_equal(psi_sat_reserve(enc.sat, (int)enc.n_vars + n_probes), 0);
+    int clause[8];
+    for (int i = 0; i < n_probes; i++) {
+        int var = (int)enc.n_vars + i + 1;
+        uint32_t to = p[i].type == PSI_EDGE_WW ? k->g.n_nodes + p[i].to : p[i].to;
+        psi_edge_kind kind = psi_edge_is_anti(p[i].type) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+        assert_true(psi_acyc_add_edge(enc.graph, p[i].from, to, kind, var, 0) >= 0);
+        clause[i] = var;
+    }
+    assert_int_equal(psi_sat_add_clause(enc.sat, clause, (size_t)n_probes), 0);
+    int r = psi_sat_solve(enc.sat);
+    assert_true(r == PSI_SAT_SAT || r == PSI_SAT_UNSAT);
+    psi_encoding_free(&enc);
+    return r;
+}
+
+static bool kept_pc(const kgraph *k, uint32_t index)
+{
+    uint32_t *ids;
+    uint64_t n;
+    psi_diag d;
+    assert_int_equal(psi_reduce_known_pc(&k->g, &ids, &n, &d), PSI_OK);
+    bool found = !ids;
+    for (uint64_t i = 0; ids && i < n; i++)
+        found |= ids[i] == index;
+    free(ids);
+    return found;
+}
+
+/* PC: WR 1->3 beside WW 1->3 stays (the WW edge arrives "by WW" and may
+ * not take an RW edge next: W;A is allowed, S;A is not), the WW edge goes
+ * (the WR edge reaches 3 in the stronger state). An S edge strictly after
+ * a WW edge goes: the WW target leaves by its link as by S. */
+static void test_pc_rules(void **state)
+{
+    (void)state;
+    kgraph k;
+    two_sessions(&k);
+    uint32_t first = (uint32_t)k.g.n_known;
+    kg_add(&k, 1, 3, PSI_EDGE_WW, PSI_FROM_SEEDING);
+    pc_probe a = {3, 1, PSI_EDGE_RW};
+    assert_int_equal(solve_pc(&k, false, &a, 1), PSI_SAT_SAT); /* WW;RW: allowed */
+    kg_add(&k, 1, 3, PSI_EDGE_WR, PSI_FROM_HISTORY);
+    assert_false(kept_pc(&k, first));
+    assert_true(kept_pc(&k, first + 1));
+    assert_int_equal(solve_pc(&k, false, &a, 1), PSI_SAT_UNSAT); /* WR;RW: forbidden */
+    assert_int_equal(solve_pc(&k, true, &a, 1), PSI_SAT_UNSAT);
+
+    two_sessions(&k);
+    kg_add(&k, 1, 3, PSI_EDGE_WW, PSI_FROM_SEEDING);
+    kg_add(&k, 1, 4, PSI_EDGE_WR, PSI_FROM_HISTORY);
+    assert_true(kept_pc(&k, first));
+    assert_false(kept_pc(&k, first + 1)); /* 1 -WW-> 3 -SO-> 4 */
+    pc_probe b = {4, 1, PSI_EDGE_RW};     /* ... -SO-> 4 -RW-> 1: forbidden */
+    assert_int_equal(solve_pc(&k, false, &b, 1), PSI_SAT_UNSAT);
+    /* a later node's RW edge implies a WW edge to its target, not an S */
+    two_sessions(&k);
+    kg_add(&k, 2, 4, PSI_EDGE_RW, PSI_FROM_SEEDING);
+    kg_add(&k, 1, 4, PSI_EDGE_WR, PSI_FROM_HISTORY);
+    kg_add(&k, 1, 4, PSI_EDGE_WW, PSI_FROM_SEEDING);
+    assert_true(kept_pc(&k, first + 1));
+    assert_false(kept_pc(&k, first + 2));
+    assert_int_equal(solve_pc(&k, false, &b, 1), PSI_SAT_UNSAT);
+}
+
+/* A random session graph as test_random_same_answer draws it. */
+static uint32_t random_graph(kgraph *k, uint64_t *rs)
+{
+    uint32_t n_sess = 2 + (uint32_t)(rng_next(rs) % 3), v = 1, time[40], len[4], nodes = 1;
+    for (uint32_t s = 0; s < n_sess; s++)
+        nodes += len[s] = 1 + (uint32_t)(rng_next(rs) % 5);
+    kg_init(k, nodes);
+    time[0] = 0;
+    for (uint32_t s = 0; s < n_sess; s++) {
+        kg_session(k, v, v + len[s] - 1);
+        uint32_t t = 1 + (uint32_t)(rng_next(rs) % 4);
+        for (uint32_t j = 0; j < len[s]; j++, v++)
+            time[v] = t += 1 + (uint32_t)(rng_next(rs) % 4);
+    }
+    uint32_t m = 4 + (uint32_t)(rng_next(rs) % 30);
+    static const psi_edge_type ty[] = {PSI_EDGE_WR, PSI_EDGE_WW, PSI_EDGE_RW, PSI_EDGE_RW,
+                                       PSI_EDGE_SO};
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t a = (uint32_t)(rng_next(rs) % nodes), b = (uint32_t)(rng_next(rs) % nodes);
+        if (a == b)
+            continue;
+        if (time[a] > time[b] && rng_next(rs) % 8)
+            a ^= b, b ^= a, a ^= b;
+        psi_edge_type t = ty[rng_next(rs) % 5];
+        kg_add(k, a, b, t, t == PSI_EDGE_SO ? PSI_FROM_REALTIME : PSI_FROM_SEEDING);
+    }
+    return nodes;
+}
+
+/* PC: random graphs and two or three probe edges of random types; the
+ * reduced encoding answers as the full one. */
+static void test_pc_random_same_answer(void **state)
+{
+    (void)state;
+    uint64_t rs = 0x2545f4914f6cdd1du, dropped = 0;
+    int answers[2] = {0};
+    for (int it = 0; it < 3000; it++) {
+        kgraph k;
+        uint32_t nodes = random_graph(&k, &rs);
+        pc_probe p[3];
+        int np = 2 + (int)(rng_next(&rs) % 2);
+        for (int j = 0; j < np; j++) {
+            p[j].from = 1 + (uint32_t)(rng_next(&rs) % (nodes - 1));
+            p[j].to = 1 + (uint32_t)(rng_next(&rs) % (nodes - 1));
+            if (p[j].from == p[j].to)
+                p[j].to = 0;
+            p[j].type = (psi_edge_type)(rng_next(&rs) % 4);
+        }
+        uint32_t *ids;
+        uint64_t nk;
+        psi_diag d;
+        assert_int_equal(psi_reduce_known_pc(&k.g, &ids, &nk, &d), PSI_OK);
+        dropped += k.g.n_known - nk;
+        free(ids);
+        int full = solve_pc(&k, true, p, np), red = solve_pc(&k, false, p, np);
+        if (full != red)
+            fail_msg("iteration %d: full %d, reduced %d", it, full, red);
+        answers[full == PSI_SAT_SAT]++;
+    }
+    assert_true(answers[0] > 300 && answers[1] > 300);
+    assert_true(dropped > 3000);
+}
+
+/* Which nodes DEP paths over the edges (all, or those in ids) reach from
+ * each node: bit v of reach[u]. Up to 40 nodes. */
+static void dep_closure(const kgraph *k, const uint32_t *ids, uint64_t n, uint64_t *reach)
+{
+    uint32_t N = k->g.n_nodes;
+    memset(reach, 0, N * sizeof *reach);
+    for (uint64_t i = 0; i < n; i++) {
+        const psi_edge *e = &k->g.known[ids ? ids[i] : i];
+        if (!psi_edge_is_anti((psi_edge_type)e->type))
+            reach[e->from] |= (uint64_t)1 << e->to;
+    }
+    for (uint32_t w = 0; w < N; w++) /* Floyd-Warshall over bit rows */
+        for (uint32_t u = 0; u < N; u++)
+            if (reach[u] >> w & 1)
+                reach[u] |= reach[w];
+}
+
+/* PSI: the DEP-only reduction keeps DEP's transitive closure (the theory's
+ * cycles and the refinement's reachability) and every RW edge. */
+static void test_psi_dep_closure(void **state)
+{
+    (void)state;
+    uint64_t rs = 0x853c49e6748fea9bu, dropped = 0;
+    for (int it = 0; it < 3000; it++) {
+        kgraph k;
+        random_graph(&k, &rs);
+        uint32_t *ids;
+        uint64_t nk;
+        psi_diag d;
+        assert_int_equal(psi_reduce_known_dep(&k.g, &ids, &nk, &d), PSI_OK);
+        uint64_t full[40], red[40];
+        dep_closure(&k, NULL, k.g.n_known, full);
+        dep_closure(&k, ids, nk, red);
+        assert_memory_equal(full, red, k.g.n_nodes * sizeof *full);
+        uint64_t rw = 0, rw_kept = 0;
+        for (uint64_t i = 0; i < k.g.n_known; i++)
+            rw += psi_edge_is_anti((psi_edge_type)k.g.known[i].type);
+        for (uint64_t i = 0; i < nk; i++) {
+            assert_true(!i || !ids || ids[i] > ids[i - 1]);
+            rw_kept += psi_edge_is_anti((psi_edge_type)k.g.known[ids ? ids[i] : i].type);
+        }
+        assert_int_equal(rw, rw_kept);
+        dropped += k.g.n_known - nk;
+        free(ids);
+    }
+    assert_true(dropped > 3000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dropped_dep_cycle),       cmocka_unit_test(test_dropped_anti_cycle),
         cmocka_unit_test(test_dep_not_implied_by_anti), cmocka_unit_test(test_later_node),
-        cmocka_unit_test(test_random_same_answer),
+        cmocka_unit_test(test_random_same_answer),      cmocka_unit_test(test_pc_rules),
+        cmocka_unit_test(test_pc_random_same_answer),   cmocka_unit_test(test_psi_dep_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
