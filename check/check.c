@@ -3,7 +3,6 @@
 
 #include "check/known_only.h"
 #include "check/level_lattice.h"
-#include "check/level_outcome.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
 #include "core/memuse.h"
@@ -277,7 +276,8 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_status st = psi_index_mark_initial(h, &opts->init, &init_txn, d);
     if (st != PSI_OK)
         return st;
-    st = psi_index_build(h, &res->idx, d);
+    st = base == PSI_LEVEL_RC || base == PSI_LEVEL_PL2 ? psi_index_build_per_read(h, &res->idx, d)
+                                                       : psi_index_build(h, &res->idx, d);
     s->t_validate = psi_cpu_now() - t0;
     mem_after(s, PSI_MEM_VALIDATE);
     if (st != PSI_OK) {
@@ -323,7 +323,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
          * written besides the initial state) makes the level a search
          * over the choices (level_choice.h); without one it is the
          * level's polynomial check alone. */
-        if (psi_level_choice_reads(h, &res->idx, res->level_checked))
+        if (psi_level_choice_reads(h, &res->idx, res->level_checked) || res->idx.n_opt)
             st = psi_level_check_lattice(h, opts, res, d); /* SI's read-from first */
         else
             st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
@@ -334,10 +334,6 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             return st;
         res->verdict = res->level.accept ? PSI_ACCEPT : PSI_REJECT;
         res->reason = res->level.accept ? PSI_BY_NOTHING : PSI_BY_LEVEL;
-        /* with every optional transaction committed; the other outcomes
-         * may still explain it (level_outcome.h) */
-        if (!res->level.accept && res->idx.n_opt)
-            return psi_level_outcomes(h, opts, res, d);
         return PSI_OK;
     }
 

@@ -135,6 +135,13 @@ typedef struct psi_level_result {
  * graph-free anomalies (those reject every level). */
 psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level level,
                            psi_level_result *res, psi_diag *d);
+/* The same with the committed transactions absent[t] != 0 left out, as
+ * if aborted (absent NULL: none): their reads are no read events, their
+ * writes no one's source (a read of one has no writer yet) and session
+ * order skips them. The outcome search (level_outcome.h) checks its
+ * partial choices of optional transactions this way. */
+psi_status psi_level_check_in(const psi_history *h, const psi_index *idx, const uint8_t *absent,
+                              psi_level level, psi_level_result *res, psi_diag *d);
 void psi_level_result_free(psi_level_result *res);
 
 #endif

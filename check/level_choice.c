@@ -1,8 +1,9 @@
 /* The polynomial levels with a choice of writers (see level_choice.h).
  * level_poly.c is given a view: the index with read_src (and op_info for
  * RC/PL-2 repeat reads) swapped for this file's arrays of the choice. */
-#include "check/level_choice.h"
+#include "check/level_choice_ctx.h"
 #include "check/level_lattice.h"
+#include "check/level_outcome.h"
 
 #include "core/vec.h"
 #include "solver/sat.h"
@@ -11,52 +12,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NONE UINT32_MAX
-/* Pruning rounds: each settles the reads whose other candidates the
- * previous round's settled reads exclude; a few catch nearly all of it,
- * and stopping early is sound (the search does the rest). */
-#define MAX_ROUNDS 8u
-/* Pruning's clocks take transactions times sessions entries (4 bytes):
- * above this the search goes without pruning. */
-#define MAX_CLOCK_CELLS (UINT64_C(1) << 26)
-
-typedef struct cctx {
-    const psi_history *h;
-    psi_index *idx;
-    psi_index view; /* idx with src (and info) swapped in */
-    uint32_t *src;  /* [n_ops] the view's read_src */
-    uint8_t *info;  /* [n_ops] the view's op_info, or NULL when idx's serves */
-    bool per_read;  /* RC, PL-2 */
-    psi_level level;
-    /* Pruning: each key's committed final writers, by session then
-     * position: wt[woff[x] .. woff[x + 1]). */
-    uint64_t *woff;
-    uint32_t *wt;
-    psi_level_choices *out;
-    uint32_t *topo_rank; /* [n_txns] place in the known graph's order, NONE if unplaced */
-    int *var;            /* [n_cand] solver variable of an open candidate, 0 if none */
-    int *clause;
-    size_t cap_clause;
-    uint32_t *stamp; /* [n_reads] dependency marks */
-    uint32_t stamp_now;
-    /* causal paths: BFS scratch [n_txns] */
-    uint32_t *next, *next_op, *queue;
-    /* search: candidate of each variable, read of each candidate, the
-     * theory's notifications, its scratch and last violating results */
-    uint64_t *var_cand;
-    uint32_t *cand_read;
-    struct note *notes;
-    size_t n_notes, cap_notes;
-    psi_level_result scratch, last_bad;
-    psi_status th_status;
-    psi_diag *d;
-} cctx;
-
-static bool committed(const psi_history *h, uint32_t t)
-{
-    return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
-}
 
 /* A repeat read's candidates: the initial value when it read it, and the
  * committed final writes of the value by other transactions, through the
@@ -157,319 +112,10 @@ static bool collect(cctx *c)
             return false;
         out->reads[out->n_reads++] = r;
     }
-    qsort(out->reads, out->n_reads, sizeof *out->reads, by_op);
+    if (out->n_reads) /* none: only outcomes to decide (level_outcome.h) */
+        qsort(out->reads, out->n_reads, sizeof *out->reads, by_op);
     out->excluded = calloc(out->n_cand ? out->n_cand : 1, 1);
     return out->excluded != NULL;
-}
-
-static uint32_t cand_txn(const cctx *c, uint32_t s)
-{
-    return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];
-}
-
-/* The writer transaction of read event o in the view, NONE if o is none
- * or its writer is open. */
-static uint32_t view_src_txn(const cctx *c, uint32_t o)
-{
-    uint8_t in = c->view.op_info[o];
-    uint32_t s = PSI_SRC_NONE;
-    if (in & PSI_OI_EXTERNAL_READ)
-        s = c->src[o];
-    else if (c->per_read && (in & PSI_OI_REPEAT_READ) && (in & PSI_OI_LIVE))
-        s = psi_index_repeat_src(c->h, c->idx, o);
-    return s == PSI_SRC_NONE ? NONE : cand_txn(c, s);
-}
-
-typedef struct kgraph {
-    uint64_t *off; /* [n_txns + 1] */
-    uint32_t *to;
-} kgraph;
-
-/* SO ∪ the WR edges of settled reads, as out-edges. */
-static bool known_graph(cctx *c, kgraph *g)
-{
-    const psi_history *h = c->h;
-    uint32_t n = h->n_txns;
-    g->off = calloc((size_t)n + 1, sizeof *g->off);
-    if (!g->off)
-        return false;
-    for (int pass = 0; pass < 2; pass++) {
-        uint64_t *fill = NULL;
-        if (pass) {
-            for (uint32_t v = 0; v < n; v++)
-                g->off[v + 1] += g->off[v];
-            g->to = malloc((g->off[n] ? g->off[n] : 1) * sizeof *g->to);
-            fill = malloc(((size_t)n + 1) * sizeof *fill);
-            if (!g->to || !fill) {
-                free(fill);
-                return false;
-            }
-            memcpy(fill, g->off, ((size_t)n + 1) * sizeof *fill);
-        }
-        for (uint32_t s = 0; s < h->n_sessions; s++) {
-            uint32_t prev = PSI_INIT_TXN;
-            for (uint32_t i = 0; i < h->sessions[s].n_txns; i++) {
-                uint32_t t = h->sessions[s].first_txn + i;
-                if (!committed(h, t))
-                    continue;
-                if (pass)
-                    g->to[fill[prev]++] = t;
-                else
-                    g->off[prev + 1]++;
-                prev = t;
-                const psi_txn *tx = &h->txns[t];
-                for (uint32_t j = 0; j < tx->n_ops; j++) {
-                    uint32_t w = view_src_txn(c, tx->first_op + j);
-                    if (w == NONE || w == t || w == PSI_INIT_TXN)
-                        continue;
-                    if (pass)
-                        g->to[fill[w]++] = t;
-                    else
-                        g->off[w + 1]++;
-                }
-            }
-        }
-        free(fill);
-    }
-    return true;
-}
-
-/* The writers index (cctx.woff/wt). */
-static bool writers_by_key(cctx *c)
-{
-    const psi_history *h = c->h;
-    uint32_t nk = h->n_keys;
-    c->woff = calloc((size_t)nk + 2, sizeof *c->woff);
-    if (!c->woff)
-        return false;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass) {
-            for (uint32_t x = 0; x < nk; x++)
-                c->woff[x + 1] += c->woff[x];
-            if (!(c->wt = malloc((c->woff[nk] ? c->woff[nk] : 1) * sizeof *c->wt)))
-                return false;
-        }
-        /* pass 1 fills through woff shifted by one, which ends as woff */
-        for (uint32_t s = 0; s < h->n_sessions; s++)
-            for (uint32_t i = 0; i < h->sessions[s].n_txns; i++) {
-                uint32_t t = h->sessions[s].first_txn + i;
-                const psi_txn *tx = &h->txns[t];
-                if (!committed(h, t))
-                    continue;
-                for (uint32_t j = 0; j < tx->n_ops; j++) {
-                    uint32_t o = tx->first_op + j;
-                    if (h->ops[o].kind != PSI_OP_WRITE ||
-                        !(c->idx->op_info[o] & PSI_OI_FINAL_WRITE))
-                        continue;
-                    if (pass)
-                        c->wt[c->woff[h->ops[o].key]++] = t;
-                    else
-                        c->woff[h->ops[o].key + 1]++;
-                }
-            }
-    }
-    memmove(c->woff + 1, c->woff, (size_t)nk * sizeof *c->woff);
-    c->woff[0] = 0;
-    return true;
-}
-
-static bool writes_key(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t x)
-{
-    const psi_txn *tx = &h->txns[t];
-    for (uint32_t j = 0; j < tx->n_ops; j++) {
-        uint32_t o = tx->first_op + j;
-        if (h->ops[o].key == x && h->ops[o].kind == PSI_OP_WRITE &&
-            (idx->op_info[o] & PSI_OI_FINAL_WRITE))
-            return true;
-    }
-    return false;
-}
-
-/* Whether w reaches v over the known graph (clocks vc, k per row). */
-static bool reaches(const cctx *c, const uint32_t *vc, uint32_t k, uint32_t w, uint32_t v)
-{
-    if (w == PSI_INIT_TXN)
-        return true;
-    if (v == PSI_INIT_TXN)
-        return false;
-    const psi_txn *a = &c->h->txns[w];
-    return w == v || vc[(size_t)v * k + a->session] > a->pos;
-}
-
-/* Premise writers: writers t2 of the read's key that the level makes
- * precede whatever it reads from, known already: RC the writers of t's
- * settled earlier reads; RA those of all its settled reads and its
- * latest session predecessor writing the key; CC per session the latest
- * writer in t's known causal past (earlier ones it reaches). Each is
- * passed to fn, which excludes the candidates that reach it: choosing
- * such a w forces t2 before w, a cycle with w →+ t2. */
-static void premise_writers(cctx *c, const psi_rf_read *rd, const uint32_t *vc, uint32_t k,
-                            void (*fn)(cctx *, const psi_rf_read *, const uint32_t *, uint32_t,
-                                       uint32_t))
-{
-    const psi_history *h = c->h;
-    const psi_txn *tx = &h->txns[rd->txn];
-    if (c->level == PSI_LEVEL_PL2)
-        return;
-    if (c->level == PSI_LEVEL_RC || c->level == PSI_LEVEL_RA) {
-        for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j;
-            if (c->level == PSI_LEVEL_RC && o >= rd->op)
-                break;
-            uint32_t t2 = view_src_txn(c, o);
-            if (t2 != NONE && t2 != PSI_INIT_TXN && t2 != rd->txn &&
-                writes_key(h, c->idx, t2, rd->key))
-                fn(c, rd, vc, k, t2);
-        }
-        if (c->level == PSI_LEVEL_RC)
-            return;
-    }
-    /* RA: t's own session; CC: every session, up to t's causal past */
-    for (uint64_t i = c->woff[rd->key]; i < c->woff[rd->key + 1];) {
-        uint32_t s = h->txns[c->wt[i]].session;
-        uint64_t end = i;
-        while (end < c->woff[rd->key + 1] && h->txns[c->wt[end]].session == s)
-            end++;
-        uint32_t lim = s == tx->session ? tx->pos : vc[(size_t)rd->txn * k + s];
-        if (c->level == PSI_LEVEL_CC || s == tx->session) {
-            uint64_t lo = i, hi = end; /* the last writer with pos < lim */
-            while (lo < hi) {
-                uint64_t mid = lo + (hi - lo) / 2;
-                if (h->txns[c->wt[mid]].pos < lim)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo > i && c->wt[lo - 1] != rd->txn)
-                fn(c, rd, vc, k, c->wt[lo - 1]);
-        }
-        i = end;
-    }
-}
-
-static void exclude_reaching(cctx *c, const psi_rf_read *rd, const uint32_t *vc, uint32_t k,
-                             uint32_t t2)
-{
-    psi_level_choices *out = c->out;
-    psi_rf_read *r = &out->reads[rd - out->reads];
-    for (uint32_t j = 0; j < r->n && r->left; j++) {
-        uint64_t ci = r->first + j;
-        uint32_t w = cand_txn(c, out->cand[ci]);
-        if (out->excluded[ci] || w == t2 || !reaches(c, vc, k, w, t2))
-            continue;
-        out->excluded[ci] = 1;
-        out->n_excluded++;
-        r->left--;
-    }
-}
-
-/* One round: clocks over the known graph, then every open candidate
- * whose reader reaches it is excluded. *changed: a read was settled.
- * false: out of memory. */
-static bool prune_round(cctx *c, uint32_t *vc, bool *changed, bool *cyclic)
-{
-    const psi_history *h = c->h;
-    psi_level_choices *out = c->out;
-    uint32_t n = h->n_txns, k = h->n_sessions ? h->n_sessions : 1;
-    kgraph g = {0};
-    uint32_t *indeg = calloc(n, sizeof *indeg), *order = malloc((size_t)n * sizeof *order);
-    bool ok = indeg && order && known_graph(c, &g);
-    *changed = false;
-    *cyclic = false;
-    if (!ok)
-        goto out;
-    for (uint64_t i = 0; i < g.off[n]; i++)
-        indeg[g.to[i]]++;
-    uint32_t head = 0, tail = 0, live = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        live += committed(h, v);
-        if (committed(h, v) && indeg[v] == 0)
-            order[tail++] = v;
-    }
-    while (head < tail) {
-        uint32_t v = order[head++];
-        for (uint64_t i = g.off[v]; i < g.off[v + 1]; i++)
-            if (--indeg[g.to[i]] == 0)
-                order[tail++] = g.to[i];
-    }
-    if (tail < live) {
-        /* a cycle of known edges: every read-from rejects, and the level
-         * check will show it */
-        *cyclic = true;
-        goto out;
-    }
-    memset(vc, 0, (size_t)n * k * sizeof *vc);
-    for (uint32_t i = 0; i < tail; i++) {
-        uint32_t v = order[i];
-        c->topo_rank[v] = i;
-        if (v == PSI_INIT_TXN)
-            continue;
-        uint32_t *cv = vc + (size_t)v * k;
-        const psi_txn *tx = &h->txns[v];
-        if (cv[tx->session] < tx->pos + 1)
-            cv[tx->session] = tx->pos + 1;
-        for (uint64_t j = g.off[v]; j < g.off[v + 1]; j++) {
-            uint32_t *cw = vc + (size_t)g.to[j] * k;
-            for (uint32_t s = 0; s < k; s++)
-                cw[s] = cw[s] < cv[s] ? cv[s] : cw[s];
-        }
-    }
-    for (uint32_t r = 0; r < out->n_reads; r++) {
-        psi_rf_read *rd = &out->reads[r];
-        if (rd->left < 2)
-            continue;
-        const psi_txn *rt = &h->txns[rd->txn];
-        for (uint32_t j = 0; j < rd->n; j++) {
-            uint64_t ci = rd->first + j;
-            uint32_t w = cand_txn(c, out->cand[ci]);
-            if (out->excluded[ci] || w == PSI_INIT_TXN)
-                continue;
-            /* the reader reaches w: w →WR reader closes a cycle */
-            if (vc[(size_t)w * k + rt->session] > rt->pos || w == rd->txn) {
-                out->excluded[ci] = 1;
-                out->n_excluded++;
-                rd->left--;
-            }
-        }
-        if (rd->left >= 1)
-            premise_writers(c, rd, vc, k, exclude_reaching);
-        if (rd->left == 1) {
-            for (uint32_t j = 0; j < rd->n; j++)
-                if (!out->excluded[rd->first + j])
-                    rd->chosen = j;
-            rd->how = PSI_RFC_FORCED;
-            c->src[rd->op] = out->cand[rd->first + rd->chosen];
-            *changed = true;
-        } else if (rd->left == 0) {
-            rd->how = PSI_RFC_NO_WRITER;
-        }
-    }
-out:
-    free(indeg);
-    free(order);
-    free(g.off);
-    free(g.to);
-    return ok;
-}
-
-static bool prune(cctx *c)
-{
-    const psi_history *h = c->h;
-    uint64_t k = h->n_sessions ? h->n_sessions : 1;
-    if ((uint64_t)h->n_txns * k > MAX_CLOCK_CELLS)
-        return true;
-    uint32_t *vc = malloc((size_t)h->n_txns * k * sizeof *vc);
-    if (!vc || !writers_by_key(c)) {
-        free(vc);
-        return false;
-    }
-    bool changed = true, cyclic = false, ok = true;
-    while (ok && changed && !cyclic && c->out->rounds < MAX_ROUNDS) {
-        ok = prune_round(c, vc, &changed, &cyclic);
-        c->out->rounds++;
-    }
-    free(vc);
-    return ok;
 }
 
 /* The choice read of op o, or NONE. */
@@ -487,6 +133,19 @@ static uint32_t read_of(const cctx *c, uint32_t o)
     return lo < out->n_reads && out->reads[lo].op == o ? lo : NONE;
 }
 
+/* Appends lit to c->clause (0-terminated). false: out of memory. */
+static bool push_lit(cctx *c, int lit)
+{
+    size_t n = 0;
+    while (n < c->cap_clause && c->clause[n])
+        n++;
+    if (!psi_grow((void **)&c->clause, &c->cap_clause, n + 2, sizeof *c->clause))
+        return false;
+    c->clause[n] = lit;
+    c->clause[n + 1] = 0;
+    return true;
+}
+
 /* Marks o's choice read when the search chose it. false: out of memory. */
 static bool depend(cctx *c, uint32_t o)
 {
@@ -499,14 +158,32 @@ static bool depend(cctx *c, uint32_t o)
     const psi_rf_read *rd = &c->out->reads[r];
     int v = c->var[rd->first + rd->chosen];
     assert(v > 0);
-    size_t n = 0;
-    while (n < c->cap_clause && c->clause[n])
-        n++;
-    if (!psi_grow((void **)&c->clause, &c->cap_clause, n + 2, sizeof *c->clause))
-        return false;
-    c->clause[n] = -v;
-    c->clause[n + 1] = 0;
-    return true;
+    return push_lit(c, -v);
+}
+
+/* Marks t's outcome when t is optional: the violation needs it committed
+ * (every edge at t exists only then). false: out of memory. */
+static bool depend_txn(cctx *c, uint32_t t)
+{
+    if (!c->out_var || t == NONE || !c->out_var[t] || c->tstamp[t] == c->stamp_now)
+        return true;
+    c->tstamp[t] = c->stamp_now;
+    assert(!c->absent[t]);
+    return push_lit(c, -c->out_var[t]);
+}
+
+/* The committed predecessor of v (not the initial transaction) in its
+ * session, in the view: the initial transaction if none. */
+static uint32_t so_prev(const cctx *c, uint32_t v)
+{
+    const psi_history *h = c->h;
+    const psi_txn *tx = &h->txns[v];
+    for (uint32_t p = tx->pos; p-- > 0;) {
+        uint32_t q = h->sessions[tx->session].first_txn + p;
+        if (psi_lc_committed(h, q) && !(c->absent && c->absent[q]))
+            return q;
+    }
+    return PSI_INIT_TXN;
 }
 
 /* CC's premise from →(SO ∪ WR)+ to: a path in the view (BFS backwards
@@ -522,7 +199,7 @@ static bool causal_deps(cctx *c, uint32_t from, uint32_t to)
         uint32_t v = c->queue[head++];
         if (v == PSI_INIT_TXN)
             continue;
-        uint32_t p = psi_history_so_prev_committed(h, v);
+        uint32_t p = so_prev(c, v);
         if (c->next[p] == NONE) {
             c->next[p] = v;
             c->next_op[p] = NONE;
@@ -530,8 +207,8 @@ static bool causal_deps(cctx *c, uint32_t from, uint32_t to)
         }
         const psi_txn *tx = &h->txns[v];
         for (uint32_t j = 0; j < tx->n_ops; j++) {
-            uint32_t o = tx->first_op + j, w = view_src_txn(c, o);
-            if (w == NONE || w == v || c->next[w] != NONE)
+            uint32_t o = tx->first_op + j, w = psi_lc_view_src_txn(c, o);
+            if (w == NONE || w == v || c->next[w] != NONE || (c->absent && c->absent[w]))
                 continue;
             c->next[w] = v;
             c->next_op[w] = o;
@@ -541,12 +218,13 @@ static bool causal_deps(cctx *c, uint32_t from, uint32_t to)
     /* the level found the path, so it is there */
     assert(c->next[from] != NONE);
     for (uint32_t v = from; v != to && c->next[v] != NONE; v = c->next[v])
-        if (!depend(c, c->next_op[v]))
+        if (!depend(c, c->next_op[v]) || !depend_txn(c, v))
             return false;
     return true;
 }
 
-/* c->clause gets "not all of the choices the cycle depends on",
+/* c->clause gets "not all of the choices the cycle depends on" (reads'
+ * writers and optional transactions' outcomes),
  * 0-terminated. false: out of memory. */
 static bool violation_clause(cctx *c, const psi_level_result *res, size_t *n)
 {
@@ -556,6 +234,10 @@ static bool violation_clause(cctx *c, const psi_level_result *res, size_t *n)
     c->clause[0] = 0;
     for (uint32_t i = 0; i < res->cycle_len; i++) {
         const psi_level_edge *e = &res->cycle[i];
+        /* the edge's ends, and a forced edge's reader, must commit */
+        if (!depend_txn(c, e->from) || !depend_txn(c, e->to) ||
+            (e->why == PSI_LW_FORCED && !depend_txn(c, e->reader)))
+            return false;
         if (e->why == PSI_LW_WR) {
             if (!depend(c, e->read_op))
                 return false;
@@ -592,13 +274,18 @@ static bool encode(cctx *c, psi_sat *s)
     if (!c->var_cand)
         return false;
     int aux = (int)n_open_cand;
+    /* candidates, one counter variable per candidate, then outcomes */
+    c->n_vars = 2 * (int)n_open_cand;
+    c->n_cand_vars = (int)n_open_cand;
+    if (c->out_var && !psi_lc_outcome_vars(c, s))
+        return false;
     for (uint32_t r = 0; r < out->n_reads; r++) {
         psi_rf_read *rd = &out->reads[r];
         if (rd->how != PSI_RFC_OPEN)
             continue;
         size_t m = 0;
         uint32_t best = NONE, best_rank = 0;
-        if (!psi_grow((void **)&c->clause, &c->cap_clause, rd->n + 1, sizeof *c->clause))
+        if (!psi_grow((void **)&c->clause, &c->cap_clause, rd->n + 2, sizeof *c->clause))
             return false;
         for (uint32_t j = 0; j < rd->n; j++) {
             uint64_t ci = rd->first + j;
@@ -607,14 +294,19 @@ static bool encode(cctx *c, psi_sat *s)
             c->var[ci] = ++nv;
             c->var_cand[nv] = ci;
             c->clause[m++] = nv;
-            uint32_t rk = c->topo_rank[cand_txn(c, out->cand[ci])];
+            uint32_t rk = c->topo_rank[psi_lc_cand_txn(c, out->cand[ci])];
             if (best == NONE || (rk != NONE && rk > best_rank)) {
                 best = j;
                 best_rank = rk == NONE ? 0 : rk;
             }
         }
         assert(m >= 2 && best != NONE);
-        if (psi_sat_reserve(s, aux + (int)m) != 0 || psi_sat_add_clause(s, c->clause, m) != 0)
+        /* at least one, when the reader commits (level_outcome.h) */
+        int ot = c->out_var ? c->out_var[rd->txn] : 0;
+        if (ot)
+            c->clause[m] = -ot;
+        if (psi_sat_reserve(s, aux + (int)m) != 0 ||
+            psi_sat_add_clause(s, c->clause, m + (ot != 0)) != 0)
             return false;
         /* sequential counter: s_i = "one of x_1..x_i is true" */
         for (size_t i = 0; i < m; i++) {
@@ -631,7 +323,7 @@ static bool encode(cctx *c, psi_sat *s)
                 return false;
         }
     }
-    return true;
+    return !c->out_var || psi_lc_outcome_clauses(c, s);
 }
 
 /* The theory: each candidate that becomes true is its read's writer in
@@ -639,10 +331,21 @@ static bool encode(cctx *c, psi_sat *s)
  * yet chosen contribute no edge). Sound because a read-from's graph only
  * grows as reads get writers: a cycle now is a cycle in every
  * completion, and the conflict clause names the choices it uses. */
-typedef struct note {
-    uint32_t read;
+typedef struct lc_note {
+    uint32_t read; /* NONE: an optional transaction committed */
+    uint32_t txn;
     unsigned level;
-} note;
+} lc_note;
+
+/* The level on the view after the notification of read r's writer or of
+ * transaction t's commit (undo() takes it back on a conflict). */
+static void undo(cctx *c, uint32_t r, uint32_t t)
+{
+    if (r != NONE)
+        c->src[c->out->reads[r].op] = PSI_SRC_NONE;
+    else
+        c->absent[t] = 1;
+}
 
 static int th_notify(void *ctx, int lit, unsigned level, psi_theory_out *tout)
 {
@@ -650,32 +353,41 @@ static int th_notify(void *ctx, int lit, unsigned level, psi_theory_out *tout)
     psi_level_choices *out = c->out;
     if (lit < 0)
         return PSI_THEORY_OK;
-    uint64_t ci = c->var_cand[lit];
-    uint32_t r = c->cand_read[ci];
-    psi_rf_read *rd = &out->reads[r];
-    assert(rd->how == PSI_RFC_OPEN && c->src[rd->op] == PSI_SRC_NONE);
-    if (!psi_grow((void **)&c->notes, &c->cap_notes, c->n_notes + 1, sizeof *c->notes))
+    uint32_t r = NONE, t = NONE;
+    if (lit <= c->n_cand_vars) {
+        uint64_t ci = c->var_cand[lit];
+        r = c->cand_read[ci];
+        psi_rf_read *rd = &out->reads[r];
+        assert(rd->how == PSI_RFC_OPEN && c->src[rd->op] == PSI_SRC_NONE);
+        rd->chosen = (uint32_t)(ci - rd->first);
+        c->src[rd->op] = out->cand[ci];
+    } else {
+        assert(c->var_txn && lit <= c->n_vars && c->var_txn[lit] != NONE);
+        t = c->var_txn[lit];
+        assert(c->absent[t]);
+        c->absent[t] = 0;
+    }
+    if (!psi_grow((void **)&c->notes, &c->cap_notes, c->n_notes + 1, sizeof *c->notes)) {
+        undo(c, r, t);
         return PSI_THEORY_ENOMEM;
-    rd->chosen = (uint32_t)(ci - rd->first);
-    c->src[rd->op] = out->cand[ci];
+    }
     psi_level_result_free(&c->scratch);
     out->models++;
-    psi_status st = psi_level_check(c->h, &c->view, c->level, &c->scratch, c->d);
+    psi_status st = psi_level_check_in(c->h, &c->view, c->absent, c->level, &c->scratch, c->d);
     if (st != PSI_OK) {
-        c->src[rd->op] = PSI_SRC_NONE;
+        undo(c, r, t);
         c->th_status = st;
         return PSI_THEORY_ENOMEM; /* the solver stops; th_status says why */
     }
     if (c->scratch.accept) {
-        c->notes[c->n_notes++] = (note){r, level};
+        c->notes[c->n_notes++] = (lc_note){r, t, level};
         return PSI_THEORY_OK;
     }
     size_t n;
-    if (!violation_clause(c, &c->scratch, &n)) {
-        c->src[rd->op] = PSI_SRC_NONE;
+    bool ok = violation_clause(c, &c->scratch, &n);
+    undo(c, r, t);
+    if (!ok)
         return PSI_THEORY_ENOMEM;
-    }
-    c->src[rd->op] = PSI_SRC_NONE;
     if (n > out->depends_max)
         out->depends_max = n;
     out->clauses++;
@@ -705,7 +417,7 @@ static void th_backtrack(void *ctx, unsigned level)
             c->notes[m++] = c->notes[i];
             continue;
         }
-        c->src[c->out->reads[c->notes[i].read].op] = PSI_SRC_NONE;
+        undo(c, c->notes[i].read, c->notes[i].txn);
     }
     c->n_notes = m;
 }
@@ -731,25 +443,35 @@ static psi_status search(cctx *c, psi_level level, psi_level_result *res)
     for (uint32_t r = 0; r < out->n_reads; r++)
         if (out->reads[r].how == PSI_RFC_OPEN)
             c->src[out->reads[r].op] = PSI_SRC_NONE;
-    if (!encode(c, s))
-        goto nomem;
+    /* the theory first: a unit clause's literal (an outcome a committed
+     * read needs) is fixed as it is added, and reaches the theory only
+     * if it is set by then (solver/theory.h, psi_sat_observe) */
     psi_theory th = {
         .ctx = c, .notify = th_notify, .explain = th_explain, .backtrack = th_backtrack};
     psi_sat_set_theory(s, &th);
+    if (!encode(c, s))
+        goto nomem;
     int r = psi_sat_solve(s);
     if (c->th_status != PSI_OK) {
         st = c->th_status;
         goto done;
     }
     if (r == PSI_SAT_SAT) {
-        /* the model: every open read has one writer (the solver ends
-         * at level 0, so it is read from the model, not the theory's
-         * state); the theory checked this read-from when its last
-         * choice was made */
+        /* the model: every open read of a committed transaction has one
+         * writer (the solver ends at level 0, so it is read from the
+         * model, not the theory's state); the theory checked this
+         * read-from when its last choice was made */
+        if (c->out_var)
+            psi_lc_outcome_take(c, s);
         for (uint32_t i = 0; i < out->n_reads; i++) {
             psi_rf_read *rd = &out->reads[i];
             if (rd->how != PSI_RFC_OPEN)
                 continue;
+            if (c->absent && c->absent[rd->txn]) {
+                rd->how = PSI_RFC_ABSENT;
+                c->src[rd->op] = PSI_SRC_NONE;
+                continue;
+            }
             uint32_t j = 0;
             while (j + 1 < rd->n &&
                    (!c->var[rd->first + j] || psi_sat_value(s, c->var[rd->first + j]) <= 0))
@@ -758,17 +480,26 @@ static psi_status search(cctx *c, psi_level level, psi_level_result *res)
             rd->chosen = j;
             c->src[rd->op] = out->cand[rd->first + j];
         }
-        st = psi_level_check(h, &c->view, level, res, c->d);
+        st = psi_level_check_in(h, &c->view, c->absent, level, res, c->d);
         assert(st != PSI_OK || res->accept);
     } else if (r == PSI_SAT_UNSAT) {
         /* every read-from violates: the last violation found shows one;
          * its reads' writers are the ones it used */
-        assert(c->last_bad.cycle);
-        *res = c->last_bad;
-        memset(&c->last_bad, 0, sizeof c->last_bad);
         for (uint32_t i = 0; i < out->n_reads; i++)
             if (out->reads[i].how == PSI_RFC_OPEN)
                 c->src[out->reads[i].op] = out->cand[out->reads[i].first + out->reads[i].chosen];
+        if (c->last_bad.cycle) {
+            *res = c->last_bad;
+            memset(&c->last_bad, 0, sizeof c->last_bad);
+        } else {
+            /* the clauses alone refuse every outcome (a read of a
+             * committed transaction whose writers' own reads have no
+             * candidate): with every optional transaction committed and
+             * any writer, a cycle shows one reason (level_outcome.h) */
+            assert(c->out_var);
+            st = psi_level_check_in(h, &c->view, NULL, level, res, c->d);
+            assert(st != PSI_OK || !res->accept);
+        }
     } else {
         goto nomem;
     }
@@ -818,12 +549,15 @@ psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_lev
         }
         c.info[out->reads[r].op] |= PSI_OI_EXTERNAL_READ;
     }
+    if (idx->n_opt && !psi_lc_outcome_init(&c))
+        goto nomem;
     if (hint)
         psi_level_choices_take(out, hint); /* SI's read-from, for one check */
-    else if (!prune(&c))
+    else if (!psi_lc_prune(&c))
         goto nomem;
     /* reads pruning settled use their one writer; reads with none left,
-     * any (every choice violates, and the check shows one violation) */
+     * any (every choice violates, and the check shows one violation),
+     * unless their transaction is optional (it is then absent) */
     bool open = false, dead = false;
     for (uint32_t r = 0; r < out->n_reads; r++) {
         psi_rf_read *rd = &out->reads[r];
@@ -832,13 +566,26 @@ psi_status psi_level_check_choices(const psi_history *h, psi_index *idx, psi_lev
         if (rd->how == PSI_RFC_FORCED || rd->how == PSI_RFC_LATTICE)
             c.src[rd->op] = out->cand[rd->first + rd->chosen];
         else if (rd->how == PSI_RFC_NO_WRITER)
-            dead = true;
+            dead |= !psi_index_optional(idx, rd->txn);
         else
             open = true;
     }
-    if (dead || !open) {
+    if (hint) {
+        /* SI's outcomes: the optional transactions its read-from needs
+         * (level_lattice.h); a read SI gave no writer must be one of
+         * those left out, else the search decides */
+        bool taken = true;
+        if (c.absent)
+            psi_lc_outcome_closure(&c);
+        for (uint32_t r = 0; r < out->n_reads; r++)
+            if (out->reads[r].how == PSI_RFC_OPEN && !(c.absent && c.absent[out->reads[r].txn]))
+                taken = false;
+        out->models = 1;
+        if (taken)
+            st = psi_level_check_in(h, &c.view, c.absent, level, res, d);
+    } else if (dead || (!open && !c.absent)) {
         /* one read-from decides: the open reads (if any) take the first
-         * candidate pruning left */
+         * candidate pruning left; every optional transaction commits */
         for (uint32_t r = 0; r < out->n_reads; r++) {
             psi_rf_read *rd = &out->reads[r];
             if (rd->how == PSI_RFC_OPEN) {
@@ -877,6 +624,10 @@ done:
     free(c.var_cand);
     free(c.cand_read);
     free(c.notes);
+    free(c.absent);
+    free(c.out_var);
+    free(c.var_txn);
+    free(c.tstamp);
     return st;
 }
 

@@ -50,7 +50,10 @@ typedef enum psi_rfc_how {
     PSI_RFC_OPEN = 0,      /* searched: the solver's model picked the writer */
     PSI_RFC_FORCED = 1,    /* pruning excluded every candidate but one */
     PSI_RFC_NO_WRITER = 2, /* pruning excluded every candidate: the history is rejected */
-    PSI_RFC_LATTICE = 3    /* SI's accepting model's writer (check/level_lattice.h) */
+    PSI_RFC_LATTICE = 3,   /* SI's accepting model's writer (check/level_lattice.h) */
+    /* its transaction is optional and absent in the accepting model
+     * (level_outcome.h): no writer (read_src PSI_SRC_NONE) */
+    PSI_RFC_ABSENT = 4
 } psi_rfc_how;
 
 typedef struct psi_rf_read {

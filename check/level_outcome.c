@@ -1,58 +1,120 @@
-/* Every choice of outcomes at the polynomial levels (see level_outcome.h). */
+/* Outcome variables of optional transactions in the choice search at the
+ * polynomial levels (see level_outcome.h). */
 #include "check/level_outcome.h"
 
+#include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Sets the optional transactions' statuses: bit i of mask commits opt[i];
- * as_recorded marks the committed ones for the next index build to reset
- * (psi_txn.open_outcome) and leaves the others unknown, else the others
- * are aborted (absent) and the committed ones ordinary. */
-static void set_outcomes(psi_history *h, const uint32_t *opt, uint32_t n, uint64_t mask,
-                         bool as_recorded)
+bool psi_lc_outcome_init(cctx *c)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        psi_txn *t = &h->txns[opt[i]];
-        bool in = (mask >> i) & 1u;
-        t->status = in ? PSI_TXN_COMMITTED : as_recorded ? PSI_TXN_UNKNOWN : PSI_TXN_ABORTED;
-        t->open_outcome = in && as_recorded;
-    }
+    uint32_t n = c->h->n_txns;
+    c->absent = calloc(n ? n : 1, 1);
+    c->out_var = calloc(n ? n : 1, sizeof *c->out_var);
+    c->tstamp = calloc(n ? n : 1, sizeof *c->tstamp);
+    if (!c->absent || !c->out_var || !c->tstamp)
+        return false;
+    for (uint32_t t = 1; t < n; t++)
+        c->absent[t] = psi_index_optional(c->idx, t);
+    return true;
 }
 
-psi_status psi_level_outcomes(psi_history *h, const psi_check_opts *opts, psi_check_result *res,
-                              psi_diag *d)
+/* Adds the clause of lits a (and b when nonzero). false: out of memory. */
+static bool clause2(psi_sat *s, int a, int b)
 {
-    uint32_t n = res->idx.n_opt;
-    if (n > PSI_LEVEL_MAX_OUTCOMES)
-        return psi_diag_set(d, PSI_ERR_LIMIT,
-                            "%s: %u transactions of unknown outcome write values that reads may "
-                            "return; at %s each outcome is tried, for at most %u of them",
-                            h->source ? h->source : "the history", n,
-                            psi_level_name(res->level_checked), PSI_LEVEL_MAX_OUTCOMES);
-    uint32_t *opt = malloc((n ? n : 1) * sizeof *opt);
-    if (!opt)
-        return psi_diag_nomem(d, "trying outcomes of transactions");
-    uint32_t k = 0;
+    int cl[2] = {a, b};
+    return psi_sat_add_clause(s, cl, b ? 2 : 1) == 0;
+}
+
+bool psi_lc_outcome_vars(cctx *c, psi_sat *s)
+{
+    const psi_history *h = c->h;
     for (uint32_t t = 1; t < h->n_txns; t++)
-        if (psi_index_optional(&res->idx, t))
-            opt[k++] = t;
-    const uint64_t all = (1ull << n) - 1;
-    psi_status st = PSI_OK;
-    /* all committed was the check that rejected */
-    for (uint64_t m = 0; m < all && st == PSI_OK; m++) {
-        set_outcomes(h, opt, n, m, false);
-        psi_check_result r;
-        st = psi_check(h, opts, &r, d);
-        if (st == PSI_OK && r.verdict == PSI_ACCEPT) {
-            psi_check_result_free(res);
-            *res = r;
-            set_outcomes(h, opt, n, m, true);
-            free(opt);
-            return PSI_OK;
-        }
-        psi_check_result_free(&r);
+        if (psi_index_optional(c->idx, t))
+            c->out_var[t] = ++c->n_vars;
+    c->var_txn = malloc(((size_t)c->n_vars + 1) * sizeof *c->var_txn);
+    if (!c->var_txn || psi_sat_reserve(s, c->n_vars) != 0)
+        return false;
+    for (int v = 0; v <= c->n_vars; v++)
+        c->var_txn[v] = NONE;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        int o = c->out_var[t];
+        if (!o)
+            continue;
+        c->var_txn[o] = t;
+        /* committed first: the old default, and most are */
+        if (psi_sat_observe(s, o) != 0 || psi_sat_set_phase(s, o) != 0)
+            return false;
     }
-    /* the rejecting check's state: every optional one committed */
-    set_outcomes(h, opt, n, all, true);
-    free(opt);
-    return st;
+    return true;
+}
+
+bool psi_lc_outcome_clauses(cctx *c, psi_sat *s)
+{
+    const psi_history *h = c->h;
+    const psi_level_choices *out = c->out;
+    /* choice reads: a chosen writer and its reader commit; a read with no
+     * candidate left keeps its reader absent */
+    for (uint32_t r = 0; r < out->n_reads; r++) {
+        const psi_rf_read *rd = &out->reads[r];
+        int ot = c->out_var[rd->txn];
+        if (rd->how == PSI_RFC_NO_WRITER) {
+            assert(ot); /* a committed reader's: the history is rejected before */
+            if (!clause2(s, -ot, 0))
+                return false;
+            continue;
+        }
+        if (rd->how != PSI_RFC_OPEN)
+            continue;
+        for (uint32_t j = 0; j < rd->n; j++) {
+            int x = c->var[rd->first + j];
+            int ow = c->out_var[psi_lc_cand_txn(c, out->cand[rd->first + j])];
+            if (x && ((ow && !clause2(s, -x, ow)) || (ot && !clause2(s, -x, ot))))
+                return false;
+        }
+    }
+    /* fixed reads (open ones have no writer in the view yet) */
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (!psi_lc_committed(h, t))
+            continue;
+        const psi_txn *tx = &h->txns[t];
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t w = psi_lc_view_src_txn(c, tx->first_op + j);
+            if (w == NONE || w == t || w == PSI_INIT_TXN || !c->out_var[w])
+                continue;
+            int ot = c->out_var[t];
+            if (!clause2(s, c->out_var[w], ot ? -ot : 0))
+                return false;
+        }
+    }
+    return true;
+}
+
+void psi_lc_outcome_take(cctx *c, psi_sat *s)
+{
+    for (uint32_t t = 1; t < c->h->n_txns; t++)
+        if (c->out_var[t])
+            c->absent[t] = psi_sat_value(s, c->out_var[t]) <= 0;
+}
+
+void psi_lc_outcome_closure(cctx *c)
+{
+    const psi_history *h = c->h;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        c->absent[t] = psi_index_optional(c->idx, t);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t t = 1; t < h->n_txns; t++) {
+            if (!psi_lc_committed(h, t) || c->absent[t])
+                continue;
+            const psi_txn *tx = &h->txns[t];
+            for (uint32_t j = 0; j < tx->n_ops; j++) {
+                uint32_t w = psi_lc_view_src_txn(c, tx->first_op + j);
+                if (w != NONE && w != PSI_INIT_TXN && c->absent[w]) {
+                    c->absent[w] = 0;
+                    changed = true;
+                }
+            }
+        }
+    }
 }

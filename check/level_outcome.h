@@ -2,30 +2,31 @@
  * outcome whose outcome is a choice (core/index.h, psi_index.opt;
  * internal to check/).
  *
- * The level's check (level.h, level_choice.h) runs with every optional
- * transaction committed: the index guarantees their reads a candidate
- * then, so an accept is a valid explanation. A reject there is not final:
- * each other choice of outcomes (an optional transaction committed, or
- * absent like an aborted one) is checked in turn, and the first that
- * accepts is the result. Exponential in the optional transactions, so
- * at most PSI_LEVEL_MAX_OUTCOMES of them (more: PSI_ERR_LIMIT, exit 2,
- * rather than a verdict that may be wrong). The SI- and SER-based levels
- * and PC and PSI need none of this: their encoding carries an outcome
- * variable per optional transaction (encode.h). */
+ * An optional transaction t commits or is absent (like an aborted one).
+ * The choice search of level_choice.h decides its outcome with the reads'
+ * writers, as encode/encode.c does for SI and SER: one outcome variable
+ * o_t per optional transaction, and
+ *   - choosing a candidate writer w for a read implies o_w (w optional),
+ *     and o_t (the reader t optional: its reads matter only if it
+ *     commits, so their at-least-one clause is gated by o_t too);
+ *   - a read whose writer is fixed (one candidate, or pruning left one)
+ *     in t, of an optional w: o_t implies o_w (t committed: o_w);
+ *   - a read in optional t with no candidate left: not o_t.
+ * The theory (the level's check on the partial choice) sees an optional
+ * transaction only once its o_t is true: until then it is left out, its
+ * session order skipped, its writes no one's source
+ * (psi_level_check_in). A violation's clause names the outcomes of the
+ * optional transactions its cycle passes through (edges exist only
+ * between committed transactions) besides the reads' choices. Sound
+ * because each level's graph only grows as transactions commit: a
+ * transaction that commits adds its reads' edges and forced edges, and
+ * an edge between two others that it now comes between (a session order
+ * step, RA's and CC's latest writer of a session) stays implied through
+ * it. So any number of optional transactions is decided exactly, and no
+ * outcome is enumerated. */
 #ifndef PSI_CHECK_LEVEL_OUTCOME_H
 #define PSI_CHECK_LEVEL_OUTCOME_H
 
-#include "check/check.h"
-
-#define PSI_LEVEL_MAX_OUTCOMES 10u
-
-/* After psi_check rejected h at a polynomial level with res->idx.n_opt
- * optional transactions, all committed: tries the other outcomes. On an
- * accept *res is replaced by that check's result and the statuses in h
- * say which committed (the committed ones keep open_outcome, so the next
- * check of h starts from the recorded outcomes); else *res is left as
- * it was. */
-psi_status psi_level_outcomes(psi_history *h, const psi_check_opts *opts, psi_check_result *res,
-                              psi_diag *d);
+#include "check/level_choice_ctx.h"
 
 #endif

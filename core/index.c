@@ -26,6 +26,8 @@
 psi_status psi_index_add_anomaly(index_ctx *c, psi_anomaly a)
 {
     psi_index *idx = c->idx;
+    if (c->per_read && a.nonrepeatable)
+        return PSI_OK; /* allowed (RC, PL-2): an optional transaction may commit */
     if (psi_index_optional(idx, a.txn)) {
         if (!psi_grow((void **)&c->opt_anom, &c->cap_opt_anom, c->n_opt_anom + 1,
                       sizeof *c->opt_anom))
@@ -605,10 +607,10 @@ static int amb_by_op(const void *a, const void *b)
 }
 
 static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *never, uint8_t *dead,
-                             uint32_t *n_dead, psi_diag *d)
+                             uint32_t *n_dead, bool per_read, psi_diag *d)
 {
     memset(idx, 0, sizeof *idx);
-    index_ctx c = {.h = h, .idx = idx, .d = d, .never = never};
+    index_ctx c = {.h = h, .idx = idx, .d = d, .never = never, .per_read = per_read};
     size_t n = h->n_ops ? h->n_ops : 1;
     idx->op_txn = malloc(n * sizeof *idx->op_txn);
     idx->read_src = malloc(n * sizeof *idx->read_src);
@@ -707,7 +709,7 @@ out:
     return st;
 }
 
-psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
+static psi_status build(psi_history *h, psi_index *idx, bool per_read, psi_diag *d)
 {
     uint32_t *unknown = NULL, n_unknown = 0;
     for (uint32_t t = 1; t < h->n_txns; t++) {
@@ -741,7 +743,7 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
     psi_status st;
     for (;;) {
         uint32_t n_dead = 0;
-        st = build_once(h, idx, dead, dead, &n_dead, d);
+        st = build_once(h, idx, dead, dead, &n_dead, per_read, d);
         if (st != PSI_OK || !n_dead)
             break;
         psi_index_free(idx);
@@ -753,6 +755,16 @@ psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
     free(unknown);
     free(dead);
     return st;
+}
+
+psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d)
+{
+    return build(h, idx, false, d);
+}
+
+psi_status psi_index_build_per_read(psi_history *h, psi_index *idx, psi_diag *d)
+{
+    return build(h, idx, true, d);
 }
 
 size_t psi_index_allow_nonrepeatable(psi_index *idx)

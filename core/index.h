@@ -164,6 +164,11 @@ psi_status psi_index_mark_initial(psi_history *h, const psi_init_opts *o, uint32
  * explicit writers of 0 as candidates (formats whose initial value is 0).
  * Anomalies are not failures: they are listed in idx->anomalies. */
 psi_status psi_index_build(psi_history *h, psi_index *idx, psi_diag *d);
+/* The same for the per-read levels (RC, PL-2): a non-repeatable read is
+ * no anomaly (as after psi_index_allow_nonrepeatable), so it does not
+ * leave an optional transaction absent either: that transaction may
+ * commit at those levels. */
+psi_status psi_index_build_per_read(psi_history *h, psi_index *idx, psi_diag *d);
 void psi_index_free(psi_index *idx);
 
 /* Frees the write map (psi_index_writer answers PSI_SRC_NONE afterwards):

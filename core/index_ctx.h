@@ -24,6 +24,8 @@ typedef struct index_ctx {
      * are reasons for absence, not the history's, while they are
      * optional. */
     const uint8_t *never;
+    /* psi_index_build_per_read: non-repeatable reads are no anomaly */
+    bool per_read;
     psi_anomaly *opt_anom;
     size_t n_opt_anom, cap_opt_anom;
 } index_ctx;

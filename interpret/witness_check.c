@@ -817,11 +817,11 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
     }
     if (st != PSI_OK)
         goto out;
-    if ((st = psi_index_build(h, &c.idx, d)) != PSI_OK)
-        goto out;
     /* RC and PL-2 are per read (check.c): non-repeatable reads are theirs */
-    if (level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2)
-        psi_index_allow_nonrepeatable(&c.idx);
+    bool per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2;
+    if ((st = per_read ? psi_index_build_per_read(h, &c.idx, d) : psi_index_build(h, &c.idx, d)) !=
+        PSI_OK)
+        goto out;
     c.chosen = malloc((h->n_ops ? h->n_ops : 1) * sizeof *c.chosen);
     if (!c.chosen) {
         st = psi_diag_nomem(d, "checking a witness");
