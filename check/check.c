@@ -391,8 +391,24 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             return st;
     }
     /* Known version orders are known WW edges before pruning: seeding
-     * then derives the RW edges they force, as for any ordered pair. */
-    if (opts->version_order) {
+     * then derives the RW edges they force, as for any ordered pair. A
+     * complete one is decided and checked in one pass (known_only.h); a
+     * reject goes the general way again, for its counterexample's lines. */
+    bool complete = false;
+    uint64_t known_before = 0;
+    if (opts->version_order && !realtime && !tsp && (base == PSI_LEVEL_SI || ser) &&
+        (st = psi_known_complete(h, &res->g, opts->version_order, ser, &complete, &known_before,
+                                 &res->hints, &res->prune, d)) != PSI_OK)
+        return st;
+    if (complete && res->prune.outcome != PSI_PRUNE_OK) {
+        complete = false;
+        psi_prune_result_free(&res->prune);
+        psi_hints_free(&res->hints);
+        psi_polygraph_free(&res->g);
+        if ((st = psi_polygraph_build(h, &res->idx, &po, &res->g, d)) != PSI_OK)
+            return st;
+    }
+    if (opts->version_order && !complete) {
         if ((st = psi_hints_resolve(h, &res->g, opts->version_order, &res->hints, d)) != PSI_OK ||
             (st = psi_hints_apply(&res->hints, &res->g, d)) != PSI_OK)
             return st;
@@ -416,9 +432,14 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     psi_index_release_writes(&res->idx);
     s->t_construct = psi_cpu_now() - t0;
     mem_after(s, PSI_MEM_CONSTRUCT);
-    s->known_edges_before = res->g.n_known;
+    s->known_edges_before = complete ? known_before : res->g.n_known;
     s->constraints_before = res->g.n_writer_pairs;
     s->unknown_deps_before = res->g.n_pair_deps;
+    if (complete) {
+        if (!pruned_reject(res, opts))
+            res->verdict = PSI_ACCEPT, res->reason = PSI_BY_NOTHING;
+        return PSI_OK;
+    }
 
     /* A version order that leaves no writer pair open needs one cycle
      * check of the known graph: no rounds, no solver (known_only.h). */

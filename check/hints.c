@@ -163,21 +163,23 @@ static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32
     return PSI_OK;
 }
 
+/* The dense key chain c names, UINT32_MAX when the history has none. */
+static uint32_t chain_key(const resolver *r, const psi_hint_chain *c)
+{
+    return c->key_name ? psi_key_lookup_name(&r->keys, c->key_name)
+                       : psi_key_lookup_ext(&r->keys, c->key);
+}
+
 static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
 {
-    uint32_t key;
-    if (c->key_name) {
-        key = psi_key_lookup_name(&r->keys, c->key_name);
-        if (key == UINT32_MAX)
-            return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
-                                 "key %.200s is not in %s", c->key_name,
-                                 r->h->source ? r->h->source : "the history");
-    } else {
-        key = psi_key_lookup_ext(&r->keys, c->key);
-        if (key == UINT32_MAX)
-            return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
-                                 "key %llu is not in the history", (unsigned long long)c->key);
-    }
+    uint32_t key = chain_key(r, c);
+    if (key == UINT32_MAX && c->key_name)
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
+                             "key %.200s is not in %s", c->key_name,
+                             r->h->source ? r->h->source : "the history");
+    if (key == UINT32_MAX)
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
+                             "key %llu is not in the history", (unsigned long long)c->key);
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
         uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
@@ -390,6 +392,123 @@ out:
     free(r.e);
     if (st != PSI_OK)
         psi_hints_free(out);
+    return st;
+}
+
+/* One chain of psi_hints_complete: key k's writers (marked in mark[], see
+ * there) in its order into pos[w_off[k]..], true when it names each of
+ * them exactly once (the recorded initial state may come first). */
+static bool complete_chain(resolver *r, const psi_hint_chain *c, uint32_t k, uint32_t *mark,
+                           uint32_t *pos, bool *nomem)
+{
+    const psi_polygraph *g = r->g;
+    uint32_t b = g->w_off[k], e = g->w_off[k + 1];
+    size_t skip = 0;
+    for (uint32_t i = b; i < e; i++)
+        mark[g->op_txn[g->w_op[i]]] = i;
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t t = find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+        if (t == UINT32_MAX)
+            return false;
+        if (r->h->txns[t].status == PSI_TXN_INITIAL && i == 0) {
+            skip = 1; /* the initial version comes first anyway */
+            continue;
+        }
+        /* A mark outside k's range is another key's (ranges are disjoint);
+         * a consumed one is UINT32_MAX, so a writer named twice fails. */
+        uint32_t m = mark[t];
+        if (m < b || m >= e || g->op_txn[g->w_op[m]] != t || c->n - skip != e - b)
+            return false;
+        mark[t] = UINT32_MAX;
+        pos[b + i - skip] = m;
+    }
+    return c->n - skip == e - b;
+}
+
+/* The edges of complete chains, as psi_hints_resolve leaves them: keys
+ * ascending, each key's in chain order (the recorded initial state's
+ * first when it leads), with its line. */
+static psi_status complete_edges(resolver *r, const uint32_t *chain_of, const uint32_t *pos,
+                                 psi_hints *out)
+{
+    const psi_polygraph *g = r->g;
+    const psi_version_order *vo = r->vo;
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < g->n_keys; k++)
+        if (chain_of[k] != UINT32_MAX && vo->chains[chain_of[k]].n)
+            n += vo->chains[chain_of[k]].n - 1;
+    out->file = malloc(strlen(vo->name ? vo->name : "") + 1);
+    out->e = malloc((n ? n : 1) * sizeof *out->e);
+    if (!out->file || !out->e)
+        return psi_diag_nomem(r->d, "reading the version order");
+    strcpy(out->file, vo->name ? vo->name : "");
+    for (uint32_t k = 0; k < g->n_keys; k++) {
+        if (chain_of[k] == UINT32_MAX)
+            continue;
+        const psi_hint_chain *c = &vo->chains[chain_of[k]];
+        uint32_t b = g->w_off[k], nw = g->w_off[k + 1] - b;
+        uint32_t prev = c->n > nw ? PSI_INIT_TXN : UINT32_MAX;
+        for (uint32_t i = 0; i < nw; i++) {
+            uint32_t t = g->op_txn[g->w_op[pos[b + i]]];
+            if (prev != UINT32_MAX)
+                out->e[out->n++] =
+                    (psi_hint_edge){.from = prev, .to = t, .key = k, .line = c->line};
+            prev = t;
+        }
+    }
+    assert(out->n == n);
+    return PSI_OK;
+}
+
+psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
+                              const psi_version_order *vo, uint32_t *pos, psi_hints *out,
+                              bool *complete, psi_diag *d)
+{
+    *complete = false;
+    memset(out, 0, sizeof *out);
+    resolver r = {.h = h, .g = g, .vo = vo, .d = d};
+    /* chain_of[k]: the chain of key k, UINT32_MAX when none */
+    uint32_t *chain_of = malloc(((size_t)g->n_keys + 1) * sizeof *chain_of);
+    uint32_t *mark = malloc(((size_t)h->n_txns + 1) * sizeof *mark);
+    psi_status st = PSI_OK;
+    if (!chain_of || !mark || vo->n_chains >= UINT32_MAX)
+        st = psi_diag_nomem(d, "reading the version order");
+    else if ((st = index_tids(&r)) == PSI_OK)
+        st = psi_key_lookup_init(&r.keys, h, d);
+    bool ok = st == PSI_OK, nomem = false;
+    if (ok) {
+        memset(mark, 0xff, (size_t)h->n_txns * sizeof *mark);
+        memset(chain_of, 0xff, (size_t)g->n_keys * sizeof *chain_of);
+    }
+    for (size_t c = 0; c < vo->n_chains && ok; c++) {
+        uint32_t k = chain_key(&r, &vo->chains[c]);
+        /* one chain per key: several are the general resolution's */
+        ok = k != UINT32_MAX && chain_of[k] == UINT32_MAX;
+        if (ok) {
+            chain_of[k] = (uint32_t)c;
+            ok = complete_chain(&r, &vo->chains[c], k, mark, pos, &nomem);
+        }
+    }
+    /* A key with one writer needs no line; one with more does. */
+    for (uint32_t k = 0; k < g->n_keys && ok; k++)
+        if (chain_of[k] == UINT32_MAX) {
+            ok = g->w_off[k + 1] - g->w_off[k] <= 1;
+            if (g->w_off[k + 1] > g->w_off[k])
+                pos[g->w_off[k]] = g->w_off[k];
+        }
+    if (nomem && st == PSI_OK)
+        st = psi_diag_nomem(d, "reading the version order");
+    if (ok && st == PSI_OK)
+        st = complete_edges(&r, chain_of, pos, out);
+    *complete = ok && st == PSI_OK;
+    if (!*complete)
+        psi_hints_free(out);
+    if (r.keys.h)
+        psi_key_lookup_free(&r.keys);
+    psi_txn_lookup_free(&r.tids);
+    free(r.by_tid);
+    free(chain_of);
+    free(mark);
     return st;
 }
 

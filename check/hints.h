@@ -23,6 +23,7 @@
 #include "core/history.h"
 #include "core/polygraph.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,20 @@ typedef struct psi_hints {
  * *out is then empty. */
 psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
                              const psi_version_order *vo, psi_hints *out, psi_diag *d);
+
+/* Whether vo is a complete version order of h, decided from the chains
+ * and g's per-key writer lists alone, before any edge is added: one chain
+ * per key naming each committed writer of the key exactly once (the
+ * recorded initial state may come first), a key with one writer needing
+ * none. If so, *complete is set, *out holds what psi_hints_resolve would
+ * (the same edges in the same order), and pos[g->w_off[k] + i] is the
+ * index into g->w_op of key k's i-th version. Anything else (a partial
+ * order, several chains of a key, bad input) leaves *complete false and
+ * *out empty: psi_hints_resolve's to judge and name. Fails only when out
+ * of memory. pos: room for every writer of every key (g->w_off[g->n_keys]). */
+psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
+                              const psi_version_order *vo, uint32_t *pos, psi_hints *out,
+                              bool *complete, psi_diag *d);
 
 /* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);

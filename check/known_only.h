@@ -43,4 +43,17 @@
 psi_status psi_known_only(const psi_history *h, psi_polygraph *g, const psi_hints *hs, bool ser,
                           bool *taken, psi_prune_result *res, psi_diag *d);
 
+/* The same stage for a complete version order, decided from the order
+ * and g's writer lists before any edge is added (psi_hints_complete): no
+ * general hint resolution, no per-key order search. g: as above, without
+ * the hints applied. *taken false: g is unchanged, *hs empty, and the
+ * general path (psi_hints_resolve, psi_hints_apply, psi_known_only) is the
+ * caller's. Taken: *hs holds the resolved hints (the caller's to free), the
+ * hints' WW edges, then the forced ones, are added in the order that path
+ * adds them (the same known graph, so the same verdict, cycle and
+ * witness), *known_before is the count in between, and *res is as above. */
+psi_status psi_known_complete(const psi_history *h, psi_polygraph *g, const psi_version_order *vo,
+                              bool ser, bool *taken, uint64_t *known_before, psi_hints *hs,
+                              psi_prune_result *res, psi_diag *d);
+
 #endif

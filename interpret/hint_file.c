@@ -9,7 +9,7 @@ static void add_chain(psi_hint_file *f, size_t *n, const psi_witness_line *l)
     f->chains[(*n)++] = (psi_hint_chain){.key = l->key,
                                          .key_name = l->key_name, /* owned by f->w */
                                          .line = l->line,
-                                         .tx = f->tx + l->first,
+                                         .tx = f->tx ? f->tx + l->first : NULL,
                                          .n = l->n};
 }
 
@@ -20,17 +20,29 @@ psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, p
     psi_status st = psi_witness_parse(name, text, len, &out->w, d);
     if (st != PSI_OK)
         return st;
-    const psi_witness *w = &out->w;
+    psi_witness *w = &out->w;
     size_t nc = w->n_keys + w->n_chains;
-    out->tx = malloc((w->n_tx ? w->n_tx : 1) * sizeof *out->tx);
     out->chains = malloc((nc ? nc : 1) * sizeof *out->chains);
-    if (!out->tx || !out->chains) {
+    if (!out->chains) {
         psi_hint_file_free(out);
         return psi_diag_nomem(d, "reading the version order");
     }
-    for (size_t i = 0; i < w->n_tx; i++)
-        out->tx[i] =
-            (psi_hint_txn){.sid = w->tx[i].sid, .tid = w->tx[i].tid, .line = w->tx[i].line};
+    /* The parsed transactions become the chains' in place (a complete
+     * order names every version: no second array of that size). Each
+     * element is read whole before its slot is stored as the other type,
+     * which allocated memory allows. */
+    _Static_assert(sizeof(psi_hint_txn) == sizeof(psi_witness_txn) &&
+                       _Alignof(psi_hint_txn) <= _Alignof(psi_witness_txn),
+                   "hint and witness transactions share their memory");
+    void *mem = w->tx;
+    for (size_t i = 0; i < w->n_tx; i++) {
+        psi_witness_txn x = w->tx[i];
+        psi_hint_txn y = {.sid = x.sid, .tid = x.tid, .line = x.line};
+        memcpy((char *)mem + i * sizeof y, &y, sizeof y);
+    }
+    out->tx = mem;
+    w->tx = NULL; /* out->tx owns it now */
+    w->n_tx = 0;
     size_t n = 0;
     for (size_t i = 0; i < w->n_keys; i++)
         add_chain(out, &n, &w->keys[i]);

@@ -19,13 +19,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--sizes LIST]" >&2; exit 2 ;;
     esac
 done
-if [ -n "${PSI_BENCH_BIN:-}" ]; then
-    bin=$PSI_BENCH_BIN
-else
-    cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
-    cmake --build build/release -j2 --target polysi-solve >/dev/null
-    bin=$PWD/build/release/polysi-solve
-fi
+. bench/order/bin.sh
 work=${TMPDIR:-/tmp}/psi-bench-order
 res=bench/results
 mkdir -p "$work" "$res"

@@ -42,13 +42,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 # PSI_BENCH_BIN: an already built Release polysi-solve to use instead.
-if [ -n "${PSI_BENCH_BIN:-}" ]; then
-    bin=$PSI_BENCH_BIN
-else
-    cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPSI_TESTS=OFF >/dev/null
-    cmake --build build/release -j2 --target polysi-solve >/dev/null
-    bin=$PWD/build/release/polysi-solve
-fi
+. bench/order/bin.sh
 corpus=${PSI_CORPUS:-$PWD/../shared/corpus}
 work=${TMPDIR:-/tmp}/psi-bench-order
 res=bench/results
