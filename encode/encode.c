@@ -351,18 +351,25 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
      * through session order, and session order out of an optional
      * transaction is gated, so a path through one may vanish; hand the
      * theory every known edge then (such histories are rare).
-     * Reads with a choice of writers: the decision order the solver takes
-     * from the theory's graph (psi_acyc_suggest_phases) is far worse on
-     * the reduced graph there (10k transactions, values 1..4: 0.5 M ->
-     * 7 M decisions, solve 0.45 -> 7.7 s), so those keep every edge too
-     * until the phases come from the whole known graph. */
-    if (!all && !g->opt && !g->n_amb) {
+     * The theory orders its nodes by the whole known graph under SI and
+     * SER (reduce.h: the solver's phases and decision order come from
+     * that order), so reads with a choice of writers are reduced there.
+     * PC's and PSI's reductions (their own rules) hand over no order, and
+     * with a choice of writers the order from the reduced graph is far
+     * worse (10k transactions, values 1..4 under SI: 0.5 M -> 7 M
+     * decisions), so those keep every edge there. */
+    if (!all && !g->opt && (!g->n_amb || (!enc->pc && !enc->psi))) {
+        uint32_t *key = NULL;
         /* PC and PSI move edge targets (encode.h): rules of their own */
         psi_status st = enc->pc    ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
                         : enc->psi ? psi_reduce_known_dep(g, &enc->known_id, &n, d)
-                                   : psi_reduce_known(g, ser, &enc->known_id, &n, d);
+                                   : psi_reduce_known(g, ser, &enc->known_id, &n, &key, d);
         if (st != PSI_OK)
             return st;
+        int rc = key ? psi_acyc_set_order_hint(enc->graph, key) : 0;
+        free(key);
+        if (rc)
+            return psi_diag_nomem(d, "ordering the known edges");
     }
     for (uint64_t i = 0; i < n; i++) {
         const psi_edge *e = &g->known[enc->known_id ? enc->known_id[i] : i];

@@ -60,8 +60,16 @@
  * (encode.h): they have rules of their own (psi_reduce_known_pc and
  * psi_reduce_known_dep, at the end of this file).
  *
+ * The theory's order. The theory would sort its nodes by depth in the
+ * edges it gets, and the solver's phases and decision order come from
+ * that sort; a reduced graph's depths differ from the whole one's (a
+ * dropped edge's replacement path is longer), so the sort keys are the
+ * depths in every known edge, computed here (known_depth) and handed over
+ * with psi_acyc_set_order_hint.
+ *
  * Cost: linear in nodes + known edges; temporary memory 4 bytes per known
- * edge (the edges grouped by source) plus about 60 bytes per node. */
+ * edge (the edges grouped by source) plus about 60 bytes per node (and 24
+ * more for the depths in SI). */
 #include "encode/reduce.h"
 
 #include <assert.h>
@@ -209,16 +217,16 @@ static bool group_by_source(const psi_polygraph *g, uint32_t **off, uint32_t **b
     return true;
 }
 
-/* The rules above: marks kept edges in keep (a bitmap). Each chain is
- * walked from its end, `later` holding what the nodes after the current
- * one reach (rule 2) and `own` the current node's earliest edges (rule
- * 1). Returns false on ENOMEM. */
-static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, uint64_t *keep)
+/* The rules above: marks kept edges in keep (a bitmap), given the edges
+ * grouped by source. Each chain is walked from its end, `later` holding
+ * what the nodes after the current one reach (rule 2) and `own` the
+ * current node's earliest edges (rule 1). Returns false on ENOMEM. */
+static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, const uint32_t *off,
+                      const uint32_t *by_src, uint64_t *keep)
 {
-    uint32_t *off = NULL, *by_src = NULL;
     reach_row own = {0}, later = {0};
     size_t C = c->n ? c->n : 1;
-    bool ok = group_by_source(g, &off, &by_src) && row_new(&own, C) && row_new(&later, C);
+    bool ok = row_new(&own, C) && row_new(&later, C);
     for (uint32_t k = 0; ok && k < c->n; k++) {
         for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
             uint32_t u = c->order[q];
@@ -264,27 +272,85 @@ static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, uint64_
             }
         }
     }
-    free(off);
-    free(by_src);
     row_free(&own);
     row_free(&later);
     return ok;
 }
 
-static bool mark_kept_pc(const psi_polygraph *g, const chains *c, uint64_t *keep);
-
-/* SI's or SER's rules (ser), or PC's (pc, below). */
-static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **kept,
-                         uint64_t *n_kept, psi_diag *d)
+/* The sort keys (reduce.h) from every known edge, given them grouped by
+ * source: each node's depth, the longest known path to it, by Kahn's
+ * algorithm (FIFO: any topological order gives the longest paths) over
+ * the theory's internal graph (SI: v0 = 2v, v1 = 2v + 1, DEP u -> w from
+ * u0 and u1 to w0, ANTI u -> w from u0 to w1; acyclic.h). Returns NULL on
+ * ENOMEM. */
+static uint32_t *known_depth(const psi_polygraph *g, bool ser, const uint32_t *off,
+                             const uint32_t *by_src)
 {
+    uint32_t N = g->n_nodes, M = ser ? N : 2 * N;
+    uint32_t *indeg = calloc(M ? M : 1, sizeof *indeg), *depth = calloc(M ? M : 1, sizeof *depth);
+    uint32_t *queue = malloc((M ? M : 1) * sizeof *queue), *key = NULL;
+    if (!indeg || !depth || !queue)
+        goto out;
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (ser)
+            indeg[e->to]++;
+        else if (psi_edge_is_anti((psi_edge_type)e->type))
+            indeg[2 * e->to + 1]++;
+        else
+            indeg[2 * e->to] += 2; /* from u0 and from u1 */
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t x = 0; x < M; x++)
+        if (!indeg[x])
+            queue[tail++] = x;
+    while (head < tail) {
+        uint32_t x = queue[head++], u = ser ? x : x / 2;
+        for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+            const psi_edge *e = &g->known[by_src[j]];
+            bool anti = !ser && psi_edge_is_anti((psi_edge_type)e->type);
+            if (anti && (x & 1u))
+                continue; /* u1 has no ANTI edge out */
+            uint32_t y = ser ? e->to : 2 * e->to + anti;
+            if (depth[y] < depth[x] + 1)
+                depth[y] = depth[x] + 1;
+            if (--indeg[y] == 0)
+                queue[tail++] = y;
+        }
+    }
+    /* Nodes on a known cycle (only without pruning) keep the depth the
+     * placed nodes gave them: a hint needs no more. */
+    key = malloc((N ? N : 1) * sizeof *key);
+    for (uint32_t v = 0; key && v < N; v++)
+        key[v] = depth[ser ? v : 2 * v];
+out:
+    free(indeg);
+    free(depth);
+    free(queue);
+    return key;
+}
+
+static bool mark_kept_pc(const psi_polygraph *g, const chains *c, const uint32_t *off,
+                         const uint32_t *by_src, uint64_t *keep);
+
+/* SI's or SER's rules (ser), or PC's (pc, below); key: as
+ * psi_reduce_known's (SI and SER only). */
+static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **kept,
+                         uint64_t *n_kept, uint32_t **key, psi_diag *d)
+{
+    assert(!pc || !key);
     *kept = NULL;
     *n_kept = g->n_known;
+    if (key)
+        *key = NULL;
     if (!g->n_known || g->n_known >= UINT32_MAX)
         return PSI_OK; /* nothing to drop, or ids would not fit: hand over all */
     chains c = {0};
+    uint32_t *off = NULL, *by_src = NULL;
     uint64_t *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof *keep);
-    bool ok = keep && build_chains(g, &c) &&
-              (pc ? mark_kept_pc(g, &c, keep) : mark_kept(g, ser, &c, keep));
+    bool ok =
+        keep && group_by_source(g, &off, &by_src) && build_chains(g, &c) &&
+        (pc ? mark_kept_pc(g, &c, off, by_src, keep) : mark_kept(g, ser, &c, off, by_src, keep));
     free(c.chain);
     free(c.pos);
     free(c.order);
@@ -300,8 +366,19 @@ static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **k
                 (*kept)[j++] = (uint32_t)i;
         if (ok)
             *n_kept = m;
+        if (ok && key) {
+            *key = known_depth(g, ser, off, by_src);
+            ok = *key != NULL;
+        }
     }
+    free(off);
+    free(by_src);
     free(keep);
+    if (!ok) {
+        free(*kept);
+        *kept = NULL;
+        *n_kept = g->n_known;
+    }
     return ok ? PSI_OK : psi_diag_nomem(d, "reducing the known edges");
 }
 
@@ -403,12 +480,12 @@ static bool pc_kept(const chains *c, const psi_edge *e, uint32_t i, int t, uint3
     return own[PC_A] < own[PC_S] && own[PC_A] < own[PC_W];
 }
 
-static bool mark_kept_pc(const psi_polygraph *g, const chains *c, uint64_t *keep)
+static bool mark_kept_pc(const psi_polygraph *g, const chains *c, const uint32_t *off,
+                         const uint32_t *by_src, uint64_t *keep)
 {
-    uint32_t *off = NULL, *by_src = NULL;
     pc_row own = {0}, later = {0};
     size_t C = c->n ? c->n : 1;
-    bool ok = group_by_source(g, &off, &by_src) && pc_row_new(&own, C) && pc_row_new(&later, C);
+    bool ok = pc_row_new(&own, C) && pc_row_new(&later, C);
     for (uint32_t k = 0; ok && k < c->n; k++) {
         for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
             uint32_t u = c->order[q];
@@ -440,23 +517,21 @@ static bool mark_kept_pc(const psi_polygraph *g, const chains *c, uint64_t *keep
             }
         }
     }
-    free(off);
-    free(by_src);
     pc_row_free(&own);
     pc_row_free(&later);
     return ok;
 }
 
 psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
-                            psi_diag *d)
+                            uint32_t **key, psi_diag *d)
 {
-    return reduce(g, ser, false, kept, n_kept, d);
+    return reduce(g, ser, false, kept, n_kept, key, d);
 }
 
 psi_status psi_reduce_known_pc(const psi_polygraph *g, uint32_t **kept, uint64_t *n_kept,
                                psi_diag *d)
 {
-    return reduce(g, false, true, kept, n_kept, d);
+    return reduce(g, false, true, kept, n_kept, NULL, d);
 }
 
 /* PSI's theory keeps only DEP acyclic and level_psi.c asks which nodes
@@ -483,7 +558,7 @@ psi_status psi_reduce_known_dep(const psi_polygraph *g, uint32_t **kept, uint64_
             dep[m++] = g->known[i];
     sub.known = dep;
     sub.n_known = m;
-    psi_status st = reduce(&sub, true, false, &sub_kept, &n_sub, d);
+    psi_status st = reduce(&sub, true, false, &sub_kept, &n_sub, NULL, d);
     if (st == PSI_OK && sub_kept) {
         *kept = malloc((g->n_known - m + n_sub) * sizeof **kept);
         if (!*kept)

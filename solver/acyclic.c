@@ -89,7 +89,7 @@ void psi_acyc_free(psi_acyc *g)
                     g->act,    g->asg,       g->fmark,     g->bmark,         g->dist,
                     g->parent, g->fwd.a,     g->bwd.a,     g->cur.a,         g->next.a,
                     g->pool.a, g->sortbuf,   g->cycle.a,   g->known_cycle.a, g->onext,
-                    g->oprev};
+                    g->oprev,  g->hint};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
     free(g);
@@ -320,6 +320,16 @@ static int suggest_order(psi_acyc *g)
     free(prio);
     free(first);
     return rc;
+}
+
+int psi_acyc_set_order_hint(psi_acyc *g, const uint32_t *key)
+{
+    if (g->ordered)
+        return PSI_SAT_EINVAL;
+    if (!g->hint && !(g->hint = malloc((g->nodes ? g->nodes : 1) * sizeof *g->hint)))
+        return PSI_SAT_ENOMEM;
+    memcpy(g->hint, key, g->nodes * sizeof *g->hint);
+    return 0;
 }
 
 int psi_acyc_suggest_phases(psi_acyc *g)

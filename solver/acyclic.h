@@ -75,6 +75,19 @@ void psi_acyc_free(psi_acyc *g);
 int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind kind, int lit_a,
                           int lit_b);
 
+/* An order hint for the static sort of the known edges: key[v] (copied)
+ * places user node v among the nodes the known edges leave free to go
+ * next, lower keys first (SI: both of v's copies; ties by node). Without
+ * one the sort goes by depth, the longest path of known edges to a node.
+ * For a caller that hands the theory only some of its known edges (a
+ * reduction that keeps the same cycles): keys from the whole known graph
+ * give the order, hence the phase hints and decision order below, that
+ * the whole graph would, where depths in the reduced graph can differ
+ * widely. Any keys are sound: the order stays topological. Before the
+ * first solve and psi_acyc_suggest_phases only. Returns 0, PSI_SAT_ENOMEM
+ * or PSI_SAT_EINVAL (the order is already made). */
+int psi_acyc_set_order_hint(psi_acyc *g, const uint32_t *key);
+
 /* Phase hints from the known edges: orders them now (the sort the first
  * solve would do anyway) and, for every variable that labels edges on its
  * own, suggests to the solver (psi_sat_set_phase) the polarity whose edges

@@ -105,6 +105,7 @@ struct psi_acyc {
      * (acyclic_order.c). */
     uint64_t *ord;
     uint32_t *onext, *oprev, ohead;
+    uint32_t *hint;    /* [nodes] caller's sort keys (psi_acyc_set_order_hint), or NULL */
     bool ordered;      /* static sort done */
     bool static_cycle; /* known edges are cyclic */
     size_t ue_done;    /* user edges already handled by prepare */

@@ -29,7 +29,7 @@
 /* --- static order of the known edges ------------------------------------ */
 
 /* Kahn's ready set: a binary min-heap of keys in h[0..*n), each a node's
- * depth (longest path of known edges reaching it) above its index. */
+ * sort key (sort_key) above its index. */
 static void heap_push(uint64_t *h, uint32_t *n, uint64_t v)
 {
     uint32_t i = (*n)++;
@@ -57,6 +57,14 @@ static uint64_t heap_pop(uint64_t *h, uint32_t *n)
     }
     h[i] = v;
     return top;
+}
+
+/* Internal node x's key in the ready set: the caller's hint for its user
+ * node when there is one (psi_acyc_set_order_hint), else its depth. */
+static uint64_t sort_key(const psi_acyc *g, const uint32_t *depth, uint32_t x)
+{
+    uint32_t k = g->hint ? g->hint[g->mode == PSI_ACYC_SER ? x : x / 2] : depth[x];
+    return (uint64_t)k << 32 | x;
 }
 
 /* Kahn's algorithm over the known internal edges only, on private CSR
@@ -110,10 +118,10 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
     for (uint32_t v = 0; v < g->N; v++) {
         indeg[v] = istart[v + 1] - istart[v];
         if (!indeg[v])
-            heap_push(queue, &hn, v);
+            heap_push(queue, &hn, sort_key(g, depth, v));
     }
     while (hn) {
-        uint32_t v = (uint32_t)heap_pop(queue, &hn);
+        uint32_t v = (uint32_t)(heap_pop(queue, &hn) & UINT32_MAX);
         if (ord)
             ord[v] = tail;
         tail++;
@@ -122,7 +130,7 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
             if (depth[w] < depth[v] + 1)
                 depth[w] = depth[v] + 1;
             if (--indeg[w] == 0)
-                heap_push(queue, &hn, (uint64_t)depth[w] << 32 | w);
+                heap_push(queue, &hn, sort_key(g, depth, w));
         }
     }
     g->known_cycle.n = 0;

@@ -1,10 +1,12 @@
 /* encode/reduce.c: the known edges the theory gets. A dropped edge's
  * cycle is still found through its replacement path (and the conflict
  * cycle names real known edges), edges only an ANTI edge would imply are
- * kept in SI, and on random graphs with labelled probe edges the reduced
+ * kept in SI, on random graphs with labelled probe edges the reduced
  * encoding answers exactly as the full one under SI and SER, and under
- * PC (its own rules); PSI's DEP-only reduction keeps DEP's transitive
- * closure and every RW edge. */
+ * PC (its own rules), PSI's DEP-only reduction keeps DEP's transitive
+ * closure and every RW edge, the theory's sort keys are the whole known
+ * graph's depths, and histories with a choice of writers are reduced
+ * too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +14,11 @@
 
 #include <cmocka.h>
 
+#include "core/index.h"
 #include "core/polygraph.h"
 #include "encode/encode.h"
 #include "encode/reduce.h"
+#include "support/spec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +57,7 @@ static bool kept(const kgraph *k, bool ser, uint32_t index)
     uint32_t *ids;
     uint64_t n;
     psi_diag d;
-    assert_int_equal(psi_reduce_known(&k->g, ser, &ids, &n, &d), PSI_OK);
+    assert_int_equal(psi_reduce_known(&k->g, ser, &ids, &n, NULL, &d), PSI_OK);
     bool found = !ids; /* NULL: every edge kept */
     for (uint64_t i = 0; ids && i < n; i++)
         found |= ids[i] == index;
@@ -237,12 +241,83 @@ static uint64_t rng_next(uint64_t *s)
     return *s;
 }
 
+/* The sort keys of psi_reduce_known against longest paths found by
+ * relaxing every known edge of the theory's internal graph (SI: DEP u->w
+ * from u0 and u1 to w0, ANTI from u0 to w1) until nothing changes; graphs
+ * whose internal graph is cyclic (the relaxation does not settle) have no
+ * depths and are skipped (returns false). */
+static bool check_depth_keys(const kgraph *k, bool ser, const uint32_t *key)
+{
+    uint32_t M = ser ? k->g.n_nodes : 2 * k->g.n_nodes, depth[80] = {0};
+    assert_true(M <= 80);
+    for (uint32_t round = 0; round <= M; round++) {
+        bool changed = false;
+        for (uint64_t i = 0; i < k->g.n_known; i++) {
+            const psi_edge *e = &k->g.known[i];
+            bool anti = !ser && psi_edge_is_anti((psi_edge_type)e->type);
+            for (uint32_t c = 0; c < (ser || anti ? 1u : 2u); c++) {
+                uint32_t x = ser ? e->from : 2 * e->from + c, y = ser ? e->to : 2 * e->to + anti;
+                if (depth[y] < depth[x] + 1)
+                    depth[y] = depth[x] + 1, changed = true;
+            }
+        }
+        if (!changed) {
+            for (uint32_t v = 0; v < k->g.n_nodes; v++)
+                assert_int_equal(key[v], depth[ser ? v : 2 * v]);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads with a choice of writers get the reduction too (the theory's
+ * order comes from every known edge): T1's WR edge to T3 is implied by
+ * its WR edge to T2 through session 2, T2's read of key 2 has two
+ * candidates (T1, T4), and the reduced encoding answers as the full one.
+ * The second history adds a lost update on key 3 in T2 and T3 through
+ * T1's write, rejected by SI and SER. */
+static void test_choices_reduced(void **state)
+{
+    (void)state;
+    const char *specs[] = {
+        "1:1:c w0=1 w1=1 w2=5; 2:2:c r0=1 r2=5; 2:3:c r1=1; 3:4:c w2=5",
+        "1:1:c w0=1 w1=1 w2=5 w3=1; 2:2:c r0=1 r2=5; 2:3:c r1=1; 3:4:c w2=5; "
+        "3:5:c r3=1 w3=2; 4:6:c r3=1 w3=3",
+    };
+    for (int h = 0; h < 2; h++)
+        for (int ser = 0; ser < 2; ser++) {
+            psi_history *hist = spec_history(specs[h]);
+            assert_non_null(hist);
+            psi_index idx;
+            psi_polygraph g;
+            psi_diag d;
+            assert_int_equal(psi_index_build(hist, &idx, &d), PSI_OK);
+            psi_polygraph_opts po = {.all_pairs = true};
+            assert_int_equal(psi_polygraph_build(hist, &idx, &po, &g, &d), PSI_OK);
+            assert_true(g.n_amb >= 1);
+            int res[2];
+            for (int full = 0; full < 2; full++) {
+                psi_encoding enc;
+                psi_encode_opts eo = {.ser = ser, .no_known_reduction = full};
+                assert_int_equal(psi_encode(&g, &eo, &enc, &d), PSI_OK);
+                assert_true(full ? !enc.known_id : enc.n_known_edges < g.n_known);
+                res[full] = psi_sat_solve(enc.sat);
+                psi_encoding_free(&enc);
+            }
+            assert_int_equal(res[0], res[1]);
+            assert_int_equal(res[0], h ? PSI_SAT_UNSAT : PSI_SAT_SAT);
+            psi_polygraph_free(&g);
+            psi_index_free(&idx);
+            psi_history_free(hist);
+        }
+}
+
 static void test_random_same_answer(void **state)
 {
     (void)state;
     uint64_t rs = 0x9e3779b97f4a7c15u;
     int answers[2][2] = {{0}};
-    uint64_t dropped = 0;
+    uint64_t dropped = 0, keyed = 0;
     for (int it = 0; it < 3000; it++) {
         kgraph k;
         uint32_t n_sess = 2 + (uint32_t)(rng_next(&rs) % 3), v = 1, time[40];
@@ -282,12 +357,16 @@ static void test_random_same_answer(void **state)
             p[j].kind = rng_next(&rs) % 2 ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
         }
         for (int ser = 0; ser < 2; ser++) {
-            uint32_t *ids;
+            uint32_t *ids, *key;
             uint64_t nk;
             psi_diag d;
-            assert_int_equal(psi_reduce_known(&k.g, ser, &ids, &nk, &d), PSI_OK);
+            assert_int_equal(psi_reduce_known(&k.g, ser, &ids, &nk, &key, &d), PSI_OK);
             dropped += k.g.n_known - nk;
+            assert_true(!key == !ids); /* keys exactly when edges are dropped */
+            if (key)
+                keyed += check_depth_keys(&k, ser, key);
             free(ids);
+            free(key);
             int full = solve_probes(&k, ser, true, p, np, NULL, NULL);
             int red = solve_probes(&k, ser, false, p, np, NULL, NULL);
             if (full != red)
@@ -301,6 +380,8 @@ static void test_random_same_answer(void **state)
         for (int a = 0; a < 2; a++)
             assert_true(answers[ser][a] > 300);
     assert_true(dropped > 3000);
+    print_message("sort keys checked on %llu graphs\n", (unsigned long long)keyed);
+    assert_true(keyed > 1000);
 }
 
 /* Encodes k for PC (reduced unless `full`), adds probe edges as
@@ -499,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_dep_not_implied_by_anti), cmocka_unit_test(test_later_node),
         cmocka_unit_test(test_random_same_answer),      cmocka_unit_test(test_pc_rules),
         cmocka_unit_test(test_pc_random_same_answer),   cmocka_unit_test(test_psi_dep_closure),
+        cmocka_unit_test(test_choices_reduced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -463,6 +463,41 @@ static void test_phase_hints(void **state)
     psi_sat_free(s);
 }
 
+/* Order hints (psi_acyc_set_order_hint): the graph of test_phase_hints,
+ * whose known edges give the order 0, 2, 1, 3 by depth. Keys 0, 1, 9, 2
+ * put 2 last (0, 1, 3, 2): then 1->2 agrees with the order and the hinted
+ * phase of variable 1 turns false. Keys that contradict the known edges
+ * (0 after everything) still give a topological order: 1 and 3 wait for
+ * 0 (order 2, 0, 1, 3: variable 1 true), and the first model comes
+ * without a conflict (PSI_CHECK builds check the order's invariants).
+ * SI: the key of a user node orders both copies. After the order is made
+ * a hint is refused. */
+static void test_order_hint(void **state)
+{
+    (void)state;
+    const uint32_t keys[3][4] = {{0, 1, 9, 2}, {9, 0, 0, 0}, {0, 1, 9, 2}};
+    for (int k = 0; k < 3; k++) {
+        psi_sat *s = psi_sat_new();
+        psi_acyc *g = psi_acyc_new(s, 4, k == 2 ? PSI_ACYC_SI : PSI_ACYC_SER);
+        assert_non_null(g);
+        assert_true(psi_acyc_add_edge(g, 0, 1, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 1, 3, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 2, 1, PSI_EDGE_DEP, 1, 0) >= 0);
+        assert_true(psi_acyc_add_edge(g, 1, 2, PSI_EDGE_DEP, -1, 0) >= 0);
+        assert_int_equal(psi_acyc_set_order_hint(g, keys[k]), 0);
+        assert_int_equal(psi_acyc_suggest_phases(g), 0);
+        assert_int_equal(psi_acyc_set_order_hint(g, keys[k]), PSI_SAT_EINVAL);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        /* keys[1]: 2 first, then 0, which 1 and 3 wait for: 2, 0, 1, 3 */
+        assert_int_equal(psi_sat_value(s, 1), k == 1 ? 1 : -1);
+        psi_sat_stats st;
+        psi_sat_get_stats(s, &st);
+        assert_int_equal(st.conflicts, 0);
+        psi_sat_free(s);
+        psi_acyc_free(g);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -487,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_short_conflict),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_phase_hints),
+        cmocka_unit_test(test_order_hint),
         cmocka_unit_test(test_random_small_with_propagation),
         cmocka_unit_test(test_random_small_without_propagation),
         cmocka_unit_test(test_larger_random_agree),
