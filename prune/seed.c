@@ -3,6 +3,8 @@
 
 #include "core/vec.h"
 
+#include <assert.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,20 +12,46 @@ typedef struct seg {
     uint32_t sess, begin, end; /* writers [begin, end) of one session, in order */
 } seg;
 
+/* A key's writers are scattered over the history, so every per-writer
+ * lookup (its transaction, its frontier row, its readers) misses the
+ * cache; seeding at 10^6 transactions was bound by those misses. Each
+ * gathering pass below asks for the entry this many writers ahead. */
+#define SEED_AHEAD 8u
+#if defined(__GNUC__)
+#define SEED_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SEED_PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct seeder {
     const psi_history *h;
     psi_polygraph *g;
     const psi_reach *r;
     psi_diag *d;
+    size_t block_cells; /* seed.h psi_seed_constraints_cfg */
     psi_pair *pairs;
     size_t n_pairs, cap_pairs;
-    seg *segs;        /* [n_sessions] scratch */
-    uint32_t *cand;   /* [n_sessions] candidate writer indices */
-    uint32_t *minrow; /* [n_sessions] */
+    /* [n_sessions] scratch, per key: */
+    seg *segs;
+    uint32_t *cand;   /* candidate writer indices */
+    uint32_t *cseg;   /* their segments */
+    uint32_t *jcur;   /* per segment: first writer the current writer reaches */
+    uint32_t *jnext;  /* the same for the next writer of the current session */
+    uint32_t *lo;     /* per segment: first writer that may not reach the current one */
+    uint32_t *colidx; /* per segment: its column in the rows of rowp */
     /* The current key's writers (indices into g->w_op), cached contiguously
-     * because the binary searches below probe them many times. */
+     * because the walks below probe them many times. */
     uint32_t *wt, *wp; /* transaction, position in session */
-    size_t cap_wt, cap_wp;
+    uint32_t *ro;      /* [2 nw] each writer's readers: reader_off[op], reader_off[op + 1] */
+    size_t cap_wt, cap_wp, cap_ro;
+    /* rowp[i][colidx[k]]: writer i's frontier at segment k's session,
+     * rows either in f (the key's copy, columns = segments) or in the
+     * reach (columns = sessions). One random row read per writer instead
+     * of one per probe: seeding was bound by frontier cache misses. */
+    const uint32_t **rowp;
+    size_t cap_rowp;
+    uint32_t *f;
+    size_t cap_f;
 } seeder;
 
 static uint32_t wtxn(const seeder *s, uint32_t i)
@@ -36,52 +64,72 @@ static uint32_t node0(const seeder *s, uint32_t t)
     return s->r->doubled ? 2 * t : t;
 }
 
-/* First index in [b, e) whose writer's position is >= lim. */
-static uint32_t first_at_or_after(const seeder *s, uint32_t b, uint32_t e, uint32_t lim)
+/* The earliest position of segment k's session that writer i reaches
+ * (non-decreasing in i along one session: a later transaction of a session
+ * reaches no more than an earlier one). */
+static uint32_t fr(const seeder *s, uint32_t i, uint32_t k)
 {
-    while (b < e) {
-        uint32_t m = b + (e - b) / 2;
-        if (s->wp[m] < lim)
-            b = m + 1;
-        else
-            e = m;
-    }
-    return b;
+    return s->rowp[i][s->colidx[k]];
 }
 
-/* First index in [b, e) whose writer does not reach position p of session
- * a (frontier non-decreasing along a session, so a binary search works). */
-static uint32_t first_not_reaching(const seeder *s, uint32_t b, uint32_t e, uint32_t a, uint32_t p)
+/* Sets rowp and colidx for the key's nw writers in ns segments. */
+static psi_status key_rows(seeder *s, uint32_t nw, uint32_t ns)
 {
-    while (b < e) {
-        uint32_t m = b + (e - b) / 2;
-        const uint32_t *row = psi_reach_row(s->r, node0(s, wtxn(s, m)));
-        if (row[a] <= p)
-            b = m + 1;
-        else
-            e = m;
+    if (!psi_grow((void **)&s->rowp, &s->cap_rowp, nw, sizeof *s->rowp))
+        return psi_diag_nomem(s->d, "generating constraints");
+    size_t cells = (size_t)nw * ns;
+    bool block = cells <= s->block_cells;
+    if (block && !psi_grow((void **)&s->f, &s->cap_f, cells, sizeof *s->f))
+        return psi_diag_nomem(s->d, "generating constraints");
+    for (uint32_t k = 0; k < ns; k++)
+        s->colidx[k] = block ? k : s->segs[k].sess;
+    for (uint32_t i = 0; i < nw; i++) {
+        if (i + SEED_AHEAD < nw)
+            SEED_PREFETCH(&s->r->row_of[node0(s, wtxn(s, i + SEED_AHEAD))]);
+        s->rowp[i] = psi_reach_row(s->r, node0(s, wtxn(s, i)));
+        assert(s->rowp[i]); /* committed writers take part in the graph */
     }
-    return b;
+    if (!block)
+        return PSI_OK;
+    size_t S = s->r->n_sessions;
+    for (uint32_t i = 0; i < nw; i++) {
+        if (i + SEED_AHEAD < nw) {
+            const uint32_t *ahead = s->rowp[i + SEED_AHEAD];
+            if (ns < 8) {
+                for (uint32_t k = 0; k < ns; k++)
+                    SEED_PREFETCH(ahead + s->segs[k].sess);
+            } else {
+                for (size_t c = 0; c < S; c += 16) /* 64-byte lines */
+                    SEED_PREFETCH(ahead + c);
+                SEED_PREFETCH(ahead + S - 1);
+            }
+        }
+        const uint32_t *row = s->rowp[i];
+        uint32_t *dst = s->f + (size_t)i * ns;
+        for (uint32_t k = 0; k < ns; k++)
+            dst[k] = row[s->segs[k].sess];
+        s->rowp[i] = dst;
+    }
+    return PSI_OK;
 }
 
-/* Keeps the candidates no other candidate reaches; returns how many. */
+/* Keeps the candidates no other candidate reaches; returns how many. At
+ * most one candidate per session, and a candidate never reaches itself
+ * (the graph is acyclic), so candidate c is kept when no candidate's
+ * frontier at c's session is at or before c. Order is kept. */
 static uint32_t minimal_candidates(seeder *s, uint32_t nc)
 {
-    uint32_t S = s->r->n_sessions;
-    memset(s->minrow, 0xff, S * sizeof *s->minrow);
-    for (uint32_t c = 0; c < nc; c++) {
-        const uint32_t *row = psi_reach_row(s->r, node0(s, wtxn(s, s->cand[c])));
-        for (uint32_t b = 0; b < S; b++)
-            s->minrow[b] = row[b] < s->minrow[b] ? row[b] : s->minrow[b];
-    }
     uint32_t keep = 0;
     for (uint32_t c = 0; c < nc; c++) {
-        const psi_txn *tx = &s->h->txns[wtxn(s, s->cand[c])];
-        /* A candidate never reaches itself (the graph is acyclic), so the
-         * minimum over all candidates only counts the others. */
-        if (s->minrow[tx->session] > s->wp[s->cand[c]])
+        uint32_t k = s->cseg[c], p = s->wp[s->cand[c]];
+        bool reached = false;
+        for (uint32_t o = 0; o < nc && !reached; o++)
+            reached = fr(s, s->cand[o], k) <= p;
+        assert(fr(s, s->cand[c], k) > p);
+        if (!reached)
             s->cand[keep++] = s->cand[c];
     }
+    /* cseg is stale past this point; only cand[0..keep) is used. */
     return keep;
 }
 
@@ -95,59 +143,132 @@ static psi_status add_pair(seeder *s, uint32_t key, uint32_t i, uint32_t j)
     return PSI_OK;
 }
 
-/* WW T -> S and RW from every reader of T's write (op) to S. */
-static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, uint32_t to)
+/* WW T -> to and RW from T's readers rd[0..n) to `to`, for each of the
+ * n_to targets (writer indices). T is a writer, op its write; or
+ * PSI_INIT_TXN for the key's initial value. */
+static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, const uint32_t *rd,
+                             uint32_t n, const uint32_t *to, uint32_t n_to)
 {
     psi_status st = PSI_OK;
-    if (t != PSI_INIT_TXN)
-        st = psi_polygraph_add_known(s->g, t, to, PSI_EDGE_WW, key, PSI_FROM_SEEDING, s->d);
-    uint32_t n;
-    const uint32_t *rd;
-    if (t == PSI_INIT_TXN) {
-        rd = s->g->i_txn + s->g->i_off[key];
-        n = s->g->i_off[key + 1] - s->g->i_off[key];
-    } else {
-        rd = psi_polygraph_readers(s->g, op, &n);
-    }
-    for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
-        if (rd[k] == to)
-            continue;
-        st = psi_polygraph_add_known(s->g, rd[k], to, PSI_EDGE_RW, key,
-                                     t == PSI_INIT_TXN ? PSI_FROM_SEEDING_INIT : PSI_FROM_SEEDING,
-                                     s->d);
-    }
-    /* Reads with a choice of writers get the same edges, each conditional
-     * on its choice of this writer: one shared record for all of them
-     * (psi_cond_succ), not one edge per reader. Choices pruning settled
-     * before seeding (prune.c) are facts: a forced one's edge is known, an
-     * excluded one's never exists. */
+    uint32_t n_cond;
     uint32_t src = t == PSI_INIT_TXN ? PSI_CSUCC_INIT : op;
     psi_cond_succ probe = {.op = src, .key = key};
-    const psi_cread *cr = psi_polygraph_csucc_readers(s->g, &probe, &n);
+    const psi_cread *cr = psi_polygraph_csucc_readers(s->g, &probe, &n_cond);
+    /* Choices pruning settled before seeding (prune.c) are facts: a
+     * forced one's edges are known, an excluded one's never exist; only
+     * open ones need the shared record. */
     bool open = false;
-    for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
-        uint8_t cs = s->g->choice_state[cr[k].choice];
-        open |= cs == PSI_CH_OPEN;
-        if (cs == PSI_CH_FORCED && cr[k].txn != to)
-            st = psi_polygraph_add_known(s->g, cr[k].txn, to, PSI_EDGE_RW, key, PSI_FROM_PRUNING,
-                                         s->d);
+    for (uint32_t k = 0; k < n_cond; k++)
+        open |= s->g->choice_state[cr[k].choice] == PSI_CH_OPEN;
+    psi_edge_origin origin = t == PSI_INIT_TXN ? PSI_FROM_SEEDING_INIT : PSI_FROM_SEEDING;
+    for (uint32_t c = 0; c < n_to && st == PSI_OK; c++) {
+        uint32_t dst = wtxn(s, to[c]);
+        if (t != PSI_INIT_TXN)
+            st = psi_polygraph_add_known(s->g, t, dst, PSI_EDGE_WW, key, PSI_FROM_SEEDING, s->d);
+        for (uint32_t k = 0; k < n && st == PSI_OK; k++)
+            if (rd[k] != dst)
+                st = psi_polygraph_add_known(s->g, rd[k], dst, PSI_EDGE_RW, key, origin, s->d);
+        for (uint32_t k = 0; k < n_cond && st == PSI_OK; k++)
+            if (s->g->choice_state[cr[k].choice] == PSI_CH_FORCED && cr[k].txn != dst)
+                st = psi_polygraph_add_known(s->g, cr[k].txn, dst, PSI_EDGE_RW, key,
+                                             PSI_FROM_PRUNING, s->d);
+        /* Reads with a choice of writers get the same edges, each
+         * conditional on its choice of this writer: one shared record for
+         * all of them (psi_cond_succ), not one edge per reader. */
+        if (st == PSI_OK && open)
+            st = psi_polygraph_add_csucc(s->g, src, dst, key, s->d);
     }
-    if (st == PSI_OK && open)
-        st = psi_polygraph_add_csucc(s->g, src, to, key, s->d);
     return st;
 }
 
 static psi_status seed_key_all(seeder *s, uint32_t key, uint32_t b0, uint32_t nw)
 {
     psi_status st = PSI_OK;
+    const uint32_t *rd = s->g->i_txn + s->g->i_off[key];
+    uint32_t n = s->g->i_off[key + 1] - s->g->i_off[key];
     for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
-        st = add_forced(s, key, PSI_INIT_TXN, 0, wtxn(s, i));
+        st = add_forced(s, key, PSI_INIT_TXN, 0, rd, n, &i, 1);
     for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
         for (uint32_t j = i + 1; j < nw && st == PSI_OK; j++)
             if (wtxn(s, i) != wtxn(s, j))
                 st = add_pair(s, key, i, j);
     (void)b0;
     return st;
+}
+
+/* Moves jnext[m] forward to the first writer of segment m that writer i
+ * reaches, for every segment but ka (a pointer walk: the frontier of later
+ * writers of one session is no earlier). */
+static void walk_reached(seeder *s, uint32_t ns, uint32_t ka, uint32_t i)
+{
+    for (uint32_t m = 0; m < ns; m++) {
+        if (m == ka)
+            continue;
+        uint32_t j = s->jnext[m], e = s->segs[m].end, lim = fr(s, i, m);
+        while (j < e && s->wp[j] < lim)
+            j++;
+        s->jnext[m] = j;
+    }
+}
+
+/* The writers of segment ka (session a), in order: for writer i (T) and
+ * every other segment m, j = the first writer of m that T reaches. Writers
+ * of m before j that do not reach T either are unordered with T: a pair
+ * (recorded from the lower session's side). The js, and i + 1 in T's own
+ * session, are T's candidate successors, and the minimal ones get T's
+ * forced edges. A j that T's next writer i + 1 reaches as well is never
+ * minimal (i + 1 is a candidate and reaches it), and whatever it reaches,
+ * i + 1 reaches: it is left out of the candidates, which keeps the
+ * minimality test short on keys written in every session. Every walk
+ * below only moves forward along its segment as i advances. */
+static psi_status seed_session(seeder *s, uint32_t key, uint32_t b0, uint32_t ns, uint32_t ka)
+{
+    const seg *sa = &s->segs[ka];
+    psi_status st;
+    for (uint32_t m = 0; m < ns; m++)
+        s->jnext[m] = s->lo[m] = s->segs[m].begin;
+    walk_reached(s, ns, ka, sa->begin);
+    for (uint32_t i = sa->begin; i < sa->end; i++) {
+        uint32_t p = s->wp[i];
+        bool has_next = i + 1 < sa->end;
+        memcpy(s->jcur, s->jnext, ns * sizeof *s->jcur);
+        if (has_next)
+            walk_reached(s, ns, ka, i + 1);
+        uint32_t nc = 0;
+        for (uint32_t m = 0; m < ns; m++) {
+            const seg *sg = &s->segs[m];
+            if (m == ka) {
+                if (has_next) {
+                    s->cand[nc] = i + 1;
+                    s->cseg[nc++] = m;
+                }
+                continue;
+            }
+            uint32_t j = s->jcur[m];
+            if (j < sg->end && (!has_next || j < s->jnext[m])) {
+                s->cand[nc] = j;
+                s->cseg[nc++] = m;
+            }
+            if (sg->sess < sa->sess)
+                continue; /* the pair is found from the other side */
+            /* Writers before j that do not reach T either: unordered. */
+            uint32_t q = s->lo[m];
+            while (q < j && fr(s, q, ka) <= p)
+                q++;
+            s->lo[m] = q;
+            for (; q < j; q++)
+                if ((st = add_pair(s, key, i, q)) != PSI_OK)
+                    return st;
+        }
+        nc = minimal_candidates(s, nc);
+        if (i + 1 < sa->end)
+            SEED_PREFETCH(&s->g->readers[s->ro[2 * (i + 1)]]);
+        const uint32_t *rd = s->g->readers + s->ro[2 * i];
+        uint32_t n = s->ro[2 * i + 1] - s->ro[2 * i];
+        if ((st = add_forced(s, key, wtxn(s, i), s->g->w_op[b0 + i], rd, n, s->cand, nc)) != PSI_OK)
+            return st;
+    }
+    return PSI_OK;
 }
 
 static psi_status seed_key(seeder *s, uint32_t key)
@@ -159,8 +280,15 @@ static psi_status seed_key(seeder *s, uint32_t key)
     if (!psi_grow((void **)&s->wt, &s->cap_wt, nw, sizeof *s->wt) ||
         !psi_grow((void **)&s->wp, &s->cap_wp, nw, sizeof *s->wp))
         return psi_diag_nomem(s->d, "generating constraints");
+    const uint32_t *w_op = s->g->w_op + b0;
     for (uint32_t i = 0; i < nw; i++) {
-        s->wt[i] = s->g->op_txn[s->g->w_op[b0 + i]];
+        if (i + SEED_AHEAD < nw)
+            SEED_PREFETCH(&s->g->op_txn[w_op[i + SEED_AHEAD]]);
+        s->wt[i] = s->g->op_txn[w_op[i]];
+    }
+    for (uint32_t i = 0; i < nw; i++) {
+        if (i + SEED_AHEAD < nw)
+            SEED_PREFETCH(&h->txns[s->wt[i + SEED_AHEAD]]);
         s->wp[i] = h->txns[s->wt[i]].pos;
     }
     /* A key with an optional writer (index.h): its edges out are not
@@ -176,73 +304,79 @@ static psi_status seed_key(seeder *s, uint32_t key)
     uint32_t ns = 0;
     for (uint32_t i = 0; i < nw; i++) {
         uint32_t sess = h->txns[wtxn(s, i)].session;
+        /* Writers are sorted by transaction, so grouped by session:
+         * one run per session. */
+        assert(ns == 0 || s->segs[ns - 1].sess <= sess);
         if (ns == 0 || s->segs[ns - 1].sess != sess)
             s->segs[ns++] = (seg){.sess = sess, .begin = i, .end = i + 1};
         else
             s->segs[ns - 1].end = i + 1;
     }
-    psi_status st;
+    psi_status st = key_rows(s, nw, ns);
+    if (st != PSI_OK)
+        return st;
+    if (!psi_grow((void **)&s->ro, &s->cap_ro, 2 * (size_t)nw, sizeof *s->ro))
+        return psi_diag_nomem(s->d, "generating constraints");
+    for (uint32_t i = 0; i < nw; i++) {
+        if (i + SEED_AHEAD < nw)
+            SEED_PREFETCH(&s->g->reader_off[w_op[i + SEED_AHEAD]]);
+        s->ro[2 * i] = s->g->reader_off[w_op[i]];
+        s->ro[2 * i + 1] = s->g->reader_off[w_op[i] + 1];
+    }
     /* The initial transaction precedes every writer. */
     uint32_t n_ci;
     psi_polygraph_cinit(s->g, key, &n_ci);
     if (s->g->i_off[key + 1] > s->g->i_off[key] || n_ci) {
-        for (uint32_t k = 0; k < ns; k++)
+        for (uint32_t k = 0; k < ns; k++) {
             s->cand[k] = s->segs[k].begin;
-        uint32_t nc = minimal_candidates(s, ns);
-        for (uint32_t c = 0; c < nc; c++)
-            if ((st = add_forced(s, key, PSI_INIT_TXN, 0, wtxn(s, s->cand[c]))) != PSI_OK)
-                return st;
-    }
-    for (uint32_t k = 0; k < ns; k++) {
-        uint32_t a = s->segs[k].sess;
-        for (uint32_t i = s->segs[k].begin; i < s->segs[k].end; i++) {
-            uint32_t t = wtxn(s, i), p = s->wp[i];
-            const uint32_t *row = psi_reach_row(s->r, node0(s, t));
-            uint32_t nc = 0;
-            for (uint32_t m = 0; m < ns; m++) {
-                const seg *sg = &s->segs[m];
-                if (sg->sess == a) {
-                    if (i + 1 < sg->end)
-                        s->cand[nc++] = i + 1;
-                    continue;
-                }
-                uint32_t j = first_at_or_after(s, sg->begin, sg->end, row[sg->sess]);
-                if (j < sg->end)
-                    s->cand[nc++] = j;
-                if (sg->sess < a)
-                    continue; /* the pair is found from the other side */
-                /* Writers before j that do not reach T either: unordered. */
-                for (uint32_t q = first_not_reaching(s, sg->begin, j, a, p); q < j; q++)
-                    if ((st = add_pair(s, key, i, q)) != PSI_OK)
-                        return st;
-            }
-            nc = minimal_candidates(s, nc);
-            for (uint32_t c = 0; c < nc; c++)
-                if ((st = add_forced(s, key, t, s->g->w_op[b0 + i], wtxn(s, s->cand[c]))) != PSI_OK)
-                    return st;
+            s->cseg[k] = k;
         }
+        uint32_t nc = minimal_candidates(s, ns);
+        const uint32_t *rd = s->g->i_txn + s->g->i_off[key];
+        uint32_t n = s->g->i_off[key + 1] - s->g->i_off[key];
+        if ((st = add_forced(s, key, PSI_INIT_TXN, 0, rd, n, s->cand, nc)) != PSI_OK)
+            return st;
     }
+    for (uint32_t k = 0; k < ns; k++)
+        if ((st = seed_session(s, key, b0, ns, k)) != PSI_OK)
+            return st;
     return PSI_OK;
 }
 
 psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const psi_reach *r,
                                 psi_diag *d)
 {
+    return psi_seed_constraints_cfg(h, g, r, PSI_SEED_BLOCK_CELLS, d);
+}
+
+psi_status psi_seed_constraints_cfg(const psi_history *h, psi_polygraph *g, const psi_reach *r,
+                                    size_t block_cells, psi_diag *d)
+{
     uint32_t S = r->n_sessions;
-    seeder s = {.h = h, .g = g, .r = r, .d = d};
-    s.segs = malloc(S * sizeof *s.segs);
-    s.cand = malloc(S * sizeof *s.cand);
-    s.minrow = malloc(S * sizeof *s.minrow);
+    seeder s = {.h = h, .g = g, .r = r, .d = d, .block_cells = block_cells};
+    size_t S1 = S ? S : 1;
+    s.segs = malloc(S1 * sizeof *s.segs);
+    uint32_t *scratch = malloc(6 * S1 * sizeof *scratch);
     psi_status st = PSI_OK;
-    if (!s.segs || !s.cand || !s.minrow)
+    if (!s.segs || !scratch)
         st = psi_diag_nomem(d, "generating constraints");
+    if (scratch) {
+        s.cand = scratch;
+        s.cseg = scratch + S1;
+        s.jcur = scratch + 2 * S1;
+        s.jnext = scratch + 3 * S1;
+        s.lo = scratch + 4 * S1;
+        s.colidx = scratch + 5 * S1;
+    }
     for (uint32_t k = 0; k < g->n_keys && st == PSI_OK; k++)
         st = seed_key(&s, k);
     free(s.segs);
-    free(s.cand);
-    free(s.minrow);
+    free(scratch);
     free(s.wt);
     free(s.wp);
+    free(s.ro);
+    free(s.rowp);
+    free(s.f);
     if (st != PSI_OK) {
         free(s.pairs);
         return st;

@@ -17,7 +17,10 @@
  * Immediate successors are found per session, because every session's
  * writers of a key form an SO chain: T's successors in session B start at
  * the first writer at or after T's frontier position in B, and only those
- * first writers (at most one per session) are candidates.
+ * first writers (at most one per session) are candidates, and of those
+ * only the ones T's next writer in its own session does not reach (the
+ * others are reached through it). Each session's writers are walked in
+ * order, with one pointer per other session that only moves forward.
  *
  * Only pairs that P leaves unordered (a window per session, again found
  * from frontiers) become constraints. */
@@ -28,11 +31,25 @@
 #include "core/polygraph.h"
 #include "prune/reach.h"
 
+#include <stddef.h>
+
 /* r must be built on g's current known graph (acyclic). Adds the sparse
  * forced edges as known edges (origin PSI_FROM_SEEDING, or
  * PSI_FROM_SEEDING_INIT for initial-value readers) and sets g's
  * constraints. */
 psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const psi_reach *r,
                                 psi_diag *d);
+
+/* A key's frontier cells (writers x sessions that write it) are copied
+ * into one dense block, so that seeding reads each writer's frontier row
+ * once, up to this many cells; past it (a key written nearly everywhere
+ * in a huge history) they are read from the frontier in place: the same
+ * result with more cache misses, and no block as large as the frontier. */
+#define PSI_SEED_BLOCK_CELLS ((size_t)1 << 22)
+
+/* psi_seed_constraints with the block limit given (tests use 0 to take
+ * the in-place path everywhere). */
+psi_status psi_seed_constraints_cfg(const psi_history *h, psi_polygraph *g, const psi_reach *r,
+                                    size_t block_cells, psi_diag *d);
 
 #endif
