@@ -161,38 +161,52 @@ static bool is_link(const chains *c, const psi_edge *e)
            c->pos[e->to] == c->pos[e->from] + 1;
 }
 
-/* Per target chain, the earliest positions some edges reach (UINT32_MAX:
- * none), valid while stamp says so. */
-typedef struct reach_row {
-    uint32_t *stamp, *dep, *anti, *r_dep, *r_anti;
-} reach_row;
+/* The edge kinds the rules tell apart. SI: DEP (K_S) and ANTI (K_A1);
+ * SER: every edge K_S; PC (below): S, W and A. K_S is the kind whose
+ * earliest edge into a chain prefers a link. */
+enum { K_S, K_A1 };
+enum { PC_S = K_S, PC_W, PC_A, PC_KINDS };
 
-static bool row_new(reach_row *r, size_t C)
+/* Which rules mark_kept applies: SI's or SER's (ser), or PC's (pc). */
+typedef struct rules {
+    bool ser, pc;
+    int kinds; /* kinds per chain entry: 2 (SI, SER) or 3 (PC) */
+} rules;
+
+/* Per target chain and kind, the earliest positions some edges reach
+ * (UINT32_MAX: none) and, for a node's own edges, the edge at it; valid
+ * while stamp says so. pos, at: [chain * kinds + kind]. */
+typedef struct kind_row {
+    uint32_t *stamp, *pos, *at;
+} kind_row;
+
+static bool row_new(kind_row *r, size_t C, int kinds)
 {
     r->stamp = calloc(C, sizeof *r->stamp);
-    r->dep = malloc(C * sizeof *r->dep);
-    r->anti = malloc(C * sizeof *r->anti);
-    r->r_dep = malloc(C * sizeof *r->r_dep);
-    r->r_anti = malloc(C * sizeof *r->r_anti);
-    return r->stamp && r->dep && r->anti && r->r_dep && r->r_anti;
+    r->pos = malloc(C * (size_t)kinds * sizeof *r->pos);
+    r->at = malloc(C * (size_t)kinds * sizeof *r->at);
+    return r->stamp && r->pos && r->at;
 }
 
-static void row_free(reach_row *r)
+static void row_free(kind_row *r)
 {
     free(r->stamp);
-    free(r->dep);
-    free(r->anti);
-    free(r->r_dep);
-    free(r->r_anti);
+    free(r->pos);
+    free(r->at);
 }
 
-/* Chain ch's entry of r, reset first if its stamp is not `stamp`. */
-static void row_touch(reach_row *r, uint32_t ch, uint32_t stamp)
+/* Chain ch's positions in r, reset first if its stamp is not `stamp`. An
+ * `at` entry is read only for a kind the node has an edge of into ch, and
+ * that edge sets it, so it needs no reset. */
+static uint32_t *row_touch(kind_row *r, uint32_t ch, uint32_t stamp, int kinds)
 {
+    uint32_t *p = r->pos + (size_t)ch * (size_t)kinds;
     if (r->stamp[ch] != stamp) {
         r->stamp[ch] = stamp;
-        r->dep[ch] = r->anti[ch] = r->r_dep[ch] = r->r_anti[ch] = UINT32_MAX;
+        for (int t = 0; t < kinds; t++)
+            p[t] = UINT32_MAX;
     }
+    return p;
 }
 
 /* The known edges grouped by source, each source's in known order:
@@ -217,58 +231,76 @@ static bool group_by_source(const psi_polygraph *g, uint32_t **off, uint32_t **b
     return true;
 }
 
-/* The rules above: marks kept edges in keep (a bitmap), given the edges
- * grouped by source. Each chain is walked from its end, `later` holding
- * what the nodes after the current one reach (rule 2) and `own` the
- * current node's earliest edges (rule 1). Returns false on ENOMEM. */
-static bool mark_kept(const psi_polygraph *g, bool ser, const chains *c, const uint32_t *off,
+static int pc_kind(const psi_edge *e);
+static bool pc_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *later);
+
+static int edge_kind(const rules *r, const psi_edge *e)
+{
+    if (r->pc)
+        return pc_kind(e);
+    return !r->ser && psi_edge_is_anti((psi_edge_type)e->type) ? K_A1 : K_S;
+}
+
+/* SI's and SER's rules above for u's edge of kind t at position p, the
+ * earliest of its kind from u into the chain (not a link or self-loop).
+ * own / later: u's and its later nodes' earliest positions into the
+ * chain. */
+static bool si_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *later)
+{
+    /* rule 2: a later node of u's chain (reached by links) reaches p, in
+     * a state at least as strong */
+    bool implied = later[K_S] <= p || (t == K_S ? later[K_A1] < p : later[K_A1] <= p);
+    /* rule 1: u's earliest DEP edge stays, its earliest ANTI edge if
+     * before it */
+    return !implied && (t == K_S || own[K_A1] < own[K_S]);
+}
+
+/* The rules (SI's and SER's above, PC's below): marks kept edges in keep
+ * (a bitmap), given the edges grouped by source. Each chain is walked
+ * from its end, `later` holding what the nodes after the current one
+ * reach (rule 2) and `own` the current node's earliest edges per kind
+ * (rule 1). Returns false on ENOMEM. */
+static bool mark_kept(const psi_polygraph *g, const rules *r, const chains *c, const uint32_t *off,
                       const uint32_t *by_src, uint64_t *keep)
 {
-    reach_row own = {0}, later = {0};
+    int K = r->kinds;
+    kind_row own = {0}, later = {0};
     size_t C = c->n ? c->n : 1;
-    bool ok = row_new(&own, C) && row_new(&later, C);
+    bool ok = row_new(&own, C, K) && row_new(&later, C, K);
     for (uint32_t k = 0; ok && k < c->n; k++) {
         for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
             uint32_t u = c->order[q];
-            /* rule 1: u's own earliest DEP (a link first) and ANTI edges */
+            /* u's own earliest edge of each kind (a link first) */
             for (uint32_t j = off[u]; j < off[u + 1]; j++) {
                 uint32_t i = by_src[j];
                 const psi_edge *e = &g->known[i];
                 uint32_t ch = c->chain[e->to], p = c->pos[e->to];
-                row_touch(&own, ch, u + 1);
-                row_touch(&later, ch, k + 1);
-                if (ser || !psi_edge_is_anti((psi_edge_type)e->type)) {
-                    if (p < own.dep[ch] || (p == own.dep[ch] && is_link(c, e)))
-                        own.dep[ch] = p, own.r_dep[ch] = i;
-                } else if (p < own.anti[ch]) {
-                    own.anti[ch] = p, own.r_anti[ch] = i;
-                }
+                int t = edge_kind(r, e);
+                uint32_t *o = row_touch(&own, ch, u + 1, K), *at = own.at + (size_t)ch * K;
+                row_touch(&later, ch, k + 1, K);
+                if (p < o[t] || (p == o[t] && t == K_S && is_link(c, e)))
+                    o[t] = p, at[t] = i;
             }
             for (uint32_t j = off[u]; j < off[u + 1]; j++) {
                 uint32_t i = by_src[j];
                 const psi_edge *e = &g->known[i];
-                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
-                bool dep = ser || !psi_edge_is_anti((psi_edge_type)e->type);
-                /* rule 2: a later node of u's chain (reached by links)
-                 * reaches p, in a state at least as strong */
-                bool implied =
-                    later.dep[ch] <= p || (dep ? later.anti[ch] < p : later.anti[ch] <= p);
-                bool kept = e->from == e->to || is_link(c, e) ||
-                            (!implied && (dep ? own.r_dep[ch] == i
-                                              : own.r_anti[ch] == i && own.anti[ch] < own.dep[ch]));
+                size_t row = (size_t)c->chain[e->to] * K;
+                int t = edge_kind(r, e);
+                uint32_t p = c->pos[e->to];
+                bool kept = e->from == e->to || is_link(c, e);
+                if (!kept && own.at[row + t] == i)
+                    kept = r->pc ? pc_kept(t, p, own.pos + row, later.pos + row)
+                                 : si_kept(t, p, own.pos + row, later.pos + row);
                 if (kept)
                     keep[i / 64] |= (uint64_t)1 << (i % 64);
             }
             /* u's edges become "later" for the nodes before u */
             for (uint32_t j = off[u]; j < off[u + 1]; j++) {
                 const psi_edge *e = &g->known[by_src[j]];
-                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
-                if (ser || !psi_edge_is_anti((psi_edge_type)e->type)) {
-                    if (p < later.dep[ch])
-                        later.dep[ch] = p;
-                } else if (p < later.anti[ch]) {
-                    later.anti[ch] = p;
-                }
+                uint32_t *l = later.pos + (size_t)c->chain[e->to] * K;
+                int t = edge_kind(r, e);
+                if (c->pos[e->to] < l[t])
+                    l[t] = c->pos[e->to];
             }
         }
     }
@@ -330,9 +362,6 @@ out:
     return key;
 }
 
-static bool mark_kept_pc(const psi_polygraph *g, const chains *c, const uint32_t *off,
-                         const uint32_t *by_src, uint64_t *keep);
-
 /* SI's or SER's rules (ser), or PC's (pc, below); key: as
  * psi_reduce_known's (SI and SER only). */
 static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **kept,
@@ -348,9 +377,9 @@ static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **k
     chains c = {0};
     uint32_t *off = NULL, *by_src = NULL;
     uint64_t *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof *keep);
-    bool ok =
-        keep && group_by_source(g, &off, &by_src) && build_chains(g, &c) &&
-        (pc ? mark_kept_pc(g, &c, off, by_src, keep) : mark_kept(g, ser, &c, off, by_src, keep));
+    rules r = {.ser = ser, .pc = pc, .kinds = pc ? PC_KINDS : 2};
+    bool ok = keep && group_by_source(g, &off, &by_src) && build_chains(g, &c) &&
+              mark_kept(g, &r, &c, off, by_src, keep);
     free(c.chain);
     free(c.pos);
     free(c.order);
@@ -421,8 +450,6 @@ static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **k
  * at each node or its dominator (as for SI above), hence a cycle; and R's
  * cycles are G's. */
 
-enum { PC_S, PC_W, PC_A, PC_KINDS };
-
 static int pc_kind(const psi_edge *e)
 {
     if (psi_edge_is_anti((psi_edge_type)e->type))
@@ -430,96 +457,20 @@ static int pc_kind(const psi_edge *e)
     return e->type == PSI_EDGE_WW ? PC_W : PC_S;
 }
 
-/* Per target chain: the earliest positions of the three kinds (and, for
- * a node's own edges, the edge at it), valid while stamp says so. */
-typedef struct pc_row {
-    uint32_t *stamp, *pos, *at; /* pos, at: [chain * PC_KINDS + kind] */
-} pc_row;
-
-static bool pc_row_new(pc_row *r, size_t C)
+/* PC's rules above for u's edge of kind t at position p, the earliest of
+ * its kind from u into the chain (not a link or self-loop). own / later:
+ * u's and its later nodes' earliest positions into the chain. */
+static bool pc_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *later)
 {
-    r->stamp = calloc(C, sizeof *r->stamp);
-    r->pos = malloc(C * PC_KINDS * sizeof *r->pos);
-    r->at = malloc(C * PC_KINDS * sizeof *r->at);
-    return r->stamp && r->pos && r->at;
-}
-
-static void pc_row_free(pc_row *r)
-{
-    free(r->stamp);
-    free(r->pos);
-    free(r->at);
-}
-
-static uint32_t *pc_row_touch(pc_row *r, uint32_t ch, uint32_t stamp)
-{
-    uint32_t *p = r->pos + (size_t)ch * PC_KINDS;
-    if (r->stamp[ch] != stamp) {
-        r->stamp[ch] = stamp;
-        for (int t = 0; t < PC_KINDS; t++)
-            p[t] = UINT32_MAX;
-    }
-    return p;
-}
-
-/* Whether u's edge i (kind t, position p, chain ch) stays: the rules above.
- * own / later: u's and its later nodes' earliest positions into ch. */
-static bool pc_kept(const chains *c, const psi_edge *e, uint32_t i, int t, uint32_t p,
-                    const uint32_t *own, const uint32_t *own_at, const uint32_t *later)
-{
-    if (e->from == e->to || is_link(c, e))
-        return true;
     bool implied = later[PC_S] <= p || (t == PC_S ? later[PC_W] < p || later[PC_A] < p
                                                   : later[PC_W] <= p || later[PC_A] <= p);
-    if (implied || own_at[t] != i)
+    if (implied)
         return false;
     if (t == PC_S)
         return !(own[PC_W] < own[PC_S]);
     if (t == PC_W)
         return own[PC_S] > own[PC_W];
     return own[PC_A] < own[PC_S] && own[PC_A] < own[PC_W];
-}
-
-static bool mark_kept_pc(const psi_polygraph *g, const chains *c, const uint32_t *off,
-                         const uint32_t *by_src, uint64_t *keep)
-{
-    pc_row own = {0}, later = {0};
-    size_t C = c->n ? c->n : 1;
-    bool ok = pc_row_new(&own, C) && pc_row_new(&later, C);
-    for (uint32_t k = 0; ok && k < c->n; k++) {
-        for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
-            uint32_t u = c->order[q];
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                uint32_t i = by_src[j];
-                const psi_edge *e = &g->known[i];
-                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
-                int t = pc_kind(e);
-                uint32_t *o = pc_row_touch(&own, ch, u + 1), *at = own.at + (size_t)ch * PC_KINDS;
-                pc_row_touch(&later, ch, k + 1);
-                if (p < o[t] || (p == o[t] && t == PC_S && is_link(c, e)))
-                    o[t] = p, at[t] = i;
-            }
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                uint32_t i = by_src[j];
-                const psi_edge *e = &g->known[i];
-                uint32_t ch = c->chain[e->to];
-                size_t row = (size_t)ch * PC_KINDS;
-                if (pc_kept(c, e, i, pc_kind(e), c->pos[e->to], own.pos + row, own.at + row,
-                            later.pos + row))
-                    keep[i / 64] |= (uint64_t)1 << (i % 64);
-            }
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                const psi_edge *e = &g->known[by_src[j]];
-                uint32_t *l = later.pos + (size_t)c->chain[e->to] * PC_KINDS;
-                int t = pc_kind(e);
-                if (c->pos[e->to] < l[t])
-                    l[t] = c->pos[e->to];
-            }
-        }
-    }
-    pc_row_free(&own);
-    pc_row_free(&later);
-    return ok;
 }
 
 psi_status psi_reduce_known(const psi_polygraph *g, bool ser, uint32_t **kept, uint64_t *n_kept,
