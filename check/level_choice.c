@@ -481,7 +481,19 @@ static psi_status search(cctx *c, psi_level level, psi_level_result *res)
             c->src[rd->op] = out->cand[rd->first + j];
         }
         st = psi_level_check_in(h, &c->view, c->absent, level, res, c->d);
-        assert(st != PSI_OK || res->accept);
+        if (st == PSI_OK && !res->accept) {
+            /* The theory accepted this read-from and outcome choice, but
+             * the level's own check refuses it: the incremental check
+             * missed something (a fuzz_cobra input with unknown-outcome
+             * writers, tests/fuzz_regress/cobra/choice-model-refused.log).
+             * No verdict rather than one that may be wrong. */
+            psi_level_result_free(res);
+            memset(res, 0, sizeof *res);
+            st = psi_diag_set(c->d, PSI_ERR_LIMIT,
+                              "cannot decide %s: the search's read-from was refused by the "
+                              "level's own check (unknown-outcome writers); no verdict",
+                              psi_level_name(level));
+        }
     } else if (r == PSI_SAT_UNSAT) {
         /* every read-from violates: the last violation found shows one;
          * its reads' writers are the ones it used */
