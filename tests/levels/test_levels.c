@@ -189,6 +189,9 @@ static const struct {
     /* (3,30) reads key 1 twice and sees (1,10)'s and then (2,20)'s
      * version: RC and PL-2 are per read, RA and up are per transaction */
     {"nonrepeatable_read.txt", {0, 0, 1, 1, 1, 1, 1, 1}, "non-repeatable read"},
+    /* a cycle of fixed edges and an optional transaction: the weak levels'
+     * search must see the view no choice changes (was exit 2) */
+    {"choice_base_cycle.edn", {1, 1, 1, 1, 1, 1, 1, 1}, "G1c"},
 };
 
 static void test_handwritten(void **state)
