@@ -467,6 +467,25 @@ static psi_status shortest_cycle(lctx *c, const csr *g, uint32_t *indeg, psi_lev
             at = par[at];
         }
     }
+    /* The graph has session order as steps between neighbours; the
+     * relation is transitive, so a run of steps is one edge, and the
+     * transactions in between are not part of the violation (a minimal
+     * sub-history leaves them out; a clause need not name them) */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (m && res->cycle[i].why == PSI_LW_SO && res->cycle[m - 1].why == PSI_LW_SO)
+            res->cycle[m - 1].to = res->cycle[i].to;
+        else
+            res->cycle[m++] = res->cycle[i];
+    }
+    /* a run may wrap around: the cycle never consists of SO alone */
+    if (m > 1 && res->cycle[0].why == PSI_LW_SO && res->cycle[m - 1].why == PSI_LW_SO) {
+        res->cycle[m - 1].to = res->cycle[0].to;
+        memmove(res->cycle, res->cycle + 1, (m - 1) * sizeof *res->cycle);
+        m--;
+    }
+    assert(m >= 1);
+    res->cycle_len = m;
     goto done;
 nomem:
     st = psi_diag_nomem(c->d, "finding the violation's cycle");

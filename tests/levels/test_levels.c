@@ -222,6 +222,25 @@ static void test_handwritten(void **state)
     }
 }
 
+/* A cycle through a run of session order: the transactions inside the run
+ * take no part, so every level shows the two that do (the weak levels'
+ * graphs have session order as steps between neighbours). */
+static void test_so_run_one_edge(void **state)
+{
+    (void)state;
+    psi_history *h = load("g1c_so_run.edn");
+    for (size_t i = 0; i < N_CHAIN; i++) {
+        psi_cex cx;
+        assert_int_equal(verdict(h, chain[i], &cx), 1);
+        assert_true(cx.present);
+        if (cx.n_txns != 2)
+            fail_msg("under %s: %u transactions, want 2", psi_level_name(chain[i]), cx.n_txns);
+        assert_string_equal(psi_cex_kind_name(cx.kind), "G1c");
+        psi_cex_free(&cx);
+    }
+    psi_history_free(h);
+}
+
 /* --all-anomalies under every level: each planted history holds two
  * copies, on disjoint keys and sessions, of one anomaly (the single-copy
  * files above). Under every level that rejects the single copy, both are
@@ -1197,10 +1216,13 @@ int main(void)
      * pattern), while working on one */
     if (getenv("PSI_LEVELS_FILTER"))
         cmocka_set_test_filter(getenv("PSI_LEVELS_FILTER"));
+    /* one test per line */
+    /* clang-format off */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_realtime_lattice),
         cmocka_unit_test(test_handwritten),
+        cmocka_unit_test(test_so_run_one_edge),
         cmocka_unit_test(test_choice_reads),
         cmocka_unit_test(test_rc_store),
         cmocka_unit_test(test_random),
@@ -1212,5 +1234,6 @@ int main(void)
         cmocka_unit_test(test_many_outcomes),
         cmocka_unit_test(test_outcome_nonrepeatable),
     };
+    /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
