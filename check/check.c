@@ -77,6 +77,10 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     if (opts->progress.fn)
         psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
+    /* PSI's refinement adds clauses after each model: resume from its
+     * trail instead of re-deciding every selector (sat.h) */
+    if (eo.psi)
+        psi_sat_set_resume(enc.sat, 1);
     int r = psi_sat_solve(enc.sat);
     /* PSI: refine until a model has no forbidden cycle (level_psi.h) */
     while (r == PSI_SAT_SAT && eo.psi) {
@@ -93,6 +97,8 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
             r = PSI_SAT_UNSAT;
             break;
         }
+        s->psi_models++;
+        s->psi_clauses += added;
         if (!added)
             break;
         r = psi_sat_solve(enc.sat);

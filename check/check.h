@@ -106,6 +106,8 @@ typedef struct psi_check_stats {
     uint64_t vars, theory_edges, decisions, propagations, conflicts, restarts, learned;
     uint64_t theory_calls, theory_conflicts, theory_propagations;
     double theory_seconds;
+    /* PSI's refinement (level_psi.h): models it examined, clauses it added. */
+    uint64_t psi_models, psi_clauses;
     /* Memory after each stage (issue 17), in bytes, indexed by
      * psi_mem_stage: mem_peak[] is the process's peak resident set so far
      * (it only grows, and counts everything in the process: with several

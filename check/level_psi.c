@@ -29,7 +29,29 @@ typedef struct rctx {
     uint32_t *par;   /* BFS: edge id into each node */
     uint32_t *queue;
     int *clause;
+    int *pend; /* clauses to add once the model is read: length, literals */
+    size_t pend_n, pend_cap;
 } rctx;
+
+/* Appends the clause lits[0..n) to c->pend. false: out of memory. */
+static bool pend_push(rctx *c, const int *lits, size_t n)
+{
+    if (c->pend_n + n + 1 > c->pend_cap) {
+        size_t cap = c->pend_cap ? c->pend_cap : 256;
+        while (cap < c->pend_n + n + 1)
+            cap *= 2;
+        int *p = realloc(c->pend, cap * sizeof *p);
+        if (!p)
+            return false;
+        c->pend = p;
+        c->pend_cap = cap;
+    }
+    assert(n <= (size_t)INT32_MAX);
+    c->pend[c->pend_n++] = (int)n;
+    memcpy(c->pend + c->pend_n, lits, n * sizeof *lits);
+    c->pend_n += n;
+    return true;
+}
 
 static bool is_dep_active(const psi_encoding *enc, uint32_t e)
 {
@@ -231,10 +253,15 @@ psi_status psi_psi_refine(const psi_history *h, psi_encoding *enc, uint32_t *add
             *cycle_len = len + 1;
             break;
         }
-        if (psi_sat_add_clause(enc->sat, c.clause, u) != 0)
+        /* Kept until the search is over: adding a clause ends the model,
+         * which psi_acyc_edge_active reads for the next RW edges. */
+        if (!pend_push(&c, c.clause, u))
             goto nomem;
         ++*added;
     }
+    for (size_t i = 0; i < c.pend_n && !*cycle; i += 1 + (size_t)c.pend[i])
+        if (psi_sat_add_clause(enc->sat, c.pend + i + 1, (size_t)c.pend[i]) != 0)
+            goto nomem;
     goto done;
 nomem:
     st = psi_diag_nomem(d, "checking parallel snapshot isolation");
@@ -246,6 +273,7 @@ done:
     free(c.par);
     free(c.queue);
     free(c.clause);
+    free(c.pend);
     free(p);
     return st;
 }

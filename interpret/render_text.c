@@ -137,6 +137,9 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
             (unsigned long long)s->decisions, (unsigned long long)s->conflicts,
             (unsigned long long)s->propagations, (unsigned long long)s->theory_calls,
             s->theory_seconds, (unsigned long long)s->theory_conflicts);
+    if (s->psi_models)
+        fprintf(out, "  refinement    %llu models, %llu clauses (PSI)\n",
+                (unsigned long long)s->psi_models, (unsigned long long)s->psi_clauses);
     fprintf(out, "  peak memory   %.1f MiB\n", (double)peak / (1024.0 * 1024.0));
     /* After each stage that ran: the peak so far, the resident set then,
      * and the peak per operation of the history (issue 17). */

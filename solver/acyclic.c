@@ -130,6 +130,8 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
         lit_b = 0;
     if (g->ue_n >= UINT32_MAX - 16)
         return PSI_SAT_ENOMEM;
+    /* The new edge is set up by prepare, at the root (a kept trail ends). */
+    psi_sat_root(g->s);
     if (!psi_grow_array((void **)&g->ue, &g->ue_cap, g->ue_n + 1, sizeof *g->ue))
         return PSI_SAT_ENOMEM;
     for (int k = 0; k < 2; k++) {

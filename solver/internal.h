@@ -135,6 +135,7 @@ struct psi_sat {
     uint64_t simplify_at;     /* conflicts before the next simplification */
     bool sym_tried;           /* the first solve looked for symmetries (opt.symmetry) */
     bool sym_added;           /* ... and added clauses breaking them: one-shot from then on */
+    bool resume;              /* psi_sat_set_resume: keep a model's trail for the next solve */
 
     /* Debug checker (invariants.h; used only with PSI_CHECK). */
     psi_check_sched check;

@@ -1,6 +1,8 @@
 /* The public face of the solver: life cycle, variables, clauses,
  * assumptions, solving, models, limits, statistics, theory attachment.
- * Everything here runs at decision level 0; the search itself is search.c. */
+ * Everything here runs at decision level 0, except clauses added while the
+ * last model's trail is kept (psi_sat_set_resume); the search itself is
+ * search.c. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -175,6 +177,87 @@ static void root(psi_sat *s)
     psi_backtrack(s, 0);
 }
 
+void psi_sat_set_resume(psi_sat *s, int on)
+{
+    s->resume = on != 0;
+    if (!s->resume)
+        root(s);
+}
+
+void psi_sat_root(psi_sat *s)
+{
+    root(s);
+}
+
+/* Watch preference for a clause added above the root: true literals first
+ * (the lowest level first: it stays true longest), then unassigned ones,
+ * then false ones by decreasing level (the last to become unassigned). */
+static uint64_t watch_score(const psi_sat *s, lit_t l)
+{
+    uint32_t lv = s->level[lit_var(l)];
+    if (s->vals[l] > 0)
+        return (uint64_t)3 << 32 | (UINT32_MAX - lv);
+    return s->vals[l] == 0 ? (uint64_t)2 << 32 : lv;
+}
+
+/* Moves the best watch of c[from..m) to c[from]. */
+static void best_first(const psi_sat *s, lit_t *c, uint32_t from, uint32_t m)
+{
+    uint32_t b = from;
+    for (uint32_t i = from + 1; i < m; i++)
+        if (watch_score(s, c[i]) > watch_score(s, c[b]))
+            b = i;
+    lit_t t = c[from];
+    c[from] = c[b];
+    c[b] = t;
+}
+
+/* Adds the clause c[0..m) (no root-assigned literal, m >= 1) while the
+ * trail of the last model is kept (psi_sat_set_resume). The search resumes
+ * from a state every clause could have been learned in: the clause is
+ * watched by its best two literals, and where it is unit or false the
+ * trail goes back only as far as that takes, and its implied literal joins
+ * at its real level, out of order as after a chronological backtrack
+ * (assign.c). Watch invariant kept: a false watch has the other watch true
+ * at a level no higher than its own, or the clause is the reason of it. */
+static int add_above_root(psi_sat *s, lit_t *c, uint32_t m)
+{
+    best_first(s, c, 0, m);
+    if (m == 1) {
+        /* a unit belongs to the root, wherever it lies on the trail */
+        if (s->vals[c[0]])
+            psi_backtrack(s, s->level[lit_var(c[0])] - 1);
+        psi_assign_at(s, c[0], REASON_NONE, 0);
+        return 0;
+    }
+    best_first(s, c, 1, m);
+    lit_t a = c[0], b = c[1];
+    uint32_t la = s->level[lit_var(a)], lb = s->level[lit_var(b)];
+    bool imply = false;
+    if (s->vals[b] < 0) {
+        /* every literal but a is false, the highest at level lb >= 1 */
+        assert(lb >= 1);
+        if (s->vals[a] != 0 && la > lb) {
+            /* a true above its reason, or the clause false: a's level goes */
+            psi_backtrack(s, la - 1);
+            assert(s->vals[a] == 0 && s->vals[b] < 0);
+        } else if (s->vals[a] < 0) {
+            /* two false literals at the top level: both become unassigned */
+            assert(la == lb);
+            psi_backtrack(s, la - 1);
+            assert(s->vals[a] == 0 && s->vals[b] == 0);
+        }
+        imply = s->vals[a] == 0 && s->vals[b] < 0;
+    }
+    uint32_t cref = psi_clause_new(s, c, m, false, 0);
+    if (cref == REASON_NONE)
+        return PSI_SAT_ENOMEM;
+    psi_clause_attach(s, cref);
+    if (imply)
+        psi_assign_at(s, a, cref, lb);
+    return s->nomem ? PSI_SAT_ENOMEM : 0;
+}
+
 int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
 {
     if (s->nomem)
@@ -188,7 +271,8 @@ int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
     }
     if (s->sym_added)
         return PSI_SAT_EINVAL; /* symmetry breaking made the solver one-shot */
-    root(s);
+    if (!s->resume)
+        root(s);
     s->has_model = false;
     s->st.clauses++;
     if (s->inconsistent)
@@ -196,17 +280,19 @@ int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
     s->learnt.n = 0;
     if (!psi_u32_reserve(&s->learnt, n + 1))
         return s->nomem = true, PSI_SAT_ENOMEM;
-    /* Drop root-false and duplicate literals; skip satisfied/tautological
-     * clauses. seen[] marks 1 = positive present, 2 = negative present. */
+    /* Drop root-false and duplicate literals; skip root-satisfied and
+     * tautological clauses (above the root, only level 0 counts as root).
+     * seen[] marks 1 = positive present, 2 = negative present. */
     bool changed = false, skip = false;
     uint32_t m = 0;
     for (size_t i = 0; i < n && !skip; i++) {
         lit_t l = lit_of_int(lits[i]);
         uint32_t v = lit_var(l);
         uint8_t mark = (l & 1u) ? 2 : 1;
-        if (s->vals[l] > 0 || (s->seen[v] & (3 - mark)))
+        int8_t val = s->level[v] == 0 ? s->vals[l] : 0;
+        if (val > 0 || (s->seen[v] & (3 - mark)))
             skip = true;
-        else if (s->vals[l] < 0 || (s->seen[v] & mark))
+        else if (val < 0 || (s->seen[v] & mark))
             changed = true;
         else {
             s->seen[v] |= mark;
@@ -223,6 +309,8 @@ int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n)
         s->inconsistent = true;
         return 0;
     }
+    if (decision_level(s) > 0)
+        return add_above_root(s, s->learnt.a, m);
     if (m == 1) {
         psi_assign(s, s->learnt.a[0], REASON_NONE);
         return 0;
@@ -301,7 +389,12 @@ int psi_sat_solve(psi_sat *s)
         res = PSI_SAT_ENOMEM;
         goto done;
     }
-    root(s);
+    /* Resume from the last model's trail (psi_sat_set_resume) when only
+     * clauses came since; assumptions and late notifications need the
+     * root, as does the theory's prepare. */
+    bool resume = s->resume && decision_level(s) > 0 && !s->assumptions.n && !s->late.n;
+    if (!resume)
+        root(s);
     /* Only the first solve: later ones may have clauses the symmetries
      * were not verified against. */
     bool first = !s->sym_tried;
@@ -315,7 +408,7 @@ int psi_sat_solve(psi_sat *s)
             goto done;
     }
     s->conflicts_at_start = s->st.conflicts;
-    if (!s->inconsistent && s->has_theory) {
+    if (!s->inconsistent && s->has_theory && !resume) {
         double t0 = psi_sat_now();
         res = theory_start(s);
         s->theory_wall += psi_sat_now() - t0;
@@ -335,7 +428,8 @@ int psi_sat_solve(psi_sat *s)
         for (size_t i = 0; i < s->final_conflict.n; i++)
             s->failed[lit_of_int(s->final_conflict.lits[i])] = 1;
     }
-    root(s);
+    if (res != PSI_SAT_SAT || !s->resume || s->assumptions.n)
+        root(s);
 done:
     s->assumptions.n = 0;
     psi_proof_flush(s);
@@ -447,6 +541,7 @@ int psi_sat_observe(psi_sat *s, int var)
     int rc = psi_sat_reserve(s, var);
     if (rc)
         return rc;
+    root(s); /* late notifications are made at the root (theory_start) */
     uint32_t v = (uint32_t)var - 1;
     if (s->observed[v])
         return 0;

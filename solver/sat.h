@@ -79,6 +79,21 @@ int psi_sat_set_priorities(psi_sat *s, const double *prio, size_t n);
  * PSI_SAT_ENOMEM or PSI_SAT_EINVAL. */
 int psi_sat_add_clause(psi_sat *s, const int *lits, size_t n);
 
+/* Incremental refinement (lazy clause generation): with on != 0, a solve
+ * that answers SAT keeps its trail, and the next solve continues from it
+ * instead of the root. A clause added in between undoes only the levels it
+ * must (to where it is unit, or both its highest literals unassigned when
+ * it is false with two at the top level), so a caller that refutes models
+ * one clause at a time does not pay for re-deciding every variable after
+ * each model. Saved phases are kept either way. The model (psi_sat_value)
+ * is gone once a clause is added, as without it. A solve goes back to the
+ * root when it has assumptions, after psi_sat_observe, after any answer
+ * but SAT, and when it is turned off (off is the default). A theory's
+ * prepare (theory.h) runs only for solves that start at the root, so a
+ * theory changing what prepare sets up calls psi_sat_root first (the
+ * acyclicity theory does so when an edge is added). */
+void psi_sat_set_resume(psi_sat *s, int on);
+
 /* Assumes lit for the next psi_sat_solve call only. */
 int psi_sat_assume(psi_sat *s, int lit);
 

@@ -26,7 +26,8 @@
  *   is above level, wherever it lies in the sequence of notifications; those
  *   at or below level remain in force.
  * - prepare(ctx, out) (may be NULL): called at decision level 0 at the start
- *   of every solve; same return values as notify. Lets the theory finish
+ *   of every solve that starts at the root (not one resuming a kept trail,
+ *   sat.h psi_sat_set_resume); same return values as notify. Lets the theory finish
  *   set-up that is cheaper in bulk (e.g. a static sort of a known graph).
  * The callbacks must not call back into the solver except the read-only
  * psi_sat_root_value and psi_sat_current_value. */
@@ -70,6 +71,11 @@ void psi_sat_set_theory(psi_sat *s, const psi_theory *t);
 /* The theory will be notified of both polarities of var (>= 1). Creates
  * the variable if needed. Returns 0 or PSI_SAT_ENOMEM. */
 int psi_sat_observe(psi_sat *s, int var);
+
+/* Backtracks to decision level 0 between solves: ends a kept trail
+ * (psi_sat_set_resume), so the next solve starts at the root and calls
+ * prepare. For a theory about to change what prepare sets up. */
+void psi_sat_root(psi_sat *s);
 
 /* Value fixed at decision level 0: +1, -1, or 0 if not fixed (yet). */
 int psi_sat_root_value(const psi_sat *s, int lit);
