@@ -87,7 +87,8 @@ static uint32_t writer_pos(const uint32_t *op_txn, const uint32_t *w_op, uint32_
  * psi_sub_choice). Their edges count against max_cons too. */
 static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t key,
                               const uint32_t *w_op, uint32_t nw, uint32_t base, const key_rec *ar,
-                              uint32_t nar, bool has_init, uint32_t max_cons)
+                              uint32_t nar, bool has_init, uint32_t max_cons,
+                              uint64_t *n_choice_edges)
 {
     psi_sub_polygraph *S = em->S;
     psi_status st = PSI_OK;
@@ -115,7 +116,8 @@ static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t ke
          * (a twentieth of max_cons) so that hot keys of big sub-histories
          * count as the budget running out instead of slowing every local
          * solve. */
-        if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons / 20)
+        *n_choice_edges += (uint64_t)r->n * nw;
+        if (*n_choice_edges > (uint64_t)max_cons / 20)
             return psi_diag_set(em->d, PSI_ERR_LIMIT,
                                 "a sub-history needs more than %u read-from choice edges",
                                 max_cons / 20);
@@ -162,11 +164,28 @@ static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t ke
     return st;
 }
 
+/* Whether read op o is in the read set (NULL: every read). */
+static bool in_read_set(const psi_read_set *rs, uint32_t o)
+{
+    if (!rs)
+        return true;
+    uint32_t lo = 0, hi = rs->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rs->ops[mid] < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rs->n && rs->ops[lo] == o;
+}
+
 /* Per key with writers in the sub-history: the initial transaction's RW
- * and WW edges, then the writer pairs, then the read-from choices. */
+ * and WW edges, then the writer pairs, then the read-from choices (of the
+ * reads in rs, or all when rs is NULL). */
 static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_index *idx,
                            const psi_polygraph *g, const uint32_t *txns, uint32_t n, bool has_init,
-                           uint32_t max_cons)
+                           const psi_read_set *rs, uint32_t max_cons)
 {
     size_t cap = 0, nw = 0, ni = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -192,7 +211,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
                 w[nw++] = (key_rec){h->ops[o].key, txns[i], o};
             else if (idx->read_src[o] == PSI_SRC_INIT)
                 ir[ni++] = (key_rec){h->ops[o].key, txns[i], o};
-            else if (info & PSI_OI_AMBIG)
+            else if ((info & PSI_OI_AMBIG) && in_read_set(rs, o))
                 ar[na++] = (key_rec){h->ops[o].key, txns[i], o};
         }
     }
@@ -203,7 +222,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
         w_op[i] = w[i].op;
     for (size_t i = 0; i < ni; i++)
         ir_txn[i] = ir[i].txn;
-    uint64_t unused = 0;
+    uint64_t unused = 0, n_choice_edges = 0;
     size_t a = 0, b = 0, c = 0;
     while (st == PSI_OK && a < nw) {
         size_t e = a, r = 0, m = 0;
@@ -227,7 +246,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
             st = sub_pairs(em, g, idx, key, w_op + a, (uint32_t)(e - a), max_cons);
         if (st == PSI_OK && m)
             st = sub_choices(em, idx, key, w_op + a, (uint32_t)(e - a), base, ar + c, (uint32_t)m,
-                             has_init, max_cons);
+                             has_init, max_cons, &n_choice_edges);
         a = e;
     }
 out:
@@ -243,6 +262,14 @@ psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
                                    const psi_polygraph *g, const uint32_t *txns, uint32_t n,
                                    uint32_t max_cons, uint32_t *local, psi_sub_polygraph *S,
                                    psi_diag *d)
+{
+    return psi_sub_polygraph_build_reads(h, idx, g, txns, n, NULL, max_cons, local, S, d);
+}
+
+psi_status psi_sub_polygraph_build_reads(const psi_history *h, const psi_index *idx,
+                                         const psi_polygraph *g, const uint32_t *txns, uint32_t n,
+                                         const psi_read_set *rs, uint32_t max_cons, uint32_t *local,
+                                         psi_sub_polygraph *S, psi_diag *d)
 {
     memset(S, 0, sizeof *S);
     S->n_nodes = n;
@@ -261,7 +288,7 @@ psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
     if (st == PSI_OK)
         st = psi_wr_edges(&em, h, idx, txns, n, &unused);
     if (st == PSI_OK)
-        st = sub_keys(&em, h, idx, g, txns, n, has_init, max_cons);
+        st = sub_keys(&em, h, idx, g, txns, n, has_init, rs, max_cons);
     /* List-append WW edges are facts of the whole history (any reader's
      * list orders its writers), so the sub-history keeps those among its
      * own transactions. */
