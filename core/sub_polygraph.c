@@ -87,8 +87,7 @@ static uint32_t writer_pos(const uint32_t *op_txn, const uint32_t *w_op, uint32_
  * psi_sub_choice). Their edges count against max_cons too. */
 static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t key,
                               const uint32_t *w_op, uint32_t nw, uint32_t base, const key_rec *ar,
-                              uint32_t nar, bool has_init, uint32_t max_cons,
-                              uint64_t *n_choice_edges)
+                              uint32_t nar, bool has_init, uint32_t max_cons)
 {
     psi_sub_polygraph *S = em->S;
     psi_status st = PSI_OK;
@@ -116,8 +115,7 @@ static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t ke
          * (a twentieth of max_cons) so that hot keys of big sub-histories
          * count as the budget running out instead of slowing every local
          * solve. */
-        *n_choice_edges += (uint64_t)r->n * nw;
-        if (*n_choice_edges > (uint64_t)max_cons / 20)
+        if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons / 20)
             return psi_diag_set(em->d, PSI_ERR_LIMIT,
                                 "a sub-history needs more than %u read-from choice edges",
                                 max_cons / 20);
@@ -222,7 +220,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
         w_op[i] = w[i].op;
     for (size_t i = 0; i < ni; i++)
         ir_txn[i] = ir[i].txn;
-    uint64_t unused = 0, n_choice_edges = 0;
+    uint64_t unused = 0;
     size_t a = 0, b = 0, c = 0;
     while (st == PSI_OK && a < nw) {
         size_t e = a, r = 0, m = 0;
@@ -246,7 +244,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
             st = sub_pairs(em, g, idx, key, w_op + a, (uint32_t)(e - a), max_cons);
         if (st == PSI_OK && m)
             st = sub_choices(em, idx, key, w_op + a, (uint32_t)(e - a), base, ar + c, (uint32_t)m,
-                             has_init, max_cons, &n_choice_edges);
+                             has_init, max_cons);
         a = e;
     }
 out:
