@@ -407,6 +407,20 @@ psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
                                    const psi_polygraph *g, const uint32_t *txns, uint32_t n,
                                    uint32_t max_cons, uint32_t *local, psi_sub_polygraph *S,
                                    psi_diag *d);
+/* The reads with a choice of writers a sub-history keeps: ops[0..n), in
+ * operation order. Leaving a read out drops its choices and their edges,
+ * a relaxation as for a read with a candidate outside. */
+typedef struct psi_read_set {
+    const uint32_t *ops;
+    uint32_t n;
+} psi_read_set;
+/* psi_sub_polygraph_build keeping only the reads with a choice in rs
+ * (every one whose candidates are all in the sub-history when rs is
+ * NULL). */
+psi_status psi_sub_polygraph_build_reads(const psi_history *h, const psi_index *idx,
+                                         const psi_polygraph *g, const uint32_t *txns, uint32_t n,
+                                         const psi_read_set *rs, uint32_t max_cons, uint32_t *local,
+                                         psi_sub_polygraph *S, psi_diag *d);
 void psi_sub_polygraph_free(psi_sub_polygraph *S);
 
 #endif

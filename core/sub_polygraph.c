@@ -162,11 +162,28 @@ static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t ke
     return st;
 }
 
+/* Whether read op o is in the read set (NULL: every read). */
+static bool in_read_set(const psi_read_set *rs, uint32_t o)
+{
+    if (!rs)
+        return true;
+    uint32_t lo = 0, hi = rs->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rs->ops[mid] < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rs->n && rs->ops[lo] == o;
+}
+
 /* Per key with writers in the sub-history: the initial transaction's RW
- * and WW edges, then the writer pairs, then the read-from choices. */
+ * and WW edges, then the writer pairs, then the read-from choices (of the
+ * reads in rs, or all when rs is NULL). */
 static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_index *idx,
                            const psi_polygraph *g, const uint32_t *txns, uint32_t n, bool has_init,
-                           uint32_t max_cons)
+                           const psi_read_set *rs, uint32_t max_cons)
 {
     size_t cap = 0, nw = 0, ni = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -192,7 +209,7 @@ static psi_status sub_keys(psi_emitter *em, const psi_history *h, const psi_inde
                 w[nw++] = (key_rec){h->ops[o].key, txns[i], o};
             else if (idx->read_src[o] == PSI_SRC_INIT)
                 ir[ni++] = (key_rec){h->ops[o].key, txns[i], o};
-            else if (info & PSI_OI_AMBIG)
+            else if ((info & PSI_OI_AMBIG) && in_read_set(rs, o))
                 ar[na++] = (key_rec){h->ops[o].key, txns[i], o};
         }
     }
@@ -244,6 +261,14 @@ psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
                                    uint32_t max_cons, uint32_t *local, psi_sub_polygraph *S,
                                    psi_diag *d)
 {
+    return psi_sub_polygraph_build_reads(h, idx, g, txns, n, NULL, max_cons, local, S, d);
+}
+
+psi_status psi_sub_polygraph_build_reads(const psi_history *h, const psi_index *idx,
+                                         const psi_polygraph *g, const uint32_t *txns, uint32_t n,
+                                         const psi_read_set *rs, uint32_t max_cons, uint32_t *local,
+                                         psi_sub_polygraph *S, psi_diag *d)
+{
     memset(S, 0, sizeof *S);
     S->n_nodes = n;
     S->node_txn = malloc((n ? n : 1) * sizeof *S->node_txn);
@@ -261,7 +286,7 @@ psi_status psi_sub_polygraph_build(const psi_history *h, const psi_index *idx,
     if (st == PSI_OK)
         st = psi_wr_edges(&em, h, idx, txns, n, &unused);
     if (st == PSI_OK)
-        st = sub_keys(&em, h, idx, g, txns, n, has_init, max_cons);
+        st = sub_keys(&em, h, idx, g, txns, n, has_init, rs, max_cons);
     /* List-append WW edges are facts of the whole history (any reader's
      * list orders its writers), so the sub-history keeps those among its
      * own transactions. */

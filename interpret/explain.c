@@ -19,6 +19,13 @@
  * (hot keys make them quadratic); both count as the budget running out. */
 #define MAX_RESTORE_TXNS      2000u
 #define MAX_LOCAL_CONSTRAINTS 1000000u
+/* How many reasons deep by_reasons follows pruning's decisions. */
+#define MAX_REASON_DEPTH 12u
+/* by_reasons gives up past this many transactions: deep reasons make
+ * sets whose local solves cost more than the blind growth's. */
+#define MAX_REASON_TXNS 400u
+/* Blind growth is tried first up to this many transactions. */
+#define BLIND_FIRST_TXNS 200u
 
 typedef struct ctx {
     const psi_history *h;
@@ -31,6 +38,9 @@ typedef struct ctx {
      * check's level (PC, PSI, real time, hints: sub_check.h) instead of the
      * local SI/SER solve. */
     psi_subcheck *pipe;
+    /* Non-NULL: the local polygraphs keep only these reads with a choice
+     * of writers (the ones pruning's reasons involve: reasons.c). */
+    const psi_read_set *rs;
 } ctx;
 
 static int u32_cmp(const void *a, const void *b)
@@ -44,8 +54,8 @@ static int u32_cmp(const void *a, const void *b)
  * constraints. */
 static bool sub_build(ctx *x, const uint32_t *txns, uint32_t n, psi_sub_polygraph *L)
 {
-    psi_status st = psi_sub_polygraph_build(x->h, &x->res->idx, &x->res->g, txns, n,
-                                            MAX_LOCAL_CONSTRAINTS, x->local, L, NULL);
+    psi_status st = psi_sub_polygraph_build_reads(x->h, &x->res->idx, &x->res->g, txns, n, x->rs,
+                                                  MAX_LOCAL_CONSTRAINTS, x->local, L, NULL);
     if (st == PSI_ERR_LIMIT)
         x->out_of_budget = true;
     return st == PSI_OK;
@@ -210,8 +220,9 @@ static bool adj_build(const psi_polygraph *g, uint32_t n, adj *A)
 }
 
 /* Restore: grow s breadth first until its sub-history is a violation.
- * Returns 1 when it is, 0 when growth stopped first, -1 on error. */
-static int restore(ctx *x, tset *s)
+ * Returns 1 when it is, 0 when growth stopped first (past max_txns), -1
+ * on error. */
+static int restore(ctx *x, tset *s, uint32_t max_txns)
 {
     const psi_history *h = x->h;
     uint32_t *sorted = NULL;
@@ -242,7 +253,7 @@ static int restore(ctx *x, tset *s)
             if (!add_candidates(x, s, v))
                 goto out;
         }
-        if (s->n == before || s->n > MAX_RESTORE_TXNS) {
+        if (s->n == before || s->n > max_txns) {
             r = 0;
             goto out;
         }
@@ -251,6 +262,68 @@ out:
     free(sorted);
     free(A.off);
     free(A.to);
+    return r;
+}
+
+/* Histories with repeated values: the seeds plus the transactions and
+ * reads pruning's reasons for the reported cycle(s) involve (reasons.c),
+ * re-checked with only those reads with a choice of writers. 1: that is
+ * a violation and becomes s (x->rs set to those reads); 0: it is not, s
+ * and x->rs are left as they were; -1 on error. */
+static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res, tset *s,
+                      psi_reasons *R, psi_read_set *rs)
+{
+    const psi_edge *cyc[2];
+    uint32_t len[2], nc = 0;
+    if (res->reason == PSI_BY_SOLVER) {
+        cyc[nc] = res->solver_cycle;
+        len[nc++] = res->solver_cycle_len;
+    } else {
+        for (int c = 0; c < 2; c++)
+            if (res->prune.cycle_len[c]) {
+                cyc[nc] = res->prune.cycle[c];
+                len[nc++] = res->prune.cycle_len[c];
+            }
+    }
+    psi_diag d = {0};
+    int r = 0;
+    uint32_t *v = NULL, last_n = 0;
+    /* Deeper and deeper reasons until the set is a violation: shallow
+     * ones give small sets, and a decision's reasons may be needless
+     * when the local solve re-derives it from fewer transactions. */
+    for (uint32_t depth = 0; depth <= MAX_REASON_DEPTH && r == 0; depth++) {
+        psi_reasons_free(R);
+        if (psi_reasons_grow(h, res, cyc, len, nc, depth, R, &d) != PSI_OK)
+            return -1;
+        uint32_t n = 0;
+        free(v);
+        v = malloc(((size_t)R->n_txns + 1) * sizeof *v);
+        if (!v)
+            return -1;
+        v[n++] = PSI_INIT_TXN; /* sorts first: the smallest transaction index */
+        for (uint32_t i = 0; i < R->n_txns; i++)
+            if (R->txns[i] != PSI_INIT_TXN)
+                v[n++] = R->txns[i];
+        if (n > MAX_REASON_TXNS || n == last_n)
+            break; /* too big to re-check quickly, or nothing new */
+        last_n = n;
+        *rs = (psi_read_set){.ops = R->reads, .n = R->n_reads};
+        x->rs = rs;
+        r = set_unsat(x, v, n);
+        if (r == 1) {
+            for (uint32_t i = 0; i < s->n; i++) /* s becomes exactly the reasons' set */
+                s->in[s->v[i]] = 0;
+            s->n = 0;
+            for (uint32_t i = 0; i < n && r == 1; i++)
+                if (!tset_add(s, v[i]))
+                    r = -1;
+        }
+        if (R->complete)
+            break;
+    }
+    if (r != 1)
+        x->rs = NULL;
+    free(v);
     return r;
 }
 
@@ -594,7 +667,27 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             goto out;
         x.pipe = &pipe;
     }
-    int r = restore(&x, &s);
+    psi_reasons R = {0};
+    psi_read_set rs = {0};
+    /* Repeated values: blind growth while it stays small (it often finds
+     * a small violation at once), then along pruning's reasons, whose
+     * sets stay small where blind growth takes in every candidate of
+     * every read; blind growth again when those are no violation. */
+    int r = 0;
+    if (res->idx.n_amb) {
+        r = restore(&x, &s, BLIND_FIRST_TXNS);
+        if (r == 0)
+            r = by_reasons(&x, h, res, &s, &R, &rs);
+        if (r < 0 && !x.out_of_budget) {
+            st = psi_diag_nomem(d, "interpreting");
+            goto out;
+        }
+    }
+    if (r != 1) {
+        x.rs = NULL;
+        x.out_of_budget = false;
+        r = restore(&x, &s, MAX_RESTORE_TXNS);
+    }
     cex->by_hints = hinted;
     if (res->hints.n)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
@@ -673,6 +766,7 @@ out:
     free(x.local);
     free(s.v);
     free(s.in);
+    psi_reasons_free(&R);
     psi_subcheck_free(&pipe);
     if (st != PSI_OK)
         psi_cex_free(cex);

@@ -12,7 +12,13 @@
  *              history alone (SO, WR, the initial transaction, and one
  *              constraint per writer pair and key), is refuted by a local
  *              run of the solver. Edges pruning or seeding derived are never
- *              trusted: everything is re-derived from the history.
+ *              trusted: everything is re-derived from the history. With
+ *              repeated values, when blind growth finds nothing up to 200
+ *              transactions, the set is grown along pruning's reasons
+ *              instead (interpret/reasons.c: per decided order or excluded
+ *              candidate, the cheapest cycle the other way among the edges
+ *              known before it), keeping only the reads with a choice of
+ *              writers those reasons involve.
  *   Minimize - drop transactions, then single dependencies, while the rest
  *              stays a violation. When every deletion was tried the result is
  *              a minimal violation in Appendix E's sense: removing any one

@@ -11,6 +11,30 @@
 
 #include <stdbool.h>
 
+/* Transactions and reads with a choice of writers that pruning's
+ * decisions on a reported cycle rest on (interpret/reasons.c): the
+ * cycle's transactions, the writers its anti-dependencies' reads observed
+ * or were resolved to, each read's candidates, and per decided order or
+ * excluded candidate the transactions of the shortest cycle the other way
+ * in the final known graph, recursively up to max_depth reasons deep
+ * (the cycle's own edges are depth 0; bounded). A guess to re-check:
+ * the final graph holds later decisions too. Ownership: psi_reasons_grow
+ * allocates, psi_reasons_free releases. */
+typedef struct psi_reasons {
+    uint32_t *txns; /* sorted, distinct */
+    uint32_t n_txns;
+    size_t cap_txns;
+    uint32_t *reads; /* read ops with a choice of writers, in operation order */
+    uint32_t n_reads;
+    size_t cap_reads;
+    bool complete; /* every reason found was followed (no bound was hit) */
+} psi_reasons;
+
+psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
+                            const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                            uint32_t max_depth, psi_reasons *R, psi_diag *d);
+void psi_reasons_free(psi_reasons *R);
+
 /* Settles, finalizes and writes the counterexample of the (minimized)
  * violation L into cex (edges, choices, cycles, txns). */
 psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, psi_diag *d);

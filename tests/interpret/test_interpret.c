@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "core/polygraph.h"
+#include "encode/local.h"
 #include "interpret/all.h"
 #include "interpret/describe.h"
 #include "interpret/explain.h"
@@ -183,6 +185,88 @@ static void test_small_budget_keeps_reject(void **state)
             psi_history_free(h);
         }
     assert_true(big > 0); /* the case that used to fail was reached */
+}
+
+/* Is the sub-history over INIT + txns[0..n) (sorted, no INIT) a violation
+ * of the local SI/SER check (every read whose candidates are all in it)? */
+static bool sub_rejected(const psi_history *h, const psi_check_result *r, const uint32_t *txns,
+                         uint32_t n, bool ser)
+{
+    uint32_t *v = malloc(((size_t)n + 1) * sizeof *v), m = 0;
+    uint32_t *local = malloc(h->n_txns * sizeof *local);
+    assert_non_null(v);
+    assert_non_null(local);
+    memset(local, 0xff, h->n_txns * sizeof *local);
+    v[m++] = PSI_INIT_TXN;
+    for (uint32_t i = 0; i < n; i++)
+        if (txns[i] != PSI_INIT_TXN)
+            v[m++] = txns[i];
+    psi_sub_polygraph L;
+    psi_diag d;
+    assert_int_equal(psi_sub_polygraph_build(h, &r->idx, &r->g, v, m, 1000000u, local, &L, &d),
+                     PSI_OK);
+    bool violation = false;
+    assert_int_equal(psi_encode_solve_sub(&L, ser, &violation, &d), PSI_OK);
+    psi_sub_polygraph_free(&L);
+    free(local);
+    free(v);
+    return violation;
+}
+
+/* Repeated values (issue 11): an SI store's history with values 1..16
+ * checked under SER is rejected by pruning; its counterexample is found
+ * along pruning's reasons (interpret/reasons.c) with a few local solver
+ * calls: a handful of transactions, named, itself a violation, and minimal
+ * (dropping any one transaction leaves no violation). Blind growth took
+ * every candidate of every read and grew past the sub-history limits. */
+static void test_repeated_values_small_cex(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 2; seed <= 4; seed++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.sessions = 10;
+        o.txns_per_session = 200;
+        o.ops_per_txn = 8;
+        o.keys = 400;
+        o.dist = PSI_DIST_ZIPF;
+        o.value_range = 16;
+        o.keep_aborted = false;
+        o.seed = seed;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        psi_check_result r;
+        psi_check_opts co = {.ser = true};
+        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_REJECT);
+        assert_true(r.idx.n_amb > 0);
+        psi_cex cx;
+        psi_cex_opts xo = {.ser = true};
+        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        assert_true(cx.present && cx.restored_whole && cx.minimal);
+        assert_int_not_equal(cx.kind, PSI_CEX_CYCLE);
+        assert_true(cx.n_txns <= 12);
+        assert_true(cx.solver_calls <= 200);
+        assert_true(sub_rejected(h, &r, cx.txns, cx.n_txns, true));
+        uint32_t *less = malloc(cx.n_txns * sizeof *less);
+        assert_non_null(less);
+        for (uint32_t drop = 0; drop < cx.n_txns; drop++) {
+            if (cx.txns[drop] == PSI_INIT_TXN)
+                continue;
+            uint32_t m = 0;
+            for (uint32_t i = 0; i < cx.n_txns; i++)
+                if (i != drop)
+                    less[m++] = cx.txns[i];
+            if (sub_rejected(h, &r, less, m, true))
+                fail_msg("seed %llu: still a violation without transaction %u",
+                         (unsigned long long)seed, cx.txns[drop]);
+        }
+        free(less);
+        psi_cex_free(&cx);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
 }
 
 /* One vocabulary: every kind has a name and a description, Elle's name
@@ -422,10 +506,15 @@ static void test_random_minimal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_named_anomalies),   cmocka_unit_test(test_write_skew_is_si),
-        cmocka_unit_test(test_lost_update_shape), cmocka_unit_test(test_budget_is_reported),
-        cmocka_unit_test(test_random_minimal),    cmocka_unit_test(test_small_budget_keeps_reject),
-        cmocka_unit_test(test_vocabulary),        cmocka_unit_test(test_all_anomalies),
+        cmocka_unit_test(test_named_anomalies),
+        cmocka_unit_test(test_write_skew_is_si),
+        cmocka_unit_test(test_lost_update_shape),
+        cmocka_unit_test(test_budget_is_reported),
+        cmocka_unit_test(test_random_minimal),
+        cmocka_unit_test(test_small_budget_keeps_reject),
+        cmocka_unit_test(test_vocabulary),
+        cmocka_unit_test(test_all_anomalies),
+        cmocka_unit_test(test_repeated_values_small_cex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,449 @@
+/* Growth of a counterexample's sub-history along pruning's reasons (see
+ * local.h, psi_reasons_grow).
+ *
+ * Pruning keeps no proof of its decisions, but every decision it took is
+ * a forbidden cycle the other way round in the known graph it ends with:
+ * a version order W before S holds because S before W would close one (a
+ * path from W to S), and a read's candidate was excluded because its WR
+ * edge (or an anti-dependency it implies) would close one (a path from
+ * the reader to the candidate). The shortest such path in the final
+ * known graph, leaving out the edge being explained and its own
+ * consequences, is taken as the reason; its decided edges are explained
+ * in turn. The final graph also holds decisions taken later, so a reason
+ * may be circular: nothing here is trusted, the caller re-checks the
+ * sub-history from the history alone and falls back to blind growth when
+ * it is no violation. */
+#include "core/vec.h"
+#include "interpret/local.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounds: edges explained, and known edges scanned per path search, so
+ * that a history whose reasons are long costs a bounded time before the
+ * fallback takes over. */
+#define MAX_EXPLAINED    512u
+#define MAX_SCAN_PER_BFS (1u << 22)
+
+typedef struct rctx {
+    const psi_history *h;
+    const psi_index *idx;
+    const psi_polygraph *g;
+    uint32_t n; /* nodes = transactions */
+    /* Out-edges of the known graph (CSR of edge indices), the initial
+     * transaction's left out: it has no in-edges, so no cycle uses it. */
+    uint64_t *off;
+    uint64_t *out;
+    /* Path search scratch: stamp per node (seen in search `stamp`), the
+     * known edge it was reached by, the queue, targets by stamp. */
+    uint32_t *seen, *target, *dist, stamp;
+    uint64_t *via;
+    uint64_t *heap;
+    size_t n_heap, cap_heap;
+    /* Edges queued for explanation (bit per known edge), the worklist. */
+    uint8_t *queued;
+    uint64_t *work;
+    uint32_t *work_depth; /* [cap_work] how many reasons deep each queued edge is */
+    uint32_t depth;       /* the depth of the edge being explained */
+    size_t n_work, cap_work;
+    uint8_t *read_in; /* [n_amb] the read is in the read set */
+    psi_reasons *out_set;
+} rctx;
+
+static bool add_txn(rctx *x, uint32_t t)
+{
+    psi_reasons *R = x->out_set;
+    if (!psi_grow((void **)&R->txns, &R->cap_txns, (size_t)R->n_txns + 1, sizeof *R->txns))
+        return false;
+    R->txns[R->n_txns++] = t;
+    return true;
+}
+
+static bool push_edge(rctx *x, uint64_t e)
+{
+    if (x->queued[e])
+        return true;
+    x->queued[e] = 1;
+    size_t cap = x->cap_work;
+    if (!psi_grow((void **)&x->work, &x->cap_work, x->n_work + 1, sizeof *x->work))
+        return false;
+    if (cap != x->cap_work) {
+        uint32_t *wd = realloc(x->work_depth, x->cap_work * sizeof *wd);
+        if (!wd)
+            return false;
+        x->work_depth = wd;
+    }
+    x->work_depth[x->n_work] = x->depth + 1;
+    x->work[x->n_work++] = e;
+    return true;
+}
+
+/* The index in idx->amb of read op o, or UINT32_MAX. */
+static uint32_t amb_of(const psi_index *idx, uint32_t o)
+{
+    uint32_t lo = 0, hi = idx->n_amb; /* idx->amb is in operation order */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (idx->amb[mid].op < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < idx->n_amb && idx->amb[lo].op == o ? lo : UINT32_MAX;
+}
+
+/* t's external read of key, or UINT32_MAX. */
+static uint32_t read_of(const rctx *x, uint32_t t, uint32_t key)
+{
+    const psi_txn *tx = &x->h->txns[t];
+    for (uint32_t k = 0; k < tx->n_ops; k++) {
+        uint32_t o = tx->first_op + k;
+        if (x->h->ops[o].key == key && (x->idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+            return o;
+    }
+    return UINT32_MAX;
+}
+
+/* Binary min-heap of (distance << 32 | node). */
+static void heap_up(uint64_t *hp, size_t i)
+{
+    while (i && hp[(i - 1) / 2] > hp[i]) {
+        uint64_t t = hp[i];
+        hp[i] = hp[(i - 1) / 2];
+        hp[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static uint64_t heap_pop(uint64_t *hp, size_t *n)
+{
+    uint64_t top = hp[0];
+    hp[0] = hp[--*n];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < *n && hp[l] < hp[m])
+            m = l;
+        if (l + 1 < *n && hp[l + 1] < hp[m])
+            m = l + 1;
+        if (m == i)
+            break;
+        uint64_t t = hp[i];
+        hp[i] = hp[m];
+        hp[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* Cheapest path in the known graph among the edges known before `limit`
+ * from the sources src[0..ns) to a node marked in x->target with the
+ * current stamp, skipping the WW edge skip_from -> skip_to on skip_key
+ * and every RW edge on skip_key into skip_to (the explained order and its
+ * consequences). An edge the history shows costs 1, a derived one
+ * DERIVED_COST (it needs reasons of its own). Queues the path's edges
+ * and adds its transactions. False only when out of memory; a search
+ * that finds nothing adds nothing. */
+#define DERIVED_COST 2u
+static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t skip_from,
+                           uint32_t skip_to, uint32_t skip_key, uint64_t limit)
+{
+    uint32_t stamp = x->stamp, hit = UINT32_MAX;
+    uint64_t scanned = 0;
+    x->n_heap = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        if (src[i] == PSI_INIT_TXN || x->seen[src[i]] == stamp)
+            continue;
+        if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
+            return false;
+        x->seen[src[i]] = stamp;
+        x->dist[src[i]] = 0;
+        x->via[src[i]] = UINT64_MAX;
+        x->heap[x->n_heap++] = src[i];
+        heap_up(x->heap, x->n_heap - 1);
+    }
+    while (x->n_heap && scanned < MAX_SCAN_PER_BFS) {
+        uint64_t top = heap_pop(x->heap, &x->n_heap);
+        uint32_t v = (uint32_t)top, dv = (uint32_t)(top >> 32);
+        if (dv > x->dist[v])
+            continue;
+        if (x->target[v] == stamp) {
+            hit = v;
+            break;
+        }
+        for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
+            const psi_edge *e = &x->g->known[x->out[i]];
+            scanned++;
+            if (x->out[i] >= limit)
+                continue;
+            if (e->key == skip_key && e->to == skip_to &&
+                (e->type == PSI_EDGE_RW || (e->type == PSI_EDGE_WW && e->from == skip_from)))
+                continue;
+            uint32_t du = dv + (e->origin == PSI_FROM_HISTORY ? 1u : DERIVED_COST);
+            if (x->seen[e->to] == stamp && x->dist[e->to] <= du)
+                continue;
+            if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
+                return false;
+            x->seen[e->to] = stamp;
+            x->dist[e->to] = du;
+            x->via[e->to] = x->out[i];
+            x->heap[x->n_heap++] = (uint64_t)du << 32 | e->to;
+            heap_up(x->heap, x->n_heap - 1);
+        }
+    }
+    if (hit == UINT32_MAX)
+        return true;
+    uint32_t v = hit;
+    for (; x->via[v] != UINT64_MAX; v = x->g->known[x->via[v]].from) {
+        assert(x->g->known[x->via[v]].to == v && x->via[v] < limit);
+        if (!add_txn(x, v) || !push_edge(x, x->via[v]))
+            return false;
+    }
+    return add_txn(x, v); /* the source the path starts from, last */
+}
+
+/* Starts a new search: a fresh stamp (the arrays are cleared on wrap). */
+static void new_search(rctx *x)
+{
+    if (++x->stamp == 0) {
+        memset(x->seen, 0, x->n * sizeof *x->seen);
+        memset(x->target, 0, x->n * sizeof *x->target);
+        x->stamp = 1;
+    }
+}
+
+/* Why `from` installs key before `to`: a path from `from` to `to` (the
+ * other order would close a cycle with it). */
+static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uint64_t limit)
+{
+    if (from == PSI_INIT_TXN || from == to)
+        return true;
+    new_search(x);
+    x->target[to] = x->stamp;
+    return path_to_target(x, &from, 1, from, to, key, limit);
+}
+
+/* The read with a choice of writers x->idx->amb[a] joins the read set
+ * with all its candidates; each excluded candidate is explained by a path
+ * from the reader to it (its WR edge would close a cycle) or, failing
+ * that, from a writer it precedes to the reader (an anti-dependency its
+ * choice implies would). */
+static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
+{
+    if (x->read_in[a])
+        return true;
+    x->read_in[a] = 1;
+    const psi_amb_read *r = &x->idx->amb[a];
+    const uint32_t *cand = x->idx->amb_cand + r->first;
+    for (uint32_t j = 0; j < r->n; j++) {
+        if (cand[j] == PSI_SRC_INIT)
+            continue;
+        uint32_t c = x->idx->op_txn[cand[j]];
+        if (!add_txn(x, c))
+            return false;
+        if (!x->g->choice_state || x->g->choice_state[r->first + j] != PSI_CH_EXCLUDED)
+            continue;
+        new_search(x);
+        x->target[c] = x->stamp;
+        uint32_t before = x->out_set->n_txns;
+        if (!path_to_target(x, &r->txn, 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit))
+            return false;
+        if (x->out_set->n_txns != before)
+            continue;
+        /* Writers c precedes on the key, by a known WW edge. */
+        uint32_t *src = NULL;
+        size_t ns = 0, cap = 0;
+        for (uint64_t i = x->off[c]; i < x->off[c + 1]; i++) {
+            const psi_edge *e = &x->g->known[x->out[i]];
+            if (e->type != PSI_EDGE_WW || e->key != r->key || x->out[i] >= limit)
+                continue;
+            if (!psi_grow((void **)&src, &cap, ns + 1, sizeof *src)) {
+                free(src);
+                return false;
+            }
+            src[ns++] = e->to;
+        }
+        new_search(x);
+        x->target[r->txn] = x->stamp;
+        bool ok = path_to_target(x, src, (uint32_t)ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit);
+        uint32_t after = x->out_set->n_txns;
+        free(src);
+        if (!ok)
+            return false;
+        /* The path starts at a writer after c: bring the edge c -> it. */
+        if (after != before) {
+            uint32_t first = x->out_set->txns[after - 1];
+            for (uint64_t i = x->off[c]; i < x->off[c + 1]; i++) {
+                const psi_edge *e = &x->g->known[x->out[i]];
+                if (e->type == PSI_EDGE_WW && e->key == r->key && e->to == first)
+                    if (!push_edge(x, x->out[i]))
+                        return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The known WR edge from -> to on key, or UINT64_MAX. */
+static uint64_t wr_edge(const rctx *x, uint32_t from, uint32_t to, uint32_t key)
+{
+    if (from == PSI_INIT_TXN)
+        return UINT64_MAX;
+    for (uint64_t i = x->off[from]; i < x->off[from + 1]; i++) {
+        const psi_edge *e = &x->g->known[x->out[i]];
+        if (e->type == PSI_EDGE_WR && e->key == key && e->to == to)
+            return x->out[i];
+    }
+    return UINT64_MAX;
+}
+
+/* The writer t's read of key observed or was resolved to (PSI_INIT_TXN
+ * for the initial value, UINT32_MAX when unknown); a read with a choice
+ * is explained (explain_read) by edges known before its resolution (its
+ * WR edge) and before `limit`. */
+static bool writer_read(rctx *x, uint32_t t, uint32_t key, uint64_t limit, uint32_t *w)
+{
+    *w = UINT32_MAX;
+    uint32_t o = read_of(x, t, key);
+    if (o == UINT32_MAX)
+        return true;
+    if (!(x->idx->op_info[o] & PSI_OI_AMBIG)) {
+        uint32_t src = x->idx->read_src[o];
+        *w = src == PSI_SRC_INIT ? PSI_INIT_TXN : src < PSI_SRC_INIT ? x->idx->op_txn[src] : *w;
+        return true;
+    }
+    uint32_t a = amb_of(x->idx, o);
+    if (a == UINT32_MAX)
+        return true;
+    const psi_amb_read *r = &x->idx->amb[a];
+    for (uint32_t j = 0; j < r->n && x->g->choice_state; j++)
+        if (x->g->choice_state[r->first + j] == PSI_CH_FORCED) {
+            uint32_t c = x->idx->amb_cand[r->first + j];
+            *w = c == PSI_SRC_INIT ? PSI_INIT_TXN : x->idx->op_txn[c];
+        }
+    uint64_t wr = *w == UINT32_MAX ? UINT64_MAX : wr_edge(x, *w, t, key);
+    return explain_read(x, a, wr < limit ? wr : limit);
+}
+
+/* One edge of the cycle or of a reason (known[at], or at == UINT64_MAX
+ * for a cycle's edge): what it rests on, among the edges known before
+ * it. */
+static bool explain_edge(rctx *x, const psi_edge *e, uint64_t at)
+{
+    if (e->from == PSI_INIT_TXN || e->type == PSI_EDGE_SO)
+        return true;
+    if (!add_txn(x, e->from) || !add_txn(x, e->to))
+        return false;
+    uint32_t w;
+    switch ((psi_edge_type)e->type) {
+    case PSI_EDGE_WR:
+        return writer_read(x, e->to, e->key, at, &w);
+    case PSI_EDGE_WW:
+        if (e->origin == PSI_FROM_HISTORY || e->origin >= PSI_FROM_CONSTRAINT)
+            return true;
+        return explain_order(x, e->from, e->to, e->key, at);
+    case PSI_EDGE_RW:
+        if (!writer_read(x, e->from, e->key, at, &w))
+            return false;
+        if (w == UINT32_MAX || w == PSI_INIT_TXN)
+            return true;
+        return add_txn(x, w) && explain_order(x, w, e->to, e->key, at);
+    default:
+        return true;
+    }
+}
+
+static psi_status rctx_init(rctx *x, psi_diag *d)
+{
+    const psi_polygraph *g = x->g;
+    x->off = calloc((size_t)x->n + 2, sizeof *x->off);
+    x->out = malloc((g->n_known ? g->n_known : 1) * sizeof *x->out);
+    x->seen = calloc(x->n, sizeof *x->seen);
+    x->target = calloc(x->n, sizeof *x->target);
+    x->via = malloc(((size_t)x->n + 1) * sizeof *x->via);
+    x->dist = malloc(((size_t)x->n + 1) * sizeof *x->dist);
+    x->queued = calloc(g->n_known ? g->n_known : 1, 1);
+    x->read_in = calloc(x->idx->n_amb ? x->idx->n_amb : 1, 1);
+    if (!x->off || !x->out || !x->seen || !x->target || !x->via || !x->dist || !x->queued ||
+        !x->read_in)
+        return psi_diag_nomem(d, "interpreting");
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (g->known[i].from != PSI_INIT_TXN)
+            x->off[g->known[i].from + 2]++;
+    for (uint32_t v = 0; v < x->n; v++)
+        x->off[v + 2] += x->off[v + 1];
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (g->known[i].from != PSI_INIT_TXN)
+            x->out[x->off[g->known[i].from + 1]++] = i;
+    return PSI_OK;
+}
+
+static void rctx_free(rctx *x)
+{
+    free(x->off);
+    free(x->out);
+    free(x->seen);
+    free(x->target);
+    free(x->via);
+    free(x->dist);
+    free(x->heap);
+    free(x->queued);
+    free(x->read_in);
+    free(x->work);
+    free(x->work_depth);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
+    return p < q ? -1 : p > q;
+}
+
+psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
+                            const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                            uint32_t max_depth, psi_reasons *R, psi_diag *d)
+{
+    memset(R, 0, sizeof *R);
+    rctx x = {.h = h, .idx = &res->idx, .g = &res->g, .n = h->n_txns, .out_set = R};
+    psi_status st = rctx_init(&x, d);
+    for (uint32_t c = 0; c < n_cycles && st == PSI_OK; c++)
+        for (uint32_t i = 0; i < lens[c] && st == PSI_OK; i++)
+            if (!explain_edge(&x, &cycles[c][i], UINT64_MAX))
+                st = psi_diag_nomem(d, "interpreting");
+    size_t wi = 0;
+    for (; wi < x.n_work && wi < MAX_EXPLAINED && st == PSI_OK; wi++) {
+        if (x.work_depth[wi] > max_depth)
+            break; /* depths only grow along the worklist */
+        x.depth = x.work_depth[wi];
+        if (!explain_edge(&x, &x.g->known[x.work[wi]], x.work[wi]))
+            st = psi_diag_nomem(d, "interpreting");
+    }
+    R->complete = wi == x.n_work;
+    for (uint32_t a = 0; a < res->idx.n_amb && st == PSI_OK; a++) {
+        if (!x.read_in[a])
+            continue;
+        if (!psi_grow((void **)&R->reads, &R->cap_reads, (size_t)R->n_reads + 1, sizeof *R->reads))
+            st = psi_diag_nomem(d, "interpreting");
+        else
+            R->reads[R->n_reads++] = res->idx.amb[a].op; /* in operation order */
+    }
+    if (st == PSI_OK) {
+        qsort(R->txns, R->n_txns, sizeof *R->txns, u32_cmp);
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < R->n_txns; i++)
+            if (!m || R->txns[m - 1] != R->txns[i])
+                R->txns[m++] = R->txns[i];
+        R->n_txns = m;
+    }
+    rctx_free(&x);
+    if (st != PSI_OK)
+        psi_reasons_free(R);
+    return st;
+}
+
+void psi_reasons_free(psi_reasons *R)
+{
+    free(R->txns);
+    free(R->reads);
+    memset(R, 0, sizeof *R);
+}
