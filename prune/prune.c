@@ -669,8 +669,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */
-    /* PC: the composed edges of the reach, kept across rounds (level_pc.h) */
-    psi_pc_extra pcx = {0};
+    /* PC: the view of the reach, its buffers kept across rounds (level_pc.h) */
+    psi_pc_extra pcx = {.full = opts && opts->pc_unreduced};
     for (;;) {
         psi_reach r;
         uint32_t cyc;
