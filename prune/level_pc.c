@@ -74,7 +74,8 @@ static bool so_wr_by_target(const psi_polygraph *g, const uint64_t *keep, uint64
 }
 
 psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *h,
-                              const psi_polygraph *g, uint32_t *cycle_node, psi_diag *d)
+                              const psi_polygraph *g, const psi_reach_cfg *cfg,
+                              uint32_t *cycle_node, psi_diag *d)
 {
     uint64_t n1 = g->n_known, *keep = NULL, *off = NULL;
     uint32_t *ids = NULL;
@@ -121,7 +122,7 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                                             .origin = rw->origin};
     }
     psi_edge_view v = {.first = x->view, .n = x->n_base + x->n_comp};
-    st = psi_reach_build_view(r, h, &v, cycle_node, d);
+    st = psi_reach_build_view(r, h, &v, cfg, cycle_node, d);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "pruning");

@@ -144,8 +144,8 @@ static uint64_t assert_same_reach(const psi_history *h, const psi_polygraph *g, 
     psi_reach rr, rf;
     uint32_t cr, cf;
     psi_diag d;
-    assert_int_equal(psi_pc_reach_build(&rr, &xr, h, g, &cr, &d), PSI_OK);
-    assert_int_equal(psi_pc_reach_build(&rf, &xf, h, g, &cf, &d), PSI_OK);
+    assert_int_equal(psi_pc_reach_build(&rr, &xr, h, g, NULL, &cr, &d), PSI_OK);
+    assert_int_equal(psi_pc_reach_build(&rf, &xf, h, g, NULL, &cf, &d), PSI_OK);
     if ((cr == UINT32_MAX) != (cf == UINT32_MAX))
         fail_msg("seed %llu: cycle in the reduced reach %d, in the whole %d",
                  (unsigned long long)seed, cr != UINT32_MAX, cf != UINT32_MAX);
