@@ -1,7 +1,8 @@
-/* Prefix consistency's reachability: DEP plus composed SO/WR;RW edges
- * (see level_pc.h). */
+/* Prefix consistency's reachability: the reduced known graph's DEP edges
+ * plus composed SO/WR;RW edges (see level_pc.h). */
 #include "prune/level_pc.h"
 
+#include "core/known_reduce.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -20,158 +21,115 @@ static bool so_wr(const psi_edge *e)
     return e->type == PSI_EDGE_SO || e->type == PSI_EDGE_WR;
 }
 
-/* The known edges below upto that are SO or WR (rw false), by target, or
- * RW (rw true), by source: CSR over transactions, entries are known-edge
- * indices in ascending order. */
-static uint32_t idx_node(const psi_edge *e, bool rw)
+/* The known edges PC's rules keep (core/known_reduce.h), as a bitmap in
+ * *keep (malloc'd, the caller frees it); NULL when every edge is kept
+ * (x->full, or too many edges for 32-bit ids). Returns false on ENOMEM. */
+static bool kept_edges(const psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
 {
-    if (rw ? !psi_edge_is_anti((psi_edge_type)e->type) : !so_wr(e))
-        return UINT32_MAX;
-    return rw ? e->from : e->to;
+    *keep = NULL;
+    if (x->full || !g->n_known || g->n_known >= UINT32_MAX)
+        return true;
+    uint32_t *off = NULL, *by_src = NULL;
+    *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof **keep);
+    bool ok = *keep && psi_known_group_by_source(g, &off, &by_src) &&
+              psi_known_mark_kept(g, PSI_RULES_PC, off, by_src, *keep);
+    free(off);
+    free(by_src);
+    return ok;
 }
 
-static psi_status edge_index(const psi_polygraph *g, uint64_t upto, bool rw, uint32_t n,
-                             uint64_t **off_out, uint32_t **ids_out, psi_diag *d)
+static bool is_kept(const uint64_t *keep, uint64_t i)
 {
+    return !keep || (keep[i / 64] >> (i % 64) & 1u);
+}
+
+/* The kept SO and WR edges by target: CSR over transactions, entries are
+ * known-edge indices in ascending order. Returns false on ENOMEM. */
+static bool so_wr_by_target(const psi_polygraph *g, const uint64_t *keep, uint64_t **off_out,
+                            uint32_t **ids_out)
+{
+    uint32_t n = g->n_nodes;
     uint64_t *off = calloc((size_t)n + 1, sizeof *off);
+    *off_out = off;
+    *ids_out = NULL;
     if (!off)
-        return psi_diag_nomem(d, "pruning");
-    for (uint64_t i = 0; i < upto; i++)
-        if (idx_node(&g->known[i], rw) != UINT32_MAX)
-            off[idx_node(&g->known[i], rw) + 1]++;
+        return false;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (so_wr(&g->known[i]) && is_kept(keep, i))
+            off[g->known[i].to + 1]++;
     for (uint32_t v = 0; v < n; v++)
         off[v + 1] += off[v];
     uint32_t *ids = malloc((off[n] ? off[n] : 1) * sizeof *ids);
-    uint64_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
-    if (!ids || !fill) {
-        free(off);
-        free(ids);
-        free(fill);
-        return psi_diag_nomem(d, "pruning");
-    }
-    memcpy(fill, off, ((size_t)n + 1) * sizeof *fill);
-    for (uint64_t i = 0; i < upto; i++)
-        if (idx_node(&g->known[i], rw) != UINT32_MAX)
-            ids[fill[idx_node(&g->known[i], rw)]++] = (uint32_t)i;
-    free(fill);
-    *off_out = off;
     *ids_out = ids;
-    return PSI_OK;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The pairs of x->comp (an old RW edge, sorted) and b[0..nb) (RW << 32 |
- * SO/WR, sorted) merged in place from the back: both are in (RW, SO/WR)
- * order, so the result is too. */
-static void merge_pairs(psi_pc_extra *x, const uint64_t *b, uint64_t nb)
-{
-    uint64_t i = x->n_comp, j = nb, o = x->n_comp + nb;
-    while (j) {
-        uint64_t bk = b[j - 1];
-        if (i && ((uint64_t)x->comp[i - 1][1] << 32 | x->comp[i - 1][0]) > bk) {
-            x->comp[--o][0] = x->comp[i - 1][0];
-            x->comp[o][1] = x->comp[--i][1];
-        } else {
-            x->comp[--o][0] = (uint32_t)bk;
-            x->comp[o][1] = (uint32_t)(bk >> 32);
-            j--;
-        }
-    }
-    x->n_comp += nb;
+    if (!ids)
+        return false;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (so_wr(&g->known[i]) && is_kept(keep, i))
+            ids[off[g->known[i].to]++] = (uint32_t)i;
+    /* the fill moved each start to the next target's: shift back */
+    for (uint32_t v = n; v > 0; v--)
+        off[v] = off[v - 1];
+    off[0] = 0;
+    return true;
 }
 
 psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *h,
-                              const psi_polygraph *g, uint32_t *cycle_node, psi_diag *d)
+                              const psi_polygraph *g, const psi_reach_cfg *cfg,
+                              uint32_t *cycle_node, psi_diag *d)
 {
-    /* the view's known part is still there up to n_view; the composed
-     * pairs are complete over the known edges below n0 */
-    uint64_t n_view = x->n_known, n0 = x->capped ? 0 : x->n_known, n1 = g->n_known;
-    assert(n_view <= n1);
-    if (!n0)
-        x->n_comp = 0;
-    x->capped = false;
-    uint64_t *off = NULL, *roff = NULL, *b = NULL;
-    uint32_t *ids = NULL, *rids = NULL;
-    psi_status st = edge_index(g, n1, false, h->n_txns, &off, &ids, d);
-    if (st == PSI_OK)
-        st = edge_index(g, n0, true, h->n_txns, &roff, &rids, d);
-    if (st != PSI_OK)
-        goto out;
-    uint64_t cap = COMP_PER_KNOWN * n1 + COMP_FLOOR;
-    if (cap > UINT32_MAX - n1)
-        cap = UINT32_MAX - n1; /* view ids are 32-bit */
-    /* the new pairs: an old RW edge after a new SO/WR edge (b, to merge),
-     * and a new RW edge after any SO/WR edge (after every old pair) */
-    uint64_t nb = 0, na = 0;
-    for (uint64_t j = n0; j < n1; j++)
-        if (so_wr(&g->known[j]))
-            nb += roff[g->known[j].to + 1] - roff[g->known[j].to];
-    for (uint64_t i = n0; i < n1; i++)
-        if (psi_edge_is_anti((psi_edge_type)g->known[i].type))
-            na += off[g->known[i].from + 1] - off[g->known[i].from];
-    b = malloc((nb ? nb : 1) * sizeof *b);
-    if (!b || !psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + nb + na, sizeof *x->comp))
+    uint64_t n1 = g->n_known, *keep = NULL, *off = NULL;
+    uint32_t *ids = NULL;
+    psi_status st = PSI_OK;
+    x->n_base = 0;
+    x->n_comp = 0;
+    if (!kept_edges(x, g, &keep) || !so_wr_by_target(g, keep, &off, &ids) ||
+        !psi_grow((void **)&x->base, &x->cap_base, n1 ? n1 : 1, sizeof *x->base))
         goto nomem;
-    uint64_t k = 0;
-    for (uint64_t j = n0; j < n1; j++)
-        if (so_wr(&g->known[j]))
-            for (uint64_t q = roff[g->known[j].to]; q < roff[g->known[j].to + 1]; q++)
-                b[k++] = (uint64_t)rids[q] << 32 | j;
-    assert(k == nb);
-    if (nb > 1)
-        qsort(b, nb, sizeof *b, u64_cmp);
-    merge_pairs(x, b, nb);
-    for (uint64_t i = n0; i < n1; i++) {
+    for (uint64_t i = 0; i < n1; i++)
+        if (is_kept(keep, i) && !psi_edge_is_anti((psi_edge_type)g->known[i].type))
+            x->base[x->n_base++] = (uint32_t)i;
+    uint64_t cap = COMP_PER_KNOWN * n1 + COMP_FLOOR;
+    if (cap > UINT32_MAX - x->n_base)
+        cap = UINT32_MAX - x->n_base; /* view ids are 32-bit */
+    /* By RW edge, then SO/WR edge; beyond the cap the rest are left out. */
+    for (uint64_t i = 0; i < n1 && x->n_comp < cap; i++) {
         const psi_edge *rw = &g->known[i];
-        if (!psi_edge_is_anti((psi_edge_type)rw->type))
+        if (!psi_edge_is_anti((psi_edge_type)rw->type) || !is_kept(keep, i))
             continue;
-        for (uint64_t j = off[rw->from]; j < off[rw->from + 1]; j++) {
-            x->comp[x->n_comp][0] = ids[j];
+        uint64_t b = off[rw->from], e = off[rw->from + 1];
+        if (e - b > cap - x->n_comp)
+            e = b + (cap - x->n_comp);
+        if (!psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + (e - b), sizeof *x->comp))
+            goto nomem;
+        for (; b < e; b++) {
+            x->comp[x->n_comp][0] = ids[b];
             x->comp[x->n_comp++][1] = (uint32_t)i;
         }
     }
-    /* beyond the cap the rest are left out (the first cap pairs in
-     * order, as from scratch), and the next build starts from scratch */
-    if (x->n_comp > cap) {
-        x->n_comp = cap;
-        x->capped = true;
-    }
-    x->n_known = n1;
-    if (!psi_grow((void **)&x->view, &x->cap_view, n1 + x->n_comp, sizeof *x->view) ||
-        !psi_grow((void **)&x->active, &x->cap_active, n1 + x->n_comp, sizeof *x->active))
+    if (!psi_grow((void **)&x->view, &x->cap_view, x->n_base + x->n_comp + 1, sizeof *x->view))
         goto nomem;
-    if (n1 > n_view)
-        memcpy(x->view + n_view, g->known + n_view, (n1 - n_view) * sizeof *x->view);
-    for (uint64_t i = n_view; i < n1; i++)
-        x->active[i] = !psi_edge_is_anti((psi_edge_type)g->known[i].type);
+    for (uint32_t i = 0; i < x->n_base; i++)
+        x->view[i] = g->known[x->base[i]];
     for (uint64_t c = 0; c < x->n_comp; c++) {
         const psi_edge *p = &g->known[x->comp[c][0]], *rw = &g->known[x->comp[c][1]];
         assert(so_wr(p) && psi_edge_is_anti((psi_edge_type)rw->type) && p->to == rw->from);
         /* typed as DEP so that the plain graph keeps it; its id says what
          * it is */
-        x->view[n1 + c] = (psi_edge){.from = p->from,
-                                     .to = rw->to,
-                                     .key = rw->key,
-                                     .type = PSI_EDGE_WR,
-                                     .origin = rw->origin};
-        x->active[n1 + c] = 1;
+        x->view[x->n_base + c] = (psi_edge){.from = p->from,
+                                            .to = rw->to,
+                                            .key = rw->key,
+                                            .type = PSI_EDGE_WR,
+                                            .origin = rw->origin};
     }
-    psi_edge_view v = {.first = x->view, .n = n1 + x->n_comp, .active = x->active};
-    st = psi_reach_build_view(r, h, &v, cycle_node, d);
+    psi_edge_view v = {.first = x->view, .n = x->n_base + x->n_comp};
+    st = psi_reach_build_view(r, h, &v, cfg, cycle_node, d);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "pruning");
 out:
+    free(keep);
     free(off);
     free(ids);
-    free(roff);
-    free(rids);
-    free(b);
     if (st != PSI_OK)
         psi_pc_free(x);
     return st;
@@ -179,10 +137,12 @@ out:
 
 void psi_pc_free(psi_pc_extra *x)
 {
+    free(x->base);
     free(x->comp);
     free(x->view);
-    free(x->active);
+    bool full = x->full;
     memset(x, 0, sizeof *x);
+    x->full = full;
 }
 
 uint32_t psi_pc_path(const psi_pc_extra *x, const psi_polygraph *g, const uint32_t *path,
@@ -190,11 +150,11 @@ uint32_t psi_pc_path(const psi_pc_extra *x, const psi_polygraph *g, const uint32
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (path[i] < x->n_known) {
-            out[k++] = g->known[path[i]];
+        if (path[i] < x->n_base) {
+            out[k++] = g->known[x->base[path[i]]];
             continue;
         }
-        uint64_t c = path[i] - x->n_known;
+        uint64_t c = path[i] - x->n_base;
         assert(c < x->n_comp);
         out[k++] = g->known[x->comp[c][0]];
         out[k++] = g->known[x->comp[c][1]];

@@ -14,21 +14,27 @@
  * soundly, and more writer pairs ordered for seeding (seed.h: T reaching
  * S over PC's paths means S ->WW T closes a forbidden cycle).
  *
- * The composed edges come after the known ones in the view the reach is
- * built from (ids n_known and up); paths found in it are turned back into
- * known edges with psi_pc_path.
+ * Built on the reduced known graph: the edges core/known_reduce.h keeps
+ * under PC's rules (S, W and A told apart) give every transaction exactly
+ * the transactions it reaches over PC's paths in the whole known graph
+ * (proof in core/known_reduce.c, "Prefix consistency"), so frontiers,
+ * cycle checks, and with them every side pruning judges, are the same,
+ * while the reach is built from a fraction of the edges and composed
+ * pairs (GeneralRW's last round: 21 k DEP and 12 k composed edges, from
+ * 113 k known and 137 k composed ones). Only the paths reported for
+ * counterexamples may differ (shortest in the reduced graph; each is
+ * still made of known edges).
  *
- * Rounds: pruning only appends known edges, so x is kept from one round
- * to the next and each build composes only the pairs that involve a new
- * known edge, into the same buffers (rebuilding them from scratch every
- * round cost more than the composing: fresh pages to fault in each time).
- * The composed edges stay in the order a build from scratch gives (by RW
- * edge, then SO/WR edge), so every round's reach, paths and pruning are
- * what they were.
+ * The view the reach is built from holds the kept DEP edges (ids below
+ * n_base, base[] names their known index) and then the composed ones;
+ * paths found in it are turned back into known edges with psi_pc_path.
+ * Each round builds it from scratch (a round's new known edges may make
+ * old ones redundant) into buffers kept across rounds, so the pages are
+ * faulted in once.
  *
- * Ownership: psi_pc_reach_build updates x (zeroed before the first
- * round; psi_pc_free releases it, after the last) and fills r
- * (psi_reach_free). The polygraph is only read. */
+ * Ownership: psi_pc_reach_build updates x (zeroed before the first round,
+ * maybe with `full` set; psi_pc_free releases it, after the last) and
+ * fills r (psi_reach_free). The polygraph is only read. */
 #ifndef PSI_PRUNE_LEVEL_PC_H
 #define PSI_PRUNE_LEVEL_PC_H
 
@@ -39,21 +45,24 @@
 #include <stdint.h>
 
 typedef struct psi_pc_extra {
-    uint64_t n_known; /* known edges when built: view ids below are theirs */
+    bool full;       /* every known edge, no reduction (tests compare the two) */
+    uint32_t n_base; /* view ids below are kept DEP edges: base[id] is the known one */
     uint64_t n_comp;
+    uint32_t *base;      /* [n_base] */
     uint32_t (*comp)[2]; /* [n_comp] composed edge: its SO/WR and RW known edges */
     /* kept across rounds */
-    size_t cap_comp, cap_view, cap_active;
-    psi_edge *view;  /* [cap_view] known edges, then the composed ones */
-    uint8_t *active; /* [cap_view] the view's edges that the reach follows */
-    bool capped;     /* the last build left composed edges out: next from scratch */
+    size_t cap_base, cap_comp, cap_view;
+    psi_edge *view; /* [cap_view] the kept DEP edges, then the composed ones */
 } psi_pc_extra;
 
-/* The reach over DEP and the composed edges; *cycle_node as
+/* The reach over DEP and the composed edges, run as cfg says (as
+ * psi_reach_build_view: threads, a frontier buffer kept across rounds;
+ * NULL: one thread, a frontier of its own); *cycle_node as
  * psi_reach_build (a node on a forbidden cycle, else UINT32_MAX). x is
  * the previous round's (or zeroed); on failure it is released. */
 psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *h,
-                              const psi_polygraph *g, uint32_t *cycle_node, psi_diag *d);
+                              const psi_polygraph *g, const psi_reach_cfg *cfg,
+                              uint32_t *cycle_node, psi_diag *d);
 void psi_pc_free(psi_pc_extra *x);
 
 /* The known edges of path[0..n) (ids of the view, as psi_reach_path

@@ -669,16 +669,16 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */
-    /* PC: the composed edges of the reach, kept across rounds (level_pc.h) */
-    psi_pc_extra pcx = {0};
+    /* PC: the view of the reach, its buffers kept across rounds (level_pc.h) */
+    psi_pc_extra pcx = {.full = opts && opts->pc_unreduced};
     for (;;) {
         psi_reach r;
         uint32_t cyc;
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        /* PC builds its own graph (level_pc.h), on one thread. */
+        /* PC builds its own graph (level_pc.h) */
         st = ser == RULE_PC
-                 ? psi_pc_reach_build(&r, &pcx, h, g, &cyc, d)
+                 ? psi_pc_reach_build(&r, &pcx, h, g, &cfg, &cyc, d)
                  : psi_reach_build_cfg(&r, h, g, ser == RULE_SI, ser == RULE_DEP || ser == RULE_PSI,
                                        &cfg, &cyc, d);
         if (st != PSI_OK)

@@ -51,6 +51,10 @@ typedef struct psi_prune_opts {
     /* PC (with dep_only): also an RW edge after a known SO or WR edge whose
      * head reaches that edge's tail: PC forbids such cycles (encode.h). */
     bool pc;
+    /* PC: build the reach from every known edge instead of those the
+     * reduction keeps (prune/level_pc.h): the same answers, slower; tests
+     * compare the two. */
+    bool pc_unreduced;
     bool disabled; /* --no-pruning: only check the known graph for a cycle */
     /* Rounds until nothing changes (the fixpoint). Otherwise (SI and SER)
      * rounds stop once a round on a large graph resolved under 1% of the

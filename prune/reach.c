@@ -209,9 +209,9 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
 }
 
 psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
-                                uint32_t *cycle_node, psi_diag *d)
+                                const psi_reach_cfg *cfg, uint32_t *cycle_node, psi_diag *d)
 {
-    return reach_build(r, h, v, false, NULL, cycle_node, d);
+    return reach_build(r, h, v, false, cfg, cycle_node, d);
 }
 
 psi_status psi_reach_build_cfg(psi_reach *r, const psi_history *h, const psi_polygraph *g,

@@ -85,9 +85,10 @@ psi_status psi_reach_build(psi_reach *r, const psi_history *h, const psi_polygra
 psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_polygraph *g,
                                uint32_t *cycle_node, psi_diag *d);
 /* The same, plain, over the (active) edges of v instead of the known
- * graph: paths are ids of v (prune/level_pc.h composes edges). */
+ * graph, run as cfg says (NULL: one thread, a frontier of its own):
+ * paths are ids of v (prune/level_pc.h composes edges). */
 psi_status psi_reach_build_view(psi_reach *r, const psi_history *h, const psi_edge_view *v,
-                                uint32_t *cycle_node, psi_diag *d);
+                                const psi_reach_cfg *cfg, uint32_t *cycle_node, psi_diag *d);
 void psi_reach_free(psi_reach *r);
 
 static inline uint32_t psi_reach_node(const psi_reach *r, uint32_t txn, int copy)
