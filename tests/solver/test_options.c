@@ -144,7 +144,7 @@ static void test_defaults_and_effects(void **state)
                            "binary_minimize",
                            "vivify_effort"};
     const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0,  0,   1,
-                             2,   0,   2, 50, 0,  1,  1,  0, 1, 30, 1000};
+                             2,   0,   2, 50, 0,  1,  1,  0, 1, 10, 1000};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         (void)solve_php(6, names[i], values[i]);
 
