@@ -330,6 +330,41 @@ static bool bump_reasons(psi_sat *s)
     return true;
 }
 
+#define SEEN_CLAUSE 4u /* seen[] bit: in the learned clause (binary minimization) */
+
+/* Binary-implication minimization (Glucose's binResMinimize): a binary
+ * clause (a | i) with a the asserting literal and -i in the learned clause
+ * resolves -i away (self-subsuming resolution), since -a already implies i.
+ * Only for short, low-glue clauses, as Glucose, since it walks a's binary
+ * watches. The clause's variables are all in to_clear (analysis marked
+ * them), so the extra seen bit is cleared with the rest. */
+static void binary_minimize(psi_sat *s)
+{
+    lit_t a = s->learnt.a[0];
+    for (size_t i = 1; i < s->learnt.n; i++)
+        s->seen[lit_var(s->learnt.a[i])] |= SEEN_CLAUSE;
+    const watches *ws = &s->watches[a];
+    uint32_t hits = 0;
+    for (uint32_t k = 0; k < ws->n; k++) {
+        watch w = ws->w[k];
+        lit_t i = w.blocker;
+        if (!(w.ref & WATCH_BIN) || s->vals[i] <= 0 || !(s->seen[lit_var(i)] & SEEN_CLAUSE) ||
+            (cl_flags(s, w.ref & ~WATCH_BIN) & CL_DELETED))
+            continue;
+        s->seen[lit_var(i)] &= (uint8_t)~SEEN_CLAUSE;
+        hits++;
+    }
+    if (!hits)
+        return;
+    size_t j = 1;
+    for (size_t i = 1; i < s->learnt.n; i++)
+        if (s->seen[lit_var(s->learnt.a[i])] & SEEN_CLAUSE)
+            s->learnt.a[j++] = s->learnt.a[i];
+    assert(s->learnt.n - j == hits);
+    s->st.minimized_literals += hits;
+    s->learnt.n = j;
+}
+
 /* Learns a clause from conflict c (all literals false, at least one at the
  * current level) into s->learnt, asserting literal first and the literal of
  * the backjump level second. Returns 0 or PSI_SAT_ENOMEM. */
@@ -407,6 +442,9 @@ int psi_analyze(psi_sat *s, conflict c, uint32_t *bt_level, uint32_t *glue)
         if (s->nomem)
             goto clear;
     }
+    if (s->opt.binary_minimize && !s->has_theory && s->learnt.n > 1 &&
+        s->learnt.n <= s->opt.binary_minimize)
+        binary_minimize(s);
     /* Neither with a theory: its instances (glue about 2) were measured
      * no faster with reason bumping, and the search there stays as tuned. */
     if (s->opt.bump_reasons && !s->has_theory && !s->nomem && !bump_reasons(s))

@@ -81,6 +81,16 @@ bool psi_clause_locked(const psi_sat *s, uint32_t cref)
     return false;
 }
 
+/* Does a literal of the clause hold (at the root: satisfied for good)? */
+bool psi_clause_satisfied(const psi_sat *s, uint32_t cref)
+{
+    const uint32_t *c = s->arena + cref + CL_HDR;
+    for (uint32_t i = 0; i < s->arena[cref]; i++)
+        if (s->vals[c[i]] > 0)
+            return true;
+    return false;
+}
+
 static void drop_deleted(psi_sat *s, u32vec *list)
 {
     size_t j = 0;

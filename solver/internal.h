@@ -38,6 +38,7 @@ typedef uint32_t lit_t;
 #define CL_THEORY     4u
 #define CL_MOVED      8u
 #define CL_USED       16u /* learned clause took part in an analysis since the last reduction */
+#define CL_VIVIFIED   32u /* learned clause vivify.c tried already (or made) */
 #define CL_GLUE_SHIFT 8
 
 /* A watch: the blocking literal and the clause; binary clauses keep the
@@ -133,6 +134,8 @@ struct psi_sat {
     uint64_t props_at_walk;   /* propagations when the last walk ended */
     uint32_t simplified_root; /* root trail size at the last simplification */
     uint64_t simplify_at;     /* conflicts before the next simplification */
+    uint64_t props_at_vivify; /* search propagations when the last vivification ended */
+    bool vivify_due;          /* a reduction asked for a vivification round */
     bool sym_tried;           /* the first solve looked for symmetries (opt.symmetry) */
     bool sym_added;           /* ... and added clauses breaking them: one-shot from then on */
     bool resume;              /* psi_sat_set_resume: keep a model's trail for the next solve */
@@ -200,6 +203,7 @@ uint32_t psi_clause_new(psi_sat *s, const lit_t *lits, uint32_t n, bool learnt, 
 void psi_clause_attach(psi_sat *s, uint32_t cref);
 void psi_clause_delete(psi_sat *s, uint32_t cref);
 bool psi_clause_locked(const psi_sat *s, uint32_t cref);
+bool psi_clause_satisfied(const psi_sat *s, uint32_t cref);
 bool psi_clause_collect(psi_sat *s);
 
 /* Are all n literals false? For assertions on conflicts and lemmas. */
@@ -282,6 +286,11 @@ bool psi_walk(psi_sat *s, uint64_t flips, bool use_target);
  * and no clauses or assumptions after it (sat.c refuses them). Returns 0
  * or PSI_SAT_ENOMEM. */
 int psi_symmetry_break(psi_sat *s);
+
+/* vivify.c: shortens learned clauses by probing (opt.vivify_effort), at
+ * the root at a propagation fixpoint, without a theory or assumptions.
+ * False on ENOMEM. */
+bool psi_vivify(psi_sat *s);
 
 /* search.c */
 int psi_search(psi_sat *s);

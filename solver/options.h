@@ -90,6 +90,14 @@
       "1: the first solve breaks verified row/column symmetries of a pigeonhole-like matrix "    \
       "(symmetry.c); one-shot: later clauses and assumptions are refused; not with a proof, a "  \
       "theory or assumptions")                                                                     \
+    X(binary_minimize,   INT,  30,    0,   1e9,                                                    \
+      "learned clauses of up to this many literals lose those a binary clause with the asserting "\
+      "literal resolves away (Glucose; 0: off; not with a theory)")                               \
+    X(vivify_effort,     INT,  100,   0,   1e6,                                                    \
+      "after each reduction, vivify learned clauses (vivify.c) for this many propagations per "   \
+      "thousand of the search's since the last round (0: off; never with a theory)")             \
+    X(vivify_glue,       INT,  6,     0,   1e9,                                                    \
+      "learned clauses of glue at most this are vivified")                                         \
     X(chrono,            INT,  100,   0,   1e9,                                                    \
       "a backjump over more levels than this only undoes the conflict level (0: never)")
 /* clang-format on */

@@ -57,15 +57,6 @@ bool psi_reduce(psi_sat *s)
     return psi_clause_collect(s);
 }
 
-static bool satisfied(const psi_sat *s, uint32_t cref)
-{
-    const uint32_t *c = s->arena + cref + CL_HDR;
-    for (uint32_t i = 0; i < s->arena[cref]; i++)
-        if (s->vals[c[i]] > 0)
-            return true;
-    return false;
-}
-
 /* Only at decision level 0 (root values are then all there is). */
 bool psi_simplify(psi_sat *s)
 {
@@ -77,7 +68,7 @@ bool psi_simplify(psi_sat *s)
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < lists[k]->n; i++) {
             uint32_t cref = lists[k]->a[i];
-            if (!(cl_flags(s, cref) & CL_DELETED) && satisfied(s, cref) &&
+            if (!(cl_flags(s, cref) & CL_DELETED) && psi_clause_satisfied(s, cref) &&
                 !psi_clause_locked(s, cref))
                 psi_clause_delete(s, cref);
         }

@@ -46,6 +46,9 @@ typedef struct psi_sat_stats {
     uint64_t chrono_backtracks;         /* conflicts that undid only their own level */
     uint64_t blocked_restarts;          /* conflicts that postponed a restart */
     uint64_t rephases, walks;           /* phase resets, local searches among them */
+    uint64_t vivify_tried, vivified;    /* learned clauses probed, shortened (vivify.c) */
+    uint64_t vivify_removed;            /* literals removed by vivification */
+    uint64_t vivify_propagations;       /* its propagations (not in propagations) */
     uint64_t theory_calls;              /* literals handed to the theory */
     uint64_t theory_conflicts, theory_propagations, theory_explanations;
     double theory_seconds; /* CPU time inside theory callbacks (estimate: see sat.c) */

@@ -205,6 +205,24 @@ static lit_t decide(psi_sat *s)
     }
 }
 
+/* Vivification (vivify.c) after a reduction: it probes from the root, so
+ * the search backtracks there first (as a restart would; the trail it
+ * drops is decided again by the same heuristics). Returns 1 when root
+ * literals must be propagated first, -1 on ENOMEM, 0 when done. */
+static int vivify_at_root(psi_sat *s)
+{
+    /* Asked for in an earlier solve, before assumptions or a theory came. */
+    if (s->has_theory || s->assumptions.n) {
+        s->vivify_due = false;
+        return 0;
+    }
+    psi_backtrack(s, 0);
+    if (s->qhead < s->trail_n)
+        return 1;
+    s->vivify_due = false;
+    return psi_vivify(s) ? 0 : -1;
+}
+
 static bool limit_hit(psi_sat *s, uint32_t *tick)
 {
     if (s->conflict_limit >= 0 &&
@@ -355,6 +373,14 @@ int psi_search(psi_sat *s)
             s->reduce_at = s->st.conflicts + s->reduce_inc;
             s->reduce_inc += s->opt.reduce_step;
             if (!psi_reduce(s))
+                return PSI_SAT_ENOMEM;
+            s->vivify_due = s->opt.vivify_effort && !s->has_theory && !s->assumptions.n;
+        }
+        if (s->vivify_due) {
+            int r = vivify_at_root(s);
+            if (r == 1)
+                continue; /* root literals to propagate first */
+            if (r < 0)
                 return PSI_SAT_ENOMEM;
         }
         lit_t next = LIT_UNDEF;

@@ -74,13 +74,15 @@ int main(int argc, char **argv)
     psi_sat_get_stats(s, &st);
     printf("c conflicts %llu decisions %llu propagations %llu restarts %llu reductions %llu "
            "learned %llu deleted %llu learned-lits %llu minimized %llu shrunk %llu symmetries %llu "
-           "solve %.3f s\n",
+           "vivified %llu/%llu (-%llu lits, %llu props) solve %.3f s\n",
            (unsigned long long)st.conflicts, (unsigned long long)st.decisions,
            (unsigned long long)st.propagations, (unsigned long long)st.restarts,
            (unsigned long long)st.reductions, (unsigned long long)st.learned,
            (unsigned long long)st.deleted, (unsigned long long)st.learned_literals,
            (unsigned long long)st.minimized_literals, (unsigned long long)st.shrunk_literals,
-           (unsigned long long)st.symmetries, st.solve_seconds);
+           (unsigned long long)st.symmetries, (unsigned long long)st.vivified,
+           (unsigned long long)st.vivify_tried, (unsigned long long)st.vivify_removed,
+           (unsigned long long)st.vivify_propagations, st.solve_seconds);
     printf("%s\n", r == PSI_SAT_SAT     ? "s SATISFIABLE"
                    : r == PSI_SAT_UNSAT ? "s UNSATISFIABLE"
                                         : "s UNKNOWN");

@@ -114,6 +114,76 @@ static void test_random_unsat_proofs(void **state)
     assert_true(checked > 100);
 }
 
+/* Vivification (solver/vivify.c) rewrites learned clauses: each shortened
+ * clause must reach the proof before the clause it replaces is deleted,
+ * and be a reverse-unit-propagation consequence at that point. Every
+ * other instance also minimizes learned clauses by binary implications
+ * (analyze.c), whose lemmas must check too. Random
+ * 3-SAT big enough for many reductions, with reductions and vivification
+ * made frequent; unsatisfiable ones get their proofs checked, satisfiable
+ * ones their models, and vivification must have shortened clauses. */
+static void test_vivified_proofs(void **state)
+{
+    (void)state;
+    int checked = 0;
+    uint64_t vivified = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        rs = seed * 0xD1B54A32D192ED03ull;
+        int nv = 50 + (int)rng(30), nc = (int)(nv * 4.7);
+        char *cnf = NULL;
+        size_t cl = 0;
+        FILE *cf = open_memstream(&cnf, &cl);
+        fprintf(cf, "p cnf %d %d\n", nv, nc);
+        psi_sat *s = psi_sat_new();
+        assert_int_equal(psi_sat_set_option(s, "reduce_first", 40), 0);
+        assert_int_equal(psi_sat_set_option(s, "reduce_step", 10), 0);
+        assert_int_equal(psi_sat_set_option(s, "vivify_effort", 1000), 0);
+        assert_int_equal(psi_sat_set_option(s, "vivify_glue", 1000), 0);
+        assert_int_equal(psi_sat_set_option(s, "binary_minimize", seed & 1 ? 30 : 0), 0);
+        FILE *pm;
+        char *pb = NULL;
+        size_t pl = 0;
+        proof_of(s, &pm, &pb, &pl);
+        int(*cls)[3] = malloc((size_t)nc * sizeof *cls);
+        assert_non_null(cls);
+        for (int i = 0; i < nc; i++) {
+            for (int k = 0; k < 3; k++) {
+                int v = 1 + (int)rng((uint32_t)nv);
+                cls[i][k] = rng(2) ? v : -v;
+                fprintf(cf, "%d ", cls[i][k]);
+            }
+            fprintf(cf, "0\n");
+            psi_sat_add_clause(s, cls[i], 3);
+        }
+        fclose(cf);
+        int r = psi_sat_solve(s);
+        psi_sat_stats st;
+        psi_sat_get_stats(s, &st);
+        vivified += st.vivified;
+        if (r == PSI_SAT_SAT)
+            for (int i = 0; i < nc; i++)
+                assert_true(psi_sat_value(s, cls[i][0]) > 0 || psi_sat_value(s, cls[i][1]) > 0 ||
+                            psi_sat_value(s, cls[i][2]) > 0);
+        psi_sat_free(s);
+        fclose(pm);
+        free(cls);
+        if (r == PSI_SAT_UNSAT) {
+            char msg[256];
+            int ok = drat_check(cnf, cl, pb, pl, msg, sizeof msg);
+            if (!ok)
+                print_error("seed %llu: %s\n", (unsigned long long)seed, msg);
+            assert_int_equal(ok, 1);
+            checked++;
+        }
+        free(cnf);
+        free(pb);
+    }
+    print_message("vivified proofs checked: %d, clauses shortened: %llu\n", checked,
+                  (unsigned long long)vivified);
+    assert_true(checked >= 12);
+    assert_true(vivified > 0);
+}
+
 static void test_corpus_proofs(void **state)
 {
     (void)state;
@@ -176,6 +246,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checker_itself),
         cmocka_unit_test(test_random_unsat_proofs),
+        cmocka_unit_test(test_vivified_proofs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

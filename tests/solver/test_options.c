@@ -140,9 +140,11 @@ static void test_defaults_and_effects(void **state)
                            "rephase_stable",
                            "rephase_cycle",
                            "target_reset",
-                           "mode_ticks"};
-    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0, 0,
-                             1,   2,   0, 2,  50, 0,  1,  1, 0, 1};
+                           "mode_ticks",
+                           "binary_minimize",
+                           "vivify_effort"};
+    const double values[] = {0.8, 0.9, 4, 64, 50, 50, 10, 1, 6, 0,  0,   1,
+                             2,   0,   2, 50, 0,  1,  1,  0, 1, 10, 1000};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         (void)solve_php(6, names[i], values[i]);
 
@@ -170,12 +172,11 @@ static void test_defaults_and_effects(void **state)
 static void test_phase_heuristics_keep_answers(void **state)
 {
     (void)state;
-    const char *sets[][2] = {{"rephase_interval", "walk_effort"},
-                             {"target_phases", "rephase_interval"},
-                             {"reduce_tier2_glue", "glue_update"},
-                             {"rephase_cycle", "rephase_interval"},
-                             {"mode_ticks", "target_reset"}};
-    const double vals[][2] = {{20, 1000}, {2, 20}, {8, 1}, {1, 10}, {1, 0}};
+    const char *sets[][2] = {
+        {"rephase_interval", "walk_effort"},  {"target_phases", "rephase_interval"},
+        {"reduce_tier2_glue", "glue_update"}, {"rephase_cycle", "rephase_interval"},
+        {"mode_ticks", "target_reset"},       {"binary_minimize", "vivify_effort"}};
+    const double vals[][2] = {{20, 1000}, {2, 20}, {8, 1}, {1, 10}, {1, 0}, {30, 1000}};
     enum { SETS = sizeof sets / sizeof *sets };
     uint64_t x = 88172645463325252ull, walks = 0;
     for (int round = 0; round < 3 * SETS; round++) {
