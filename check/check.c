@@ -147,17 +147,9 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
                         j++;
                     res->model_choice[a] = j;
                 }
-                uint64_t base = enc.n_known_edges + enc.n_constraint_edges, n = 0;
-                res->model_choice_edges =
-                    res->model_choice ? malloc((enc.n_choice_edges ? enc.n_choice_edges : 1) *
-                                               sizeof *res->model_choice_edges)
-                                      : NULL;
-                if (res->model_choice && !res->model_choice_edges)
-                    st = psi_diag_nomem(d, "keeping the model");
-                for (uint64_t i = 0; res->model_choice_edges && i < enc.n_choice_edges; i++)
-                    if (psi_acyc_edge_active(enc.graph, base + i))
-                        res->model_choice_edges[n++] = enc.choice_edge[i];
-                res->n_model_choice_edges = n;
+                if (res->model_choice)
+                    st = psi_encoding_model_choice_edges(&enc, &res->model_choice_edges,
+                                                         &res->n_model_choice_edges, d);
             }
         }
     } else if (r == PSI_SAT_UNSAT) {

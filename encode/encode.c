@@ -4,6 +4,7 @@
 #include "core/graph.h"
 #include "core/vec.h"
 #include "encode/reduce.h"
+#include "encode/route.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -12,14 +13,16 @@
 /* Every theory edge goes through here: PC and PSI move some targets
  * (encode.h), PSI records each edge and its labels. */
 static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
-                        uint32_t key, int a, int b)
+                        bool relay, uint32_t key, int a, int b)
 {
     uint32_t n = enc->n_txn_nodes, tgt = to;
     if (enc->pc && type == PSI_EDGE_WW)
         tgt = n + to;
     if (enc->psi && psi_edge_is_anti(type))
         tgt = n;
-    psi_edge_kind kind = psi_edge_is_anti(type) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+    psi_edge_kind kind = relay                    ? PSI_EDGE_RELAY
+                         : psi_edge_is_anti(type) ? PSI_EDGE_ANTI
+                                                  : PSI_EDGE_DEP;
     int64_t id = psi_acyc_add_edge(enc->graph, from, tgt, kind, a, b);
     if (id < 0)
         return false;
@@ -48,7 +51,7 @@ static bool add_labelled(void *ctx, uint32_t from, uint32_t to, psi_edge_type ty
     (void)key;
     edge_sink *s = ctx;
     int gate = s->enc->outcome_var ? s->enc->outcome_var[from] : 0;
-    if (!theory_edge(s->enc, from, to, type, key, s->lit, gate)) {
+    if (!theory_edge(s->enc, from, to, type, false, key, s->lit, gate)) {
         s->failed = true;
         return false;
     }
@@ -56,10 +59,10 @@ static bool add_labelled(void *ctx, uint32_t from, uint32_t to, psi_edge_type ty
     return true;
 }
 
-/* One edge of a choice (labels a, b; b may be 0), remembered for mapping
- * theory edge ids back. */
-static bool add_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
-                            uint32_t key, int a, int b)
+/* One edge of a choice (route.h), remembered for mapping theory edge
+ * ids back. */
+bool psi_encode_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
+                            bool relay, uint32_t key, int a, int b)
 {
     if (from == to)
         return true;
@@ -68,7 +71,7 @@ static bool add_choice_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_e
                   sizeof *enc->choice_edge))
         return false;
     enc->cap_choice_edge = cap;
-    if (!theory_edge(enc, from, to, type, key, a, b))
+    if (!theory_edge(enc, from, to, type, relay, key, a, b))
         return false;
     enc->choice_edge[enc->n_choice_edges++] = (psi_edge){
         .from = from, .to = to, .key = key, .type = (uint8_t)type, .origin = PSI_FROM_CONSTRAINT};
@@ -106,8 +109,8 @@ static bool constraint_choice_edges(const psi_polygraph *g, psi_encoding *enc, u
             if (choice_out(g, cr[r].choice))
                 continue;
             int lit = choice_lit(g, enc, cr[r].choice);
-            if (!add_choice_edge(enc, cr[r].txn, to, PSI_EDGE_RW, ks[i].key, lit ? lit : sel,
-                                 lit ? sel : 0))
+            if (!psi_encode_choice_edge(enc, cr[r].txn, to, PSI_EDGE_RW, false, ks[i].key,
+                                        lit ? lit : sel, lit ? sel : 0))
                 return false;
         }
     }
@@ -131,24 +134,28 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
             enc->choice_var[c] = ++next_var;
     if (psi_sat_reserve(enc->sat, next_var) != 0)
         goto nomem;
-    for (uint32_t c = 0; c < g->n_cons; c++)
+    /* The conditional readers' RW edges: routed under SI and SER
+     * (route.h), one per reader and target under PC and PSI. */
+    if (enc->route && !psi_route_emit(g, enc))
+        goto nomem;
+    for (uint32_t c = 0; !enc->route && c < g->n_cons; c++)
         if (!constraint_choice_edges(g, enc, c, true) || !constraint_choice_edges(g, enc, c, false))
             goto nomem;
     for (uint64_t i = 0; i < g->n_cond; i++) {
         const psi_cond_edge *e = &g->cond[i];
         if (!choice_out(g, e->choice) &&
-            !add_choice_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key,
-                             choice_lit(g, enc, e->choice), 0))
+            !psi_encode_choice_edge(enc, e->from, e->to, (psi_edge_type)e->type, false, e->key,
+                                    choice_lit(g, enc, e->choice), 0))
             goto nomem;
     }
-    for (uint64_t i = 0; i < g->n_csucc; i++) {
+    for (uint64_t i = 0; !enc->route && i < g->n_csucc; i++) {
         const psi_cond_succ *e = &g->csucc[i];
         uint32_t n;
         const psi_cread *cr = psi_polygraph_csucc_readers(g, e, &n);
         for (uint32_t k = 0; k < n; k++)
             if (g->choice_state[cr[k].choice] == PSI_CH_OPEN &&
-                !add_choice_edge(enc, cr[k].txn, e->to, PSI_EDGE_RW, e->key,
-                                 choice_lit(g, enc, cr[k].choice), 0))
+                !psi_encode_choice_edge(enc, cr[k].txn, e->to, PSI_EDGE_RW, false, e->key,
+                                        choice_lit(g, enc, cr[k].choice), 0))
                 goto nomem;
     }
     /* The WR edge of every choice of a writer (the initial transaction
@@ -160,8 +167,8 @@ static psi_status encode_choices(const psi_polygraph *g, psi_encoding *enc, psi_
         for (uint32_t j = 0; j < r->n; j++) {
             uint32_t w = g->amb_cand[r->first + j], ch = (uint32_t)(r->first + j);
             if (w != PSI_SRC_INIT && !choice_out(g, ch) &&
-                !add_choice_edge(enc, g->op_txn[w], r->txn, PSI_EDGE_WR, r->key,
-                                 choice_lit(g, enc, ch), 0))
+                !psi_encode_choice_edge(enc, g->op_txn[w], r->txn, PSI_EDGE_WR, false, r->key,
+                                        choice_lit(g, enc, ch), 0))
                 goto nomem;
         }
     }
@@ -366,6 +373,17 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
                                    : psi_reduce_known(g, ser, &enc->known_id, &n, &key, d);
         if (st != PSI_OK)
             return st;
+        /* Relay nodes go where their write's transaction goes. */
+        uint32_t *k2 = key && enc->n_relay
+                           ? realloc(key, ((size_t)g->n_nodes + enc->n_relay) * sizeof *key)
+                           : key;
+        if (key && !k2) {
+            free(key);
+            return psi_diag_nomem(d, "ordering the known edges");
+        }
+        key = k2;
+        for (uint32_t i = 0; key && i < enc->n_relay; i++)
+            key[g->n_nodes + i] = psi_route_hint(g, enc, key, i);
         int rc = key ? psi_acyc_set_order_hint(enc->graph, key) : 0;
         free(key);
         if (rc)
@@ -373,7 +391,7 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
     }
     for (uint64_t i = 0; i < n; i++) {
         const psi_edge *e = &g->known[enc->known_id ? enc->known_id[i] : i];
-        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, 0, 0))
+        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, false, e->key, 0, 0))
             return psi_diag_nomem(d, "encoding the known edges");
     }
     enc->n_known_edges = n;
@@ -419,7 +437,8 @@ static psi_status encode_outcomes(const psi_polygraph *g, psi_encoding *enc, psi
                       sizeof *enc->choice_edge))
             goto nomem;
         enc->cap_choice_edge = cap;
-        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, e->key, ov[e->from], 0))
+        if (!theory_edge(enc, e->from, e->to, (psi_edge_type)e->type, false, e->key, ov[e->from],
+                         0))
             goto nomem;
         enc->choice_edge[enc->n_choice_edges++] = *e;
     }
@@ -461,11 +480,23 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
     enc->n_txn_nodes = g->n_nodes;
     enc->aux_edge0 = UINT64_MAX;
     bool ser = (opts && opts->ser && !enc->pc) || enc->psi;
+    /* Relay nodes for the conditional readers' RW edges (route.h) */
+    if (g->n_choices && !enc->pc && !enc->psi && !(opts && opts->no_routing)) {
+        psi_status st = psi_route_plan(g, enc, ser, d);
+        if (st != PSI_OK) {
+            psi_encoding_free(enc);
+            return st;
+        }
+    }
     /* PC: a twin per node; PSI: one sink */
-    uint64_t nodes = enc->pc ? 2 * (uint64_t)g->n_nodes : g->n_nodes + (uint64_t)enc->psi;
-    if (nodes > UINT32_MAX - 1)
+    uint64_t nodes = enc->pc    ? 2 * (uint64_t)g->n_nodes
+                     : enc->psi ? g->n_nodes + 1ull
+                                : g->n_nodes + (uint64_t)enc->n_relay;
+    if (nodes > UINT32_MAX - 1) {
+        psi_encoding_free(enc);
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions are too many for the encoding",
                             g->n_nodes);
+    }
     enc->sat = psi_sat_new();
     enc->cons_var = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_var);
     enc->cons_edge = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_edge);
@@ -572,6 +603,7 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->outcome_var);
     free(enc->psi_edges);
     free(enc->psi_lits);
+    psi_route_free(enc->route);
     memset(enc, 0, sizeof *enc);
 }
 
@@ -656,6 +688,6 @@ psi_status psi_encoding_conflict_cycle(const psi_encoding *enc, const psi_polygr
     for (size_t i = 0; i < n; i++)
         if (ids[i] < enc->aux_edge0) /* PC's twin edges are not the history's */
             (*cycle)[k++] = psi_encoding_edge(enc, g, ids[i]);
-    *len = (uint32_t)k;
+    *len = enc->n_relay ? psi_route_join(enc, *cycle, (uint32_t)k) : (uint32_t)k;
     return PSI_OK;
 }

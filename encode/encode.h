@@ -69,6 +69,7 @@ typedef struct psi_encode_opts {
     bool no_theory_propagation; /* switch the theory's propagation off */
     bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
     bool no_known_reduction;    /* hand the theory every known edge (encode/reduce.h) */
+    bool no_routing;            /* no relay nodes: one RW edge per reader and target (route.h) */
 } psi_encode_opts;
 
 typedef struct psi_encoding {
@@ -97,7 +98,13 @@ typedef struct psi_encoding {
     int *outcome_var;
     bool pc, psi;
     uint32_t n_txn_nodes; /* the polygraph's nodes (the theory may have more) */
-    uint64_t aux_edge0;   /* PC: first twin edge id (edges before it are mapped back) */
+    /* Relay nodes (encode/route.h), theory nodes n_txn_nodes .. + n_relay
+     * under SI and SER: a conditional reader's RW edge R -> S may be two
+     * choice edges R -> N and N -> S. psi_encoding_conflict_cycle joins
+     * them again; psi_encoding_edge returns each half as it is. */
+    uint32_t n_relay;
+    struct psi_route *route; /* the plan, owned */
+    uint64_t aux_edge0;      /* PC: first twin edge id (edges before it are mapped back) */
     /* PSI: per theory edge, its polygraph edge and two label literals
      * (0: none), for level_psi.c's refinement clauses. */
     psi_edge *psi_edges;
@@ -125,6 +132,12 @@ void psi_encoding_edge_origin(const psi_encoding *enc, const psi_polygraph *g, u
 /* The polygraph edge behind theory edge `edge`: the known edge itself, or
  * the constraint side's edge (origin PSI_FROM_CONSTRAINT). */
 psi_edge psi_encoding_edge(const psi_encoding *enc, const psi_polygraph *g, uint64_t edge);
+
+/* After a SAT answer: the choice edges the model switched on, as
+ * polygraph edges between transactions (relayed halves joined, see
+ * n_relay). *edges is malloc'd (caller frees). */
+psi_status psi_encoding_model_choice_edges(const psi_encoding *enc, psi_edge **edges, uint64_t *n,
+                                           psi_diag *d);
 
 /* The cycle of the solver's last theory conflict as polygraph edges, in
  * cycle order: *cycle is malloc'd (caller frees), NULL with *len 0 when

@@ -118,7 +118,8 @@ static bool push_internal(psi_acyc *g, uint32_t user)
 int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind kind, int lit_a,
                           int lit_b)
 {
-    if (from >= g->nodes || to >= g->nodes || (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI))
+    if (from >= g->nodes || to >= g->nodes ||
+        (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI && kind != PSI_EDGE_RELAY))
         return PSI_SAT_EINVAL;
     if (lit_a == INT32_MIN || lit_b == INT32_MIN)
         return PSI_SAT_EINVAL;
@@ -347,7 +348,7 @@ int psi_acyc_suggest_phases(psi_acyc *g)
         return PSI_SAT_ENOMEM;
     for (size_t i = 0; i < g->ue_n; i++) {
         const uedge *u = &g->ue[i];
-        if (u->need != 1 || u->dead)
+        if (u->need != 1 || u->dead || u->kind == PSI_EDGE_RELAY)
             continue;
         int l = u->lit[0] ? u->lit[0] : u->lit[1];
         for (uint32_t j = 0; j < u->nie; j++) {

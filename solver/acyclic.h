@@ -44,7 +44,20 @@
 typedef struct psi_acyc psi_acyc;
 
 typedef enum psi_acyc_mode { PSI_ACYC_SER = 0, PSI_ACYC_SI = 1 } psi_acyc_mode;
-typedef enum psi_edge_kind { PSI_EDGE_DEP = 0, PSI_EDGE_ANTI = 1 } psi_edge_kind;
+/* RELAY edges carry a path on unchanged: in SI mode u->v gives u1->v1
+ * only (a path that arrived at u by ANTI arrives at v by ANTI), in SER
+ * mode the plain edge. They let a caller split an ANTI edge r->s through
+ * a node N of its own (r ->ANTI N ->RELAY s, N reached by nothing else
+ * but ANTI edges): r0->N1->s1 is the doubled graph's r0->s1, so the cycles
+ * through N are exactly those of the composed ANTI edges r->s, and many
+ * sources times many targets cost sources + targets edges. A relay edge
+ * has no say in psi_acyc_suggest_phases' vote (its endpoints are not the
+ * composed edge's). */
+typedef enum psi_edge_kind {
+    PSI_EDGE_DEP = 0,
+    PSI_EDGE_ANTI = 1,
+    PSI_EDGE_RELAY = 2
+} psi_edge_kind;
 
 typedef struct psi_acyc_stats {
     uint64_t activations;   /* internal edges switched on during search */

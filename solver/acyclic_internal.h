@@ -166,18 +166,20 @@ static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
 }
 
 /* Endpoints of internal edge e: the user edge itself in SER mode; in SI
- * mode DEP u->v gives u0->v0 then u1->v0, ANTI u->v gives u0->v1 (acyclic.h),
- * node v's copies being 2v and 2v+1. */
+ * mode DEP u->v gives u0->v0 then u1->v0, ANTI u->v gives u0->v1, RELAY
+ * u->v gives u1->v1 (acyclic.h), node v's copies being 2v and 2v+1. */
 static inline uint32_t ie_src(const psi_acyc *g, uint32_t e)
 {
     const uedge *u = &g->ue[g->ie_user[e]];
-    return g->mode == PSI_ACYC_SER ? u->from : 2 * u->from + (e - u->ie);
+    if (g->mode == PSI_ACYC_SER)
+        return u->from;
+    return 2 * u->from + (u->kind == PSI_EDGE_RELAY ? 1 : e - u->ie);
 }
 
 static inline uint32_t ie_dst(const psi_acyc *g, uint32_t e)
 {
     const uedge *u = &g->ue[g->ie_user[e]];
-    return g->mode == PSI_ACYC_SER ? u->to : 2 * u->to + (u->kind == PSI_EDGE_ANTI);
+    return g->mode == PSI_ACYC_SER ? u->to : 2 * u->to + (u->kind != PSI_EDGE_DEP);
 }
 
 /* Does internal edge e add literals to a clause? */

@@ -285,6 +285,77 @@ static void test_random_small_without_propagation(void **state)
     assert_true(sat > 1000 && unsat > 1000);
 }
 
+/* RELAY edges (acyclic.h): random graphs plus hub nodes, each with ANTI
+ * edges in from transaction nodes and RELAY edges out to them, against
+ * the oracle on the graph where every (in, out) pair of a hub is one
+ * composed ANTI edge labelled by both edges' labels (self pairs included:
+ * the oracle, like SI, lets an ANTI self-loop close no cycle, and SER
+ * counts it). Half the runs without theory propagation. */
+static void test_relay_hubs(void **state)
+{
+    (void)state;
+    int n_sat = 0, n_unsat = 0;
+    for (uint64_t seed = 1; seed <= 1500; seed++) {
+        rng_seed(seed + 77777);
+        inst g, h;
+        int nodes = 1 + (int)rng(5), nvars = 1 + (int)rng(8);
+        random_inst(&g, nodes, nvars, (int)rng(9), (int)rng((uint32_t)nvars + 2));
+        h = g;
+        int hubs = 1 + (int)rng(2);
+        psi_sat *s = psi_sat_new();
+        psi_acyc *a = psi_acyc_new(s, (uint32_t)(nodes + hubs), (psi_acyc_mode)g.mode);
+        assert_non_null(a);
+        psi_acyc_set_propagation(a, seed % 2 == 0);
+        psi_sat_reserve(s, nvars);
+        load(s, &g, 0, g.ne, 0, g.nc, a, seed % 2 == 0);
+        for (int k = 0; k < hubs; k++) {
+            int hub = nodes + k, nin = 1 + (int)rng(3), nout = 1 + (int)rng(3);
+            int in_from[3], in_lit[3], out_to[3], out_lit[3];
+            for (int i = 0; i < nin; i++) {
+                in_from[i] = (int)rng((uint32_t)nodes);
+                in_lit[i] = rng(4) ? rand_lit(nvars) : 0;
+                assert_true(psi_acyc_add_edge(a, (uint32_t)in_from[i], (uint32_t)hub, PSI_EDGE_ANTI,
+                                              in_lit[i], 0) >= 0);
+            }
+            for (int o = 0; o < nout; o++) {
+                out_to[o] = (int)rng((uint32_t)nodes);
+                out_lit[o] = rng(4) ? rand_lit(nvars) : 0;
+                assert_true(psi_acyc_add_edge(a, (uint32_t)hub, (uint32_t)out_to[o], PSI_EDGE_RELAY,
+                                              out_lit[o], 0) >= 0);
+            }
+            for (int i = 0; i < nin; i++)
+                for (int o = 0; o < nout; o++) {
+                    assert_true(h.ne < MAXE);
+                    h.from[h.ne] = in_from[i];
+                    h.to[h.ne] = out_to[o];
+                    h.kind[h.ne] = PSI_EDGE_ANTI;
+                    h.la[h.ne] = in_lit[i];
+                    h.lb[h.ne] = out_lit[o];
+                    h.ne++;
+                }
+        }
+        int r = psi_sat_solve(s);
+        bool exp = brute(&h, h.ne, h.nc, NULL, 0);
+        assert_int_equal(r, exp ? PSI_SAT_SAT : PSI_SAT_UNSAT);
+        if (r == PSI_SAT_SAT) {
+            uint64_t m = 0;
+            for (int v = 1; v <= nvars; v++)
+                if (psi_sat_value(s, v) > 0)
+                    m |= 1ull << (v - 1);
+            bool active[MAXE];
+            for (int i = 0; i < h.ne; i++)
+                active[i] = edge_on(&h, i, m);
+            assert_false(forbidden_cycle(&h, active));
+            n_sat++;
+        } else {
+            n_unsat++;
+        }
+        psi_acyc_free(a);
+        psi_sat_free(s);
+    }
+    assert_true(n_sat > 300 && n_unsat > 300);
+}
+
 /* Hand-made SI/SER semantics cases. */
 static int solve_edges(psi_acyc_mode mode, int n, const int (*e)[3], int ne)
 {
@@ -519,6 +590,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_si_semantics),
+        cmocka_unit_test(test_relay_hubs),
         cmocka_unit_test(test_short_conflict),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_phase_hints),
