@@ -231,8 +231,8 @@ static psi_status parse_header(wparse *ps, uint64_t line, const char *ls, const 
     if (!word(&q, le, "polysi-witness"))
         return syntax(ps, line, ls, q, "expected the header 'polysi-witness 1'");
     q = psi_input_skip_blanks(q, le);
-    if (!psi_input_field_u64(&q, le, &v) || v < 1 || v > 4)
-        return syntax(ps, line, ls, q, "unsupported witness version (expected 1, 2, 3 or 4)");
+    if (!psi_input_field_u64(&q, le, &v) || v < 1 || v > 5)
+        return syntax(ps, line, ls, q, "unsupported witness version (expected 1 to 5)");
     ps->w->version = (unsigned)v;
     q = psi_input_skip_blanks(q, le);
     if (q != le)
@@ -338,27 +338,41 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
             return syntax(ps, line, ls, at, "expected the reader written (SESSION,ID)");
         q = psi_input_skip_blanks(q, le);
         psi_status st = parse_key(ps, line, ls, &q, le, &r.key, &r.key_name);
-        if (st == PSI_OK) {
+        /* One writer per read event of the key, in program order: from
+         * version 5 several (the repeat reads of RC and PL-2), each its
+         * own psi_witness_read with its own copy of the key's spelling. */
+        for (bool first = true; st == PSI_OK; first = false) {
             q = psi_input_skip_blanks(q, le);
+            if (!first && (q == le || w->version < 5))
+                break;
             at = q;
+            r.init = false;
+            r.writer = (psi_witness_txn){.line = line};
             if (word(&q, le, "init"))
                 r.init = true;
-            else if (!parse_one_txn(&q, le, &r.writer))
-                st = syntax(ps, line, ls, at, "expected the writer written (SESSION,ID), or init");
+            else if (!parse_one_txn(&q, le, &r.writer)) {
+                st = syntax(ps, line, ls, at,
+                            first || w->version < 5
+                                ? "expected the writer written (SESSION,ID), or init"
+                                : "expected another writer written (SESSION,ID), or init");
+                break;
+            }
+            if (!psi_grow((void **)&w->reads, &ps->cap_reads, w->n_reads + 1, sizeof *w->reads)) {
+                st = psi_diag_nomem(ps->d, "reading a witness");
+                break;
+            }
+            w->reads[w->n_reads++] = r;
+            r.event++;
+            if (r.key_name && !(r.key_name = strdup(r.key_name))) {
+                st = psi_diag_nomem(ps->d, "reading a witness");
+                break;
+            }
         }
-        if (st == PSI_OK) {
-            q = psi_input_skip_blanks(q, le);
-            if (q != le)
-                st = syntax(ps, line, ls, q, "unexpected text after the writer");
-        }
-        if (st == PSI_OK &&
-            !psi_grow((void **)&w->reads, &ps->cap_reads, w->n_reads + 1, sizeof *w->reads))
-            st = psi_diag_nomem(ps->d, "reading a witness");
-        if (st != PSI_OK) {
-            free(r.key_name); /* not in w yet */
+        free(r.key_name); /* the copy no read took (w owns the others) */
+        if (st == PSI_OK && q != le)
+            st = syntax(ps, line, ls, q, "unexpected text after the writer");
+        if (st != PSI_OK)
             return st;
-        }
-        w->reads[w->n_reads++] = r;
     } else {
         return syntax(ps, line, ls, q,
                       w->version >= 3   ? "expected 'key', 'chain', 'order', 'isolation', 'init' "
@@ -448,6 +462,9 @@ static bool any_named(const psi_witness *w)
 
 unsigned psi_witness_min_version(const psi_witness *w)
 {
+    for (size_t k = 0; k < w->n_reads; k++)
+        if (w->reads[k].event)
+            return 5;
     if (any_named(w))
         return 4;
     if (w->level[0] || w->n_chains)
@@ -462,7 +479,7 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
      * key is spelled: witnesses of integer histories stay what they were,
      * byte for byte), whatever w->version says. */
     unsigned version = psi_witness_min_version(w);
-    if (version == 4) {
+    if (version >= 4) {
         const char *bad = NULL;
         for (size_t k = 0; k < w->n_keys && !bad; k++)
             if (w->keys[k].key_name && !spellable(w->keys[k].key_name))
@@ -513,15 +530,26 @@ psi_status psi_witness_write(const psi_witness *w, const char *history, FILE *f,
     }
     for (size_t i = 0; i < w->n_reads; i++) {
         const psi_witness_read *r = &w->reads[i];
-        fprintf(f, "read (%llu,%llu)", (unsigned long long)r->reader.sid,
-                (unsigned long long)r->reader.tid);
-        put_key(f, r->key, r->key_name);
+        /* a read event after the first continues its line (version 5) */
+        if (!r->event) {
+            if (i)
+                fputc('\n', f);
+            fprintf(f, "read (%llu,%llu)", (unsigned long long)r->reader.sid,
+                    (unsigned long long)r->reader.tid);
+            put_key(f, r->key, r->key_name);
+        }
+        assert(!r->event ||
+               (i && w->reads[i - 1].event + 1 == r->event &&
+                w->reads[i - 1].reader.sid == r->reader.sid &&
+                w->reads[i - 1].reader.tid == r->reader.tid && w->reads[i - 1].key == r->key));
         if (r->init)
-            fputs(" init\n", f);
+            fputs(" init", f);
         else
-            fprintf(f, " (%llu,%llu)\n", (unsigned long long)r->writer.sid,
+            fprintf(f, " (%llu,%llu)", (unsigned long long)r->writer.sid,
                     (unsigned long long)r->writer.tid);
     }
+    if (w->n_reads)
+        fputc('\n', f);
     if (ferror(f))
         return psi_diag_set(d, PSI_ERR_IO, "%s: cannot write the witness",
                             path ? path : "<output>");

@@ -43,6 +43,17 @@
  *                                      spelling (the key 7, not the 8th key)
  * Witness lines carry no values, so nothing else is spelled.
  *
+ * Version 5 (written only when needed) lets a read line name one writer
+ * per read event of the key by the reader, in program order:
+ *     read (S,ID) K W1 W2 ...          W1 for the first read of K by
+ *                                      (S,ID), W2 for its next read of K
+ *                                      before its own write of K, ...
+ * Under RC and PL-2 each such read is a read event of its own (a
+ * non-repeatable read may see another writer, check/level.h), and with
+ * repeated values its writer is a choice the witness must carry. Keys
+ * are spelled as in version 4 (an integer spelling names the integer
+ * key of an integer history).
+ *
  * Lines whose first non-blank character is '#' are comments; blank lines
  * are ignored. Keys are the history's external keys, transactions are
  * (session id, transaction id) as in the history's input.
@@ -92,10 +103,14 @@ typedef struct psi_witness_read {
     char *key_name; /* as in psi_witness_line */
     bool init;      /* read the initial value (writer unused) */
     psi_witness_txn writer;
+    /* Which read event of the key by the reader, from 0 in program order
+     * (version 5: RC's and PL-2's repeat reads, see above). Built and
+     * parsed witnesses keep a line's events consecutive, 0, 1, 2, ... */
+    uint32_t event;
 } psi_witness_read;
 
 typedef struct psi_witness {
-    unsigned version;   /* 1, 2, 3 or 4 */
+    unsigned version;   /* 1 to 5 */
     bool has_isolation; /* an isolation line is present */
     bool ser;           /* it says ser (else si, or level) */
     /* Version 3: the weak level the isolation line names, lower case
@@ -127,10 +142,10 @@ typedef struct psi_witness {
 psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi_witness *out,
                              psi_diag *d);
 
-/* The lowest format version that can carry w's lines: 4 when a key is
- * spelled, 3 with a level other than si/ser or chain lines, 2 with an init
- * or read line, else 1. The writer writes it; builders set w->version to
- * it. */
+/* The lowest format version that can carry w's lines: 5 when a read line
+ * names more than one read event, 4 when a key is spelled, 3 with a level other than si/ser or
+ * chain lines, 2 with an init or read line, else 1. The writer writes it; builders set w->version
+ * to it. */
 unsigned psi_witness_min_version(const psi_witness *w);
 
 /* Writes w as text to f: an opening comment naming `history` (NULL: "a

@@ -44,6 +44,31 @@ static psi_witness_txn ext_txn(const psi_history *h, uint32_t t)
     return (psi_witness_txn){.sid = h->sessions[h->txns[t].session].id, .tid = h->txns[t].id};
 }
 
+static int rf_op_cmp(const void *key, const void *elem)
+{
+    uint32_t o = *(const uint32_t *)key, p = ((const psi_rf_read *)elem)->op;
+    return (o > p) - (o < p);
+}
+
+const psi_rf_read *psi_witness_choice_read(const psi_check_result *res, uint32_t o)
+{
+    if (!res->rf.n_reads)
+        return NULL;
+    return bsearch(&o, res->rf.reads, res->rf.n_reads, sizeof *res->rf.reads, rf_op_cmp);
+}
+
+uint32_t psi_witness_event_src(const psi_history *h, const psi_check_result *res, uint32_t o)
+{
+    if (res->idx.op_info[o] & PSI_OI_EXTERNAL_READ)
+        return res->idx.read_src[o];
+    const psi_rf_read *rd = psi_witness_choice_read(res, o);
+    if (rd) /* its transaction left absent: no writer */
+        return rd->how == PSI_RFC_ABSENT || rd->how == PSI_RFC_NO_WRITER
+                   ? PSI_SRC_NONE
+                   : res->rf.cand[rd->first + rd->chosen];
+    return psi_index_repeat_src(h, &res->idx, o);
+}
+
 uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_result *res, bool *nomem)
 {
     const psi_index *idx = &res->idx;
@@ -57,6 +82,7 @@ uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_resul
     }
     for (uint32_t t = 1; t < h->n_txns; t++)
         in[t] = h->txns[t].status == PSI_TXN_COMMITTED && !idx->opt[t];
+    const bool per_read = res->level_checked == PSI_LEVEL_RC || res->level_checked == PSI_LEVEL_PL2;
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t a = 0; a < idx->n_amb; a++) {
@@ -70,6 +96,10 @@ uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_resul
         }
         for (uint32_t o = 0; o < h->n_ops; o++) {
             uint32_t src = idx->read_src[o];
+            /* RC, PL-2: a repeat read is a read event (core/index.h) */
+            if (per_read && (idx->op_info[o] & PSI_OI_REPEAT_READ) &&
+                (idx->op_info[o] & PSI_OI_LIVE) && in[idx->op_txn[o]])
+                src = psi_witness_event_src(h, res, o);
             if (src < PSI_SRC_INIT && in[idx->op_txn[o]] && !in[idx->op_txn[src]]) {
                 in[idx->op_txn[src]] = 1;
                 changed = true;

@@ -28,11 +28,23 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
 
 /* Optional transactions (core/index.h) the accept leaves absent: those no
  * read of a committed transaction was resolved to, transitively (SI/SER:
- * the model's choices; the weak levels: idx.read_src). A witness lists
+ * the model's choices; the weak levels: idx.read_src, and under RC and
+ * PL-2 the repeat reads' writers, psi_witness_event_src). A witness lists
  * only the others, and verify-witness derives the same set from its read
  * lines. Returns a malloc'd flag per transaction (caller frees), or NULL
  * when the history has none, or on no memory (then *nomem). */
 uint8_t *psi_witness_absent_optional(const psi_history *h, const psi_check_result *res,
                                      bool *nomem);
+
+/* The write op (or PSI_SRC_INIT) read event o of a committed transaction
+ * read from in res, an accept under a level other than SI and SER: an
+ * external read's read_src (a choice read's resolved writer,
+ * check/level_choice.h); under RC and PL-2 a repeat read's choice in
+ * res->rf, else the one writer of its value (psi_index_repeat_src). */
+/* The read of op o in the level check's choice of writers (res->rf,
+ * check/level_choice.h), or NULL when it had no choice. */
+const psi_rf_read *psi_witness_choice_read(const psi_check_result *res, uint32_t o);
+
+uint32_t psi_witness_event_src(const psi_history *h, const psi_check_result *res, uint32_t o);
 
 #endif

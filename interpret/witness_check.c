@@ -34,6 +34,7 @@ typedef struct chk {
     bool ser;
     bool realtime;   /* strict-ser, strong-si: real-time edges too (check/realtime.h) */
     psi_level level; /* SI or SER (ser), or a level witness_level.c checks */
+    bool per_read;   /* RC, PL-2: a repeat read is a read event (check/level.h) */
     char **why;      /* the refusal, allocated here */
     psi_wverdict *verdict;
     psi_txn_lookup tids; /* every transaction by (session, id) */
@@ -41,7 +42,8 @@ typedef struct chk {
     psi_edge *e;         /* the dependency graph the witness implies */
     size_t n_e, cap_e;
     const uint64_t *key_line; /* [n_keys] witness line of each key's order */
-    uint32_t *chosen;         /* [n_ops] the writer a read line gives (version 2), or
+    uint32_t *chosen;         /* [n_ops] the writer a read line gives (version 2; RC and
+                                 PL-2: every repeat read's, witness_level.h), or
                                  UINT32_MAX */
 } chk;
 
@@ -179,7 +181,9 @@ static const psi_amb_read *amb_of(const chk *c, uint32_t o)
 
 /* Version 2's read lines: each names a committed reader's external read
  * of a key and a writer that must be one of its candidates (the one
- * writer when the value is unique). Fills c->chosen. */
+ * writer when the value is unique); from version 5 also the writers of
+ * its repeat reads of the key (RC and PL-2 only: at the other levels a
+ * repeat read is no read event). Fills c->chosen. */
 static psi_status read_lines(chk *c, const psi_witness *w)
 {
     const psi_history *h = c->h;
@@ -195,14 +199,19 @@ static psi_status read_lines(chk *c, const psi_witness *w)
         uint32_t fk = psi_key_lookup_ext(&c->keys, r->key);
         if (x == UINT32_MAX || h->txns[x].status != PSI_TXN_COMMITTED || fk == UINT32_MAX)
             return refuse(c, "line %llu: %s is no committed transaction reading key %s", L, a, K);
-        uint32_t o = UINT32_MAX;
-        for (uint32_t j = 0; j < h->txns[x].n_ops && o == UINT32_MAX; j++) {
-            uint32_t q = h->txns[x].first_op + j;
-            if (h->ops[q].key == fk && (c->idx.op_info[q] & PSI_OI_EXTERNAL_READ))
-                o = q;
-        }
-        if (o == UINT32_MAX)
+        if (r->event && !c->per_read)
+            return refuse(c,
+                          "line %llu: a second writer for the read of key %s by %s, but under "
+                          "%s only a transaction's first read of a key is a read event",
+                          L, K, a, psi_level_name(c->level));
+        uint32_t o = psi_witness_read_event(h, &c->idx, x, fk, r->event);
+        if (o == UINT32_MAX && !r->event)
             return refuse(c, "line %llu: %s does not read key %s before writing it", L, a, K);
+        if (o == UINT32_MAX)
+            return refuse(c,
+                          "line %llu: writer %u for the reads of key %s by %s, which reads it "
+                          "only %u times before writing it",
+                          L, r->event + 1, K, a, r->event);
         if (c->chosen[o] != UINT32_MAX)
             return refuse(c, "line %llu: the read of key %s by %s is given twice", L, K, a);
         uint32_t src = PSI_SRC_INIT;
@@ -215,20 +224,29 @@ static psi_status read_lines(chk *c, const psi_witness *w)
         }
         bool ok = false;
         const psi_amb_read *am = amb_of(c, o);
-        if (am) {
+        if (r->event) {
+            uint32_t only;
+            ok = src != UINT32_MAX && psi_witness_repeat_cands(h, &c->idx, o, src, &only) == 1;
+        } else if (am) {
             for (uint32_t j = 0; j < am->n && !ok; j++)
                 ok = c->idx.amb_cand[am->first + j] == src;
         } else {
             ok = c->idx.read_src[o] == src;
         }
-        if (!ok || src == UINT32_MAX)
+        if (!ok || src == UINT32_MAX) {
+            if (!r->event)
+                return refuse(c,
+                              "line %llu: %s cannot be what %s read from key %s (not a "
+                              "committed writer of that value it may have read)",
+                              L, b, a, K);
             return refuse(c,
-                          "line %llu: %s cannot be what %s read from key %s (not a committed "
-                          "writer of that value it may have read)",
-                          L, b, a, K);
+                          "line %llu: %s cannot be what read %u of key %s by %s saw (not a "
+                          "committed writer of that value it may have read)",
+                          L, b, r->event + 1, K, a);
+        }
         c->chosen[o] = src;
     }
-    return PSI_OK;
+    return c->per_read ? psi_witness_repeat_defaults(h, &c->idx, c->chosen) : PSI_OK;
 }
 
 /* Transactions of unknown outcome that are optional (core/index.h): the
@@ -735,8 +753,11 @@ static psi_status check_level(chk *c, const psi_witness *w)
             st = refuse(c, "line %llu: the commit order misses %s", L, a);
         }
     for (uint32_t o = 0; o < h->n_ops && st == PSI_OK && !*c->why; o++)
-        if ((c->idx.op_info[o] & PSI_OI_LIVE) && (c->idx.op_info[o] & PSI_OI_AMBIG) &&
-            c->chosen[o] == UINT32_MAX) {
+        if ((c->idx.op_info[o] & PSI_OI_LIVE) && c->chosen[o] == UINT32_MAX &&
+            ((c->idx.op_info[o] & PSI_OI_AMBIG) ||
+             (c->per_read && (c->idx.op_info[o] & PSI_OI_REPEAT_READ)))) {
+            /* a repeat read left without a writer by the defaults has
+             * several candidates (with none the index reported it) */
             psi_fmt_txn(h, c->idx.op_txn[o], a, sizeof a);
             st = refuse(c,
                         "the read of key %s by %s has several candidate writers, and the "
@@ -818,7 +839,7 @@ psi_status psi_witness_verify_level(psi_history *h, const char *wname, const cha
     if (st != PSI_OK)
         goto out;
     /* RC and PL-2 are per read (check.c): non-repeatable reads are theirs */
-    bool per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2;
+    bool per_read = c.per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2;
     if ((st = per_read ? psi_index_build_per_read(h, &c.idx, d) : psi_index_build(h, &c.idx, d)) !=
         PSI_OK)
         goto out;

@@ -110,6 +110,107 @@ static uint32_t model_order(const psi_history *h, const psi_check_result *res, b
     return n;
 }
 
+/* (key << 32 | op) ascending: a transaction's read events by key, each
+ * key's in program order. */
+static int by_key_op(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A key's read events by one reader: at ev[first .. first + n). */
+typedef struct rgroup {
+    uint32_t op; /* its first read event, for the lines' order */
+    uint32_t first, n;
+} rgroup;
+
+static int by_first_op(const void *a, const void *b)
+{
+    uint32_t x = ((const rgroup *)a)->op, y = ((const rgroup *)b)->op;
+    return (x > y) - (x < y);
+}
+
+/* The read lines of a polynomial level's witness: for every committed
+ * reader (not left absent) and key with a read that had a choice of
+ * writers, the writer of each read event of the key up to the last such
+ * read: the external read's, and under RC and PL-2 the repeat reads'
+ * (version 5 when there are several; core/index.h's PSI_OI_REPEAT_READ).
+ * Lines in order of their first read. Only PSI_ERR_NOMEM. */
+static psi_status level_read_lines(const psi_history *h, const psi_check_result *res,
+                                   const uint8_t *absent, psi_witness *w)
+{
+    const psi_index *idx = &res->idx;
+    const psi_level l = res->level_checked;
+    const uint8_t ev_flags =
+        PSI_OI_EXTERNAL_READ | (l == PSI_LEVEL_RC || l == PSI_LEVEL_PL2 ? PSI_OI_REPEAT_READ : 0);
+    uint8_t *has = calloc(h->n_txns ? h->n_txns : 1, 1);
+    uint64_t *ev = NULL;
+    rgroup *gr = NULL;
+    size_t cap_ev = 0, cap_gr = 0, cap_r = 0;
+    psi_status st = PSI_OK;
+    if (!has)
+        return PSI_ERR_NOMEM;
+    for (uint32_t a = 0; a < idx->n_amb; a++)
+        has[idx->amb[a].txn] = 1;
+    for (uint32_t i = 0; i < res->rf.n_reads; i++)
+        if (res->rf.reads[i].repeat && (ev_flags & PSI_OI_REPEAT_READ))
+            has[res->rf.reads[i].txn] = 1;
+    for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++) {
+        if (!has[t] || (absent && absent[t]) || !committed(h, t))
+            continue;
+        const psi_txn *tx = &h->txns[t];
+        size_t n_ev = 0, n_gr = 0;
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t o = tx->first_op + j;
+            if (!(idx->op_info[o] & ev_flags))
+                continue;
+            if (!psi_grow((void **)&ev, &cap_ev, n_ev + 1, sizeof *ev))
+                goto nomem;
+            ev[n_ev++] = (uint64_t)h->ops[o].key << 32 | o;
+        }
+        qsort(ev, n_ev, sizeof *ev, by_key_op);
+        for (size_t i = 0; i < n_ev;) {
+            size_t e = i, last = SIZE_MAX;
+            for (; e < n_ev && ev[e] >> 32 == ev[i] >> 32; e++) {
+                uint32_t o = (uint32_t)ev[e];
+                if ((idx->op_info[o] & PSI_OI_AMBIG) ||
+                    ((idx->op_info[o] & PSI_OI_REPEAT_READ) && psi_witness_choice_read(res, o)))
+                    last = e;
+            }
+            if (last != SIZE_MAX) {
+                if (!psi_grow((void **)&gr, &cap_gr, n_gr + 1, sizeof *gr))
+                    goto nomem;
+                gr[n_gr++] = (rgroup){
+                    .op = (uint32_t)ev[i], .first = (uint32_t)i, .n = (uint32_t)(last - i + 1)};
+            }
+            i = e;
+        }
+        qsort(gr, n_gr, sizeof *gr, by_first_op);
+        for (size_t g = 0; g < n_gr; g++)
+            for (uint32_t k = 0; k < gr[g].n; k++) {
+                uint32_t o = (uint32_t)ev[gr[g].first + k], src = psi_witness_event_src(h, res, o);
+                assert(src != PSI_SRC_NONE);
+                psi_witness_read wr = {
+                    .reader = ext_txn(h, t), .key = h->keys[h->ops[o].key], .event = k};
+                if (src == PSI_SRC_INIT)
+                    wr.init = true;
+                else
+                    wr.writer = ext_txn(h, idx->op_txn[src]);
+                if (!psi_grow((void **)&w->reads, &cap_r, w->n_reads + 1, sizeof *w->reads))
+                    goto nomem;
+                w->reads[w->n_reads++] = wr;
+            }
+    }
+    goto out;
+nomem:
+    st = PSI_ERR_NOMEM;
+out:
+    free(has);
+    free(ev);
+    free(gr);
+    return st;
+}
+
 psi_status psi_witness_build_level(const psi_history *h, const psi_check_result *res,
                                    psi_witness *w, psi_diag *d)
 {
@@ -138,23 +239,11 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
         }
         /* reads with a choice of writers: the one the check resolved
          * them to (check/level_choice.h), as read lines */
-        if (res->idx.n_amb && !(w->reads = malloc(res->idx.n_amb * sizeof *w->reads))) {
+        if ((st = level_read_lines(h, res, absent, w)) != PSI_OK) {
             free(order);
             free(absent);
+            psi_witness_free(w);
             return psi_diag_nomem(d, "building a witness");
-        }
-        for (uint32_t a = 0; a < res->idx.n_amb; a++) {
-            const psi_amb_read *r = &res->idx.amb[a];
-            if (absent && absent[r->txn])
-                continue;
-            uint32_t src = res->idx.read_src[r->op];
-            assert(src != PSI_SRC_NONE);
-            psi_witness_read wr = {.reader = ext_txn(h, r->txn), .key = h->keys[r->key]};
-            if (src == PSI_SRC_INIT)
-                wr.init = true;
-            else
-                wr.writer = ext_txn(h, res->idx.op_txn[src]);
-            w->reads[w->n_reads++] = wr;
         }
         if ((st = psi_witness_name_keys(w, h, d)) != PSI_OK) {
             free(order);
@@ -214,6 +303,74 @@ psi_status psi_witness_build_level(const psi_history *h, const psi_check_result 
     return PSI_OK;
 }
 
+/* ---- repeat reads (RC, PL-2) ---- */
+
+uint32_t psi_witness_repeat_cands(const psi_history *h, const psi_index *idx, uint32_t o,
+                                  uint32_t src, uint32_t *only)
+{
+    const psi_op *op = &h->ops[o];
+    uint32_t n = 0;
+    if (op->flags & PSI_OPF_INIT) {
+        if (src == PSI_SRC_INIT)
+            return 1;
+        *only = PSI_SRC_INIT;
+        n++;
+    }
+    for (uint32_t w = psi_index_writer(idx, op->key, op->value);
+         w != PSI_SRC_NONE && (src != UINT32_MAX || n < 2);
+         w = idx->dup_prev ? idx->dup_prev[w] : PSI_SRC_NONE) {
+        uint8_t in = idx->op_info[w];
+        if (!(in & PSI_OI_LIVE) || !(in & PSI_OI_FINAL_WRITE) || idx->op_txn[w] == idx->op_txn[o])
+            continue;
+        if (src == w)
+            return 1;
+        *only = w;
+        n++;
+    }
+    return src == UINT32_MAX ? n : 0;
+}
+
+uint32_t psi_witness_read_event(const psi_history *h, const psi_index *idx, uint32_t x,
+                                uint32_t key, uint32_t event)
+{
+    const psi_txn *tx = &h->txns[x];
+    for (uint32_t j = 0; j < tx->n_ops; j++) {
+        uint32_t q = tx->first_op + j;
+        if (h->ops[q].key == key &&
+            (idx->op_info[q] & (PSI_OI_EXTERNAL_READ | PSI_OI_REPEAT_READ)) && event-- == 0)
+            return q;
+    }
+    return UINT32_MAX;
+}
+
+psi_status psi_witness_repeat_defaults(const psi_history *h, const psi_index *idx, uint32_t *chosen)
+{
+    /* first[k]: the current transaction's first read of k; a repeat read
+     * follows it in program order (the key's first op was that read) */
+    uint32_t *first = malloc((h->n_keys ? h->n_keys : 1) * sizeof *first);
+    if (!first)
+        return PSI_ERR_NOMEM;
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        for (uint32_t j = 0; j < tx->n_ops; j++) {
+            uint32_t o = tx->first_op + j, k = h->ops[o].key, only = UINT32_MAX;
+            if (idx->op_info[o] & PSI_OI_EXTERNAL_READ)
+                first[k] = o;
+            if (!(idx->op_info[o] & PSI_OI_REPEAT_READ) || chosen[o] != UINT32_MAX)
+                continue;
+            uint32_t p = first[k];
+            assert(idx->op_txn[p] == t && (idx->op_info[p] & PSI_OI_EXTERNAL_READ));
+            if (h->ops[p].value == h->ops[o].value &&
+                (h->ops[p].flags & PSI_OPF_INIT) == (h->ops[o].flags & PSI_OPF_INIT))
+                chosen[o] = (idx->op_info[p] & PSI_OI_AMBIG) ? chosen[p] : idx->read_src[p];
+            else if (psi_witness_repeat_cands(h, idx, o, UINT32_MAX, &only) == 1)
+                chosen[o] = only;
+        }
+    }
+    free(first);
+    return PSI_OK;
+}
+
 /* ---- checking ---- */
 
 typedef struct wl {
@@ -243,23 +400,6 @@ static psi_status refuse(wl *c, const char *fmt, ...)
     return *c->why ? PSI_OK : PSI_ERR_NOMEM;
 }
 
-/* The writer of repeat read o (RC, PL-2). A witness has one read line per
- * reader and key: a repeat of the value its transaction's first read of
- * the key saw reads from that read's writer (its read line's when it had
- * a choice), as in SI's read-from (check/level_lattice.h); any other
- * value, from the index's writer of it. */
-static uint32_t repeat_from(const wl *c, uint32_t o)
-{
-    const psi_history *h = c->h;
-    const psi_txn *tx = &h->txns[c->idx->op_txn[o]];
-    for (uint32_t p = tx->first_op; p < o; p++)
-        if (h->ops[p].key == h->ops[o].key && (c->idx->op_info[p] & PSI_OI_EXTERNAL_READ))
-            return h->ops[p].value != h->ops[o].value    ? psi_index_repeat_src(h, c->idx, o)
-                   : (c->idx->op_info[p] & PSI_OI_AMBIG) ? c->chosen[p]
-                                                         : c->idx->read_src[p];
-    return psi_index_repeat_src(h, c->idx, o);
-}
-
 /* The writer transaction of read event o (PSI_INIT_TXN for the initial
  * value), or NONE when o is no read event. */
 static uint32_t read_from(const wl *c, uint32_t o)
@@ -271,7 +411,7 @@ static uint32_t read_from(const wl *c, uint32_t o)
     if (info & PSI_OI_EXTERNAL_READ)
         s = (info & PSI_OI_AMBIG) ? c->chosen[o] : c->idx->read_src[o];
     else if (c->per_read && (info & PSI_OI_REPEAT_READ))
-        s = repeat_from(c, o);
+        s = c->chosen[o]; /* its read line's, or witness_check.c's default */
     if (s == PSI_SRC_NONE || s == UINT32_MAX)
         return NONE;
     return s == PSI_SRC_INIT ? PSI_INIT_TXN : c->idx->op_txn[s];

@@ -117,7 +117,7 @@ static void test_tampered_witnesses_refused(void **state)
     assert_non_null(strstr(why, "line 4"));
     const char *malformed[] = {"",
                                "key 1 (1,1)\n",
-                               "polysi-witness 5\n", /* 4 spells keys */
+                               "polysi-witness 6\n", /* 5: a writer per read event */
                                "polysi-witness 1\nkey x (1,1)\n",
                                "polysi-witness 1\nkey 1 (1,1\n",
                                "polysi-witness 1\nkey 1 (1,99999999999999999999)\n",

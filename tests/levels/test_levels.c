@@ -462,9 +462,10 @@ static uint64_t mix64(uint64_t x)
 
 /* SI's read-from first (check/level_lattice.h) and the search alone
  * (opts.search_choices) give h the same verdict at PL-2, RC, RA and CC;
- * an accept taken from SI's read-from has every choice read settled by it
- * and a witness that verifies at the level. Returns how many of the four
- * verdicts SI's read-from gave. */
+ * an accept taken from SI's read-from has every choice read settled by
+ * it; every accept, either way, has a witness that verifies at the level
+ * (at RC and PL-2 with the repeat reads' writers, witness version 5).
+ * Returns how many of the four verdicts SI's read-from gave. */
 static unsigned lattice_agrees(psi_history *h, uint64_t seed)
 {
     static const psi_level weak[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA, PSI_LEVEL_CC};
@@ -488,16 +489,22 @@ static unsigned lattice_agrees(psi_history *h, uint64_t seed)
         if (lat) {
             assert_int_equal(lat, a.rf.n_reads);
             assert_int_equal(a.verdict, PSI_ACCEPT);
+            taken++;
+        }
+        for (int k = 0; k < 2; k++) {
+            const psi_check_result *r = k ? &b : &a;
+            if (r->verdict != PSI_ACCEPT)
+                continue;
             size_t len;
-            char *text = witness_text(h, &a, &len), why[512];
+            char *text = witness_text(h, r, &len), why[512];
             if (verify_text(h, text, len, weak[l], why, sizeof why) != 0) {
                 if (getenv("PSI_LEVELS_DUMP"))
                     psi_write_edn(h, getenv("PSI_LEVELS_DUMP"), &d);
-                fail_msg("seed %llu under %s: the witness is refused: %s", (unsigned long long)seed,
-                         psi_level_name(weak[l]), why);
+                fail_msg("seed %llu under %s (%s): the witness is refused: %s",
+                         (unsigned long long)seed, psi_level_name(weak[l]),
+                         k ? "search" : "SI first", why);
             }
             free(text);
-            taken++;
         }
         psi_check_result_free(&a);
         psi_check_result_free(&b);
@@ -973,11 +980,11 @@ static psi_history *gadgets(uint32_t n_absent, uint32_t n_needed)
 }
 
 /* h under weak level l, SI first and the search alone: both give want,
- * and an accept's witness verifies (witness: at RC and PL-2 a repeat read
- * of another value than its transaction's first read is not written with
- * its choice of writer, a limitation of the witness format that
- * random histories meet, so those levels' witnesses are checked on
- * planted histories only). Returns the optional transactions. */
+ * and an accept's witness verifies when `witness` (at RC and PL-2 with
+ * the repeat reads' writers, witness version 5: before it, a repeat read
+ * of another value than its transaction's first read was checked with
+ * the write map's last writer of the value, and refused, seed 68).
+ * Returns the optional transactions. */
 static uint32_t expect_level(psi_history *h, psi_level l, int want, const char *what, bool witness,
                              bool *by_si)
 {
@@ -1072,7 +1079,7 @@ static void test_many_outcomes(void **state)
             if (!too_big && v != (ov[l] == LO_REJECT))
                 fail_msg("%s under %s: pipeline %s, oracle %s", what, psi_level_name(weak[l]),
                          v ? "rejects" : "accepts", ov[l] == LO_REJECT ? "rejects" : "accepts");
-            uint32_t n_opt = expect_level(h, weak[l], v, what, l >= 2, NULL);
+            uint32_t n_opt = expect_level(h, weak[l], v, what, true, NULL);
             opened += l == 0 && n_opt > 0;
         }
         checked += !too_big;
@@ -1082,6 +1089,20 @@ static void test_many_outcomes(void **state)
            "transaction\n",
            (unsigned long long)opened);
     assert_true(opened > 10);
+}
+
+/* A history with a non-repeatable read that PL-2 and RC accept and RA and
+ * CC reject, SI first and the search alone, the accepts' witnesses
+ * verifying, as the oracle says. */
+static void nonrepeatable_expect(psi_history *h, const char *what)
+{
+    static const psi_level weak[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA, PSI_LEVEL_CC};
+    static const lo_level olev[] = {LO_PL2, LO_RC, LO_RA, LO_CC};
+    for (int l = 0; l < 4; l++) {
+        int want = l >= 2;
+        expect_level(h, weak[l], want, what, true, NULL);
+        assert_int_equal(level_oracle_check(h, olev[l], ORDER_CAP), want ? LO_REJECT : LO_ACCEPT);
+    }
 }
 
 /* A non-repeatable read inside a transaction of unknown outcome (issue
@@ -1107,13 +1128,83 @@ static void test_outcome_nonrepeatable(void **state)
     psi_history *h = NULL;
     psi_diag d;
     assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
-    static const psi_level weak[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA, PSI_LEVEL_CC};
-    static const lo_level olev[] = {LO_PL2, LO_RC, LO_RA, LO_CC};
-    for (int l = 0; l < 4; l++) {
-        int want = l >= 2;
-        expect_level(h, weak[l], want, "non-repeatable read in an :info transaction", true, NULL);
-        assert_int_equal(level_oracle_check(h, olev[l], ORDER_CAP), want ? LO_REJECT : LO_ACCEPT);
+    nonrepeatable_expect(h, "non-repeatable read in an :info transaction");
+    psi_history_free(h);
+}
+
+/* Repeat reads' writers in RC and PL-2 witnesses (witness version 5):
+ * T reads x = 1, then x = 2, then x = 1 again; A and C write 1, B writes
+ * 2. RC holds only with T's two reads of 1 from different writers (from
+ * A and C: B must follow the first's writer and precede the third's), so
+ * the witness must name the third read's writer: a line naming one
+ * writer per read event. Before, a witness had one writer per reader and
+ * key, and the checker took the third read to repeat the first's writer
+ * (or, for another value, the last writer of it: random seed 68 of
+ * test_many_outcomes). RA and CC reject (a non-repeatable read). */
+static void test_repeat_read_writers(void **state)
+{
+    (void)state;
+    psi_builder *b = psi_builder_new("repeat-writers", PSI_FMT_TEXT);
+    assert_non_null(b);
+    const uint64_t a[][3] = {{W_, 1, 1}}, bb[][3] = {{W_, 1, 2}}, c[][3] = {{W_, 1, 1}},
+                   t[][3] = {{R_, 1, 1}, {R_, 1, 2}, {R_, 1, 1}};
+    txn3(b, 1, 1, a, 1, PSI_TXN_COMMITTED);
+    txn3(b, 2, 2, bb, 1, PSI_TXN_COMMITTED);
+    txn3(b, 3, 3, c, 1, PSI_TXN_COMMITTED);
+    txn3(b, 4, 4, t, 3, PSI_TXN_COMMITTED);
+    psi_history *h = NULL;
+    psi_diag d;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    nonrepeatable_expect(h, "repeat reads of 1 around a read of 2");
+    psi_check_opts co = {.level = PSI_LEVEL_RC, .keep_model = true};
+    psi_check_result r;
+    assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    size_t len;
+    char *text = witness_text(h, &r, &len), why[512];
+    psi_check_result_free(&r);
+    assert_non_null(strstr(text, "\npolysi-witness 5\n"));
+    char *line = strstr(text, "\nread (4,4) 1 ");
+    assert_non_null(line);
+    char w1[16], w2[16], w3[16];
+    assert_int_equal(sscanf(line, "\nread (4,4) 1 %15s %15s %15s", w1, w2, w3), 3);
+    assert_string_equal(w2, "(2,2)");
+    assert_string_not_equal(w1, w3);
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_RC, why, sizeof why), 0);
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_PL2, why, sizeof why), 0);
+    /* variants of the read line, each refused under RC */
+    static const struct {
+        const char *fmt; /* the writers after "read (4,4) 1": %s w1, w3 */
+        const char *why;
+    } bad[] = {
+        /* the third read from the first's writer: B would precede it */
+        {" %s (2,2) %s\n", "under RC"},
+        /* the third read left out: it repeats the first's value, so
+         * the first's writer (as before version 5) */
+        {" %s (2,2)\n", "under RC"},
+        {" %s (3,3) %s\n", "cannot be what read 2 of key 1 by (4,4) saw"},
+        {" %s (2,2) %s %s\n", "writer 4 for the reads of key 1 by (4,4)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char tail[64], *mod = NULL;
+        size_t ml;
+        FILE *f = open_memstream(&mod, &ml);
+        assert_non_null(f);
+        fwrite(text, 1, (size_t)(line - text) + strlen("\nread (4,4) 1"), f);
+        const char *y = i == 0 ? w1 : w3;
+        snprintf(tail, sizeof tail, bad[i].fmt, w1, y, y);
+        fputs(tail, f);
+        fputs(strchr(line + 1, '\n') + 1, f);
+        fclose(f);
+        if (verify_text(h, mod, ml, PSI_LEVEL_RC, why, sizeof why) != 1 || !strstr(why, bad[i].why))
+            fail_msg("variant %zu of the read line: %s (%s)", i, why, mod);
+        free(mod);
     }
+    /* under RA a repeat read is no read event: a second writer is refused */
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_RA, why, sizeof why), 1);
+    if (!strstr(why, "only a transaction's first read of a key is a read event"))
+        fail_msg("RA: %s", why);
+    free(text);
     psi_history_free(h);
 }
 
@@ -1233,6 +1324,7 @@ int main(void)
         cmocka_unit_test(test_random_lists),
         cmocka_unit_test(test_many_outcomes),
         cmocka_unit_test(test_outcome_nonrepeatable),
+        cmocka_unit_test(test_repeat_read_writers),
     };
     /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);

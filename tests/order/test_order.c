@@ -95,8 +95,8 @@ static void test_chain_lines(void **state)
     const char *bad = "polysi-witness 3\nchain x (1,1)\n";
     assert_int_equal(psi_witness_parse("h", bad, strlen(bad), &w, &d), PSI_ERR_SYNTAX);
     assert_non_null(strstr(d.msg, "h:2:7:"));
-    const char *v5 = "polysi-witness 5\n"; /* 4 spells keys (issue 12) */
-    assert_int_equal(psi_witness_parse("h", v5, strlen(v5), &w, &d), PSI_ERR_SYNTAX);
+    const char *v6 = "polysi-witness 6\n"; /* 4 spells keys, 5 repeat reads */
+    assert_int_equal(psi_witness_parse("h", v6, strlen(v6), &w, &d), PSI_ERR_SYNTAX);
 }
 
 /* Three blind writers: unordered without hints, fully ordered with. */

@@ -136,10 +136,10 @@ static void test_syntax_errors(void **state)
         {"# only a comment\n\n", "w: not a witness (no 'polysi-witness 1' line)"},
         {"key 1 (1,1)\n", "w:1:1: expected the header 'polysi-witness 1'"},
         {"polysi-witnessx 1\n", "w:1:1: expected the header 'polysi-witness 1'"},
-        {"\n  polysi-witness 5\n", "w:2:19: unsupported witness version (expected 1, 2, 3 or 4)"},
-        {"polysi-witness\n", "w:1:15: unsupported witness version (expected 1, 2, 3 or 4)"},
+        {"\n  polysi-witness 6\n", "w:2:19: unsupported witness version (expected 1 to 5)"},
+        {"polysi-witness\n", "w:1:15: unsupported witness version (expected 1 to 5)"},
         {"polysi-witness 99999999999999999999\n",
-         "w:1:16: unsupported witness version (expected 1, 2, 3 or 4)"},
+         "w:1:16: unsupported witness version (expected 1 to 5)"},
         /* version 4: keys by spelling */
         {"polysi-witness 3\nkey :x (1,1)\n", "w:2:5: expected a key (an unsigned integer)"},
         {"polysi-witness 4\nkey \"ab (1,1)\n", "w:2:5: unterminated string key"},
@@ -169,6 +169,13 @@ static void test_syntax_errors(void **state)
         {"polysi-witness 2\nread (1,1) x init\n", "w:2:12: expected a key (an unsigned integer)"},
         {"polysi-witness 2\nread 1 2 init\n", "w:2:6: expected the reader written (SESSION,ID)"},
         {"polysi-witness 2\nread (1,1) 2 init x\n", "w:2:19: unexpected text after the writer"},
+        /* several writers, one per read event: version 5 only */
+        {"polysi-witness 4\nread (1,1) 2 (3,3) (4,4)\n",
+         "w:2:20: unexpected text after the writer"},
+        {"polysi-witness 5\nread (1,1) 2 (3,3) x\n",
+         "w:2:20: expected another writer written (SESSION,ID), or init"},
+        {"polysi-witness 5\nread (1,1) 2 init (3,3\n",
+         "w:2:19: expected another writer written (SESSION,ID), or init"},
         {"polysi-witness 2\ninit (1,1) (2,2)\n",
          "w:2:12: unexpected text after the initial transaction"},
         {"polysi-witness 2\nfrob\n",
@@ -338,6 +345,52 @@ static void test_write_spelled(void **state)
     }
 }
 
+/* Version 5: a read line names one writer per read event of its key by
+ * its reader (RC's and PL-2's repeat reads); written on one line, read
+ * back as one psi_witness_read per event, each with its key's spelling. */
+static void test_read_events(void **state)
+{
+    (void)state;
+    psi_witness_read reads[] = {
+        {.reader = {.sid = 2, .tid = 8}, .key = 3, .writer = {.sid = 1, .tid = 2}},
+        {.reader = {.sid = 2, .tid = 8}, .key = 3, .init = true, .event = 1},
+        {.reader = {.sid = 2, .tid = 8}, .key = 3, .writer = {.sid = 1, .tid = 4}, .event = 2},
+        {.reader = {.sid = 2, .tid = 9}, .key = 3, .writer = {.sid = 1, .tid = 4}},
+    };
+    psi_witness w = {.has_isolation = true, .reads = reads, .n_reads = 4};
+    snprintf(w.level, sizeof w.level, "rc");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_witness_min_version(&w), 5);
+    assert_int_equal(psi_witness_write(&w, NULL, f, "out", &d), PSI_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(text, "\npolysi-witness 5\n"
+                                 "isolation rc\n"
+                                 "read (2,8) 3 (1,2) init (1,4)\n"
+                                 "read (2,9) 3 (1,4)\n"));
+    psi_witness back;
+    assert_int_equal(parse(text, len, &back, &d), PSI_OK);
+    assert_int_equal(back.version, 5);
+    assert_int_equal(back.n_reads, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(back.reads[i].event, reads[i].event);
+        assert_int_equal(back.reads[i].reader.tid, reads[i].reader.tid);
+        assert_int_equal(back.reads[i].init, reads[i].init);
+        assert_int_equal(back.reads[i].writer.tid, reads[i].writer.tid);
+        assert_int_equal(back.reads[i].line, i < 3 ? 6 : 7);
+        assert_string_equal(back.reads[i].key_name, "3"); /* spelled, as in version 4 */
+    }
+    psi_witness_free(&back);
+    free(text);
+    /* one event per line: version 3 as before */
+    w.n_reads = 1;
+    assert_int_equal(psi_witness_min_version(&w), 3);
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -356,8 +409,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_witness),  cmocka_unit_test(test_well_formed_but_dubious),
         cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_write_then_parse),
-        cmocka_unit_test(test_write_error),   cmocka_unit_test(test_spelled_keys),
-        cmocka_unit_test(test_write_spelled),
+        cmocka_unit_test(test_read_events),   cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_spelled_keys),  cmocka_unit_test(test_write_spelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
