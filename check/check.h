@@ -123,6 +123,9 @@ typedef struct psi_check_result {
     psi_reject_reason reason;
     psi_check_stats stats;
     psi_index idx;
+    /* The polygraph; all zero where none was built: the polynomial levels,
+     * complete timestamps, and an accept of a complete version order
+     * without opts.keep_model (check/complete_pass.h). */
     psi_polygraph g;
     psi_prune_result prune;
     /* PSI_BY_SOLVER: the cycle of the solver's last theory conflict, mapped

@@ -25,7 +25,8 @@ static int by_key(const void *a, const void *b)
 
 typedef struct resolver {
     const psi_history *h;
-    const psi_polygraph *g;
+    const psi_polygraph *g; /* NULL in psi_hints_next, which has idx instead */
+    const psi_index *idx;
     const psi_version_order *vo;
     psi_diag *d;
     /* committed and initial-state transactions, built on the first name
@@ -168,6 +169,21 @@ static uint32_t chain_key(const resolver *r, const psi_hint_chain *c)
 {
     return c->key_name ? psi_key_lookup_name(&r->keys, c->key_name)
                        : psi_key_lookup_ext(&r->keys, c->key);
+}
+
+/* The lookups a resolver needs to name chains' transactions and keys. */
+static psi_status resolver_open(resolver *r)
+{
+    psi_status st = index_tids(r);
+    return st == PSI_OK ? psi_key_lookup_init(&r->keys, r->h, r->d) : st;
+}
+
+static void resolver_close(resolver *r)
+{
+    if (r->keys.h)
+        psi_key_lookup_free(&r->keys);
+    psi_txn_lookup_free(&r->tids);
+    free(r->by_tid);
 }
 
 static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
@@ -366,7 +382,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
         goto out;
     }
     strcpy(out->file, vo->name ? vo->name : "");
-    if ((st = index_tids(&r)) != PSI_OK || (st = psi_key_lookup_init(&r.keys, h, d)) != PSI_OK)
+    if ((st = resolver_open(&r)) != PSI_OK)
         goto out;
     /* One edge per consecutive pair of every chain, at most. */
     for (size_t c = 0; c < vo->n_chains; c++)
@@ -385,10 +401,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     out->n = r.n_e;
     r.e = NULL;
 out:
-    if (r.keys.h)
-        psi_key_lookup_free(&r.keys);
-    psi_txn_lookup_free(&r.tids);
-    free(r.by_tid);
+    resolver_close(&r);
     free(r.e);
     if (st != PSI_OK)
         psi_hints_free(out);
@@ -473,8 +486,8 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
     psi_status st = PSI_OK;
     if (!chain_of || !mark || vo->n_chains >= UINT32_MAX)
         st = psi_diag_nomem(d, "reading the version order");
-    else if ((st = index_tids(&r)) == PSI_OK)
-        st = psi_key_lookup_init(&r.keys, h, d);
+    else
+        st = resolver_open(&r);
     bool ok = st == PSI_OK, nomem = false;
     if (ok) {
         memset(mark, 0xff, (size_t)h->n_txns * sizeof *mark);
@@ -503,12 +516,209 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
     *complete = ok && st == PSI_OK;
     if (!*complete)
         psi_hints_free(out);
-    if (r.keys.h)
-        psi_key_lookup_free(&r.keys);
-    psi_txn_lookup_free(&r.tids);
-    free(r.by_tid);
+    resolver_close(&r);
     free(chain_of);
     free(mark);
+    return st;
+}
+
+/* Whether op o is the final write of its key by a transaction that takes
+ * part (committed): the writers a complete order must name. */
+static bool named_write(const psi_index *idx, uint32_t o)
+{
+    return (idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+           (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
+}
+
+/* Key k's committed writers' final writes, sorted by transaction, as CSR
+ * over dense keys: off[k]..off[k + 1] index into wop and wtx (wop's
+ * transactions, for a binary search that stays in one array). Built only
+ * for a transaction too large to scan (BIG_TXN). */
+typedef struct key_writers {
+    uint32_t *off, *wop, *wtx;
+} key_writers;
+
+/* Transactions with more operations than this are looked up in
+ * key_writers instead of scanned: a chain per key naming a transaction
+ * that writes every key would make scanning quadratic. */
+#define BIG_TXN 64
+
+static bool key_writers_build(const psi_history *h, const psi_index *idx, key_writers *kw)
+{
+    kw->off = calloc((size_t)h->n_keys + 2, sizeof *kw->off);
+    uint64_t n = 0;
+    for (uint32_t o = 0; kw->off && o < h->n_ops; o++)
+        if (named_write(idx, o)) {
+            kw->off[h->ops[o].key + 2]++;
+            n++;
+        }
+    if (kw->off && n < UINT32_MAX) {
+        kw->wop = malloc((n ? n : 1) * sizeof *kw->wop);
+        kw->wtx = malloc((n ? n : 1) * sizeof *kw->wtx);
+    }
+    if (!kw->wop || !kw->wtx)
+        return false;
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        kw->off[k + 2] += kw->off[k + 1];
+    /* operations are in transaction order, so each key's list is too */
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if (named_write(idx, o)) {
+            uint32_t i = kw->off[h->ops[o].key + 1]++;
+            kw->wop[i] = o;
+            kw->wtx[i] = idx->op_txn[o];
+        }
+    return true;
+}
+
+/* Committed transaction t's final write of key k, UINT32_MAX when it has
+ * none (or when out of memory: *nomem set). */
+static uint32_t write_of(const resolver *r, key_writers *kw, uint32_t t, uint32_t k, bool *nomem)
+{
+    const psi_txn *tx = &r->h->txns[t];
+    if (tx->n_ops <= BIG_TXN) {
+        for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++)
+            if (r->h->ops[o].key == k && named_write(r->idx, o))
+                return o;
+        return UINT32_MAX;
+    }
+    if (!kw->off && !key_writers_build(r->h, r->idx, kw)) {
+        *nomem = true;
+        return UINT32_MAX;
+    }
+    uint32_t b = kw->off[k], e = kw->off[k + 1];
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (kw->wtx[m] == t)
+            return kw->wop[m];
+        if (kw->wtx[m] < t)
+            b = m + 1;
+        else
+            e = m;
+    }
+    return UINT32_MAX;
+}
+
+/* A final write no chain has named yet (psi_hints_next's marker). */
+#define UNNAMED (UINT32_MAX - 1)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* How far ahead psi_hints_next fetches a chain's entries: every entry is
+ * a transaction anywhere in the history, whose lookup (id table slot, then
+ * the transaction, then its operations) waits for memory unless each step
+ * was fetched AHEAD entries earlier. */
+#define AHEAD 8
+
+/* The transaction the id table names for entry x, UINT32_MAX when it
+ * does not say (find_txn decides those). */
+static inline uint32_t table_txn(const resolver *r, const psi_hint_txn *x)
+{
+    if (!r->by_tid || x->tid - r->tid_min >= r->tid_span)
+        return UINT32_MAX;
+    uint32_t t = r->by_tid[x->tid - r->tid_min];
+    return t < r->h->n_txns ? t : UINT32_MAX;
+}
+
+/* One chain of psi_hints_next, for key k (nw writers): true when it names
+ * each of them once (the recorded initial state may come first). */
+static bool next_chain(resolver *r, key_writers *kw, const psi_hint_chain *c, uint32_t k,
+                       uint32_t nw, uint32_t *next, uint32_t *first, bool *nomem)
+{
+    uint32_t prev = UINT32_MAX, named = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        /* The id slot of entry i + 3 AHEAD, the transaction of i + 2
+         * AHEAD, the operations of i + AHEAD. Here, not in a function of
+         * their own: GCC finds such a function pure and drops its calls. */
+        if (r->by_tid && i + 3 * AHEAD < c->n &&
+            c->tx[i + 3 * AHEAD].tid - r->tid_min < r->tid_span)
+            PREFETCH(&r->by_tid[c->tx[i + 3 * AHEAD].tid - r->tid_min]);
+        uint32_t ta = i + 2 * AHEAD < c->n ? table_txn(r, &c->tx[i + 2 * AHEAD]) : UINT32_MAX;
+        if (ta != UINT32_MAX)
+            PREFETCH(&r->h->txns[ta]);
+        ta = i + AHEAD < c->n ? table_txn(r, &c->tx[i + AHEAD]) : UINT32_MAX;
+        if (ta != UINT32_MAX) {
+            const psi_txn *tx = &r->h->txns[ta];
+            PREFETCH(&r->h->ops[tx->first_op]);
+            PREFETCH(&r->h->ops[tx->first_op + tx->n_ops / 2]);
+            PREFETCH(&r->idx->op_info[tx->first_op]);
+        }
+        uint32_t t = find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+        if (t == UINT32_MAX)
+            return false;
+        if (r->h->txns[t].status == PSI_TXN_INITIAL) {
+            if (i == 0)
+                continue; /* the initial version comes first anyway */
+            return false;
+        }
+        uint32_t o = write_of(r, kw, t, k, nomem);
+        if (o == UINT32_MAX || next[o] != UNNAMED)
+            return false; /* not a writer of k, or named twice */
+        next[o] = PSI_HINT_LAST;
+        if (prev == UINT32_MAX)
+            first[k] = t;
+        else
+            next[prev] = t;
+        prev = o;
+        named++;
+    }
+    return named == nw;
+}
+
+psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
+                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d)
+{
+    *complete = false;
+    resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    key_writers kw = {0};
+    uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
+    uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
+    psi_status st = PSI_OK;
+    if (!has_chain || !nw)
+        st = psi_diag_nomem(d, "reading the version order");
+    else
+        st = resolver_open(&r);
+    bool ok = st == PSI_OK, nomem = false;
+    if (ok) {
+        memset(first, 0xff, (size_t)h->n_keys * sizeof *first);
+        for (uint32_t o = 0; o < h->n_ops; o++) {
+            next[o] = UNNAMED;
+            nw[h->ops[o].key] += named_write(idx, o);
+        }
+    }
+    for (size_t c = 0; c < vo->n_chains && ok; c++) {
+        uint32_t k = chain_key(&r, &vo->chains[c]);
+        /* one chain per key: several are the general resolution's */
+        ok = k != UINT32_MAX && !has_chain[k];
+        if (ok) {
+            has_chain[k] = 1;
+            ok = next_chain(&r, &kw, &vo->chains[c], k, nw[k], next, first, &nomem);
+        }
+    }
+    /* A key with one writer needs no line; one with more does. */
+    bool lone = false;
+    for (uint32_t k = 0; k < h->n_keys && ok; k++)
+        if (!has_chain[k]) {
+            ok = nw[k] <= 1;
+            lone |= nw[k] == 1;
+        }
+    for (uint32_t o = 0; ok && lone && o < h->n_ops; o++)
+        if (named_write(idx, o) && !has_chain[h->ops[o].key]) {
+            first[h->ops[o].key] = idx->op_txn[o];
+            next[o] = PSI_HINT_LAST;
+        }
+    if (nomem && st == PSI_OK)
+        st = psi_diag_nomem(d, "reading the version order");
+    *complete = ok && st == PSI_OK;
+    resolver_close(&r);
+    free(kw.off);
+    free(kw.wop);
+    free(kw.wtx);
+    free(has_chain);
+    free(nw);
     return st;
 }
 

@@ -21,6 +21,7 @@
 
 #include "core/diag.h"
 #include "core/history.h"
+#include "core/index.h"
 #include "core/polygraph.h"
 
 #include <stdbool.h>
@@ -89,6 +90,23 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
 psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
                               const psi_version_order *vo, uint32_t *pos, psi_hints *out,
                               bool *complete, psi_diag *d);
+
+/* The end of a key's version order in psi_hints_next's arrays. */
+#define PSI_HINT_LAST UINT32_MAX
+
+/* A complete version order in the form the polygraph-free pass walks
+ * (check/complete_pass.h), decided from the index alone (no polygraph):
+ * next[o], for the final write o of key k by a committed transaction, is
+ * the transaction that installs k's next version (PSI_HINT_LAST for the
+ * last); first[k] is k's first writer (PSI_HINT_LAST when none). Complete
+ * means what psi_hints_complete means: one chain per key naming each
+ * committed writer of the key once (the recorded initial state may come
+ * first), a key with one writer needing none. Anything else leaves
+ * *complete false (next and first then undefined): bad input is
+ * psi_hints_resolve's to name. Fails only when out of memory.
+ * next: [h->n_ops], first: [h->n_keys], both the caller's. */
+psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
+                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d);
 
 /* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);

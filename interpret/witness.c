@@ -240,6 +240,10 @@ psi_status psi_witness_build(const psi_history *h, const psi_check_result *res, 
     }
     w->has_isolation = true;
     w->ser = ser;
+    /* An accept without a polygraph (a complete version order's one
+     * pass, check.h) has no known graph to order: run with keep_model. */
+    if (!res->g.w_off)
+        return psi_diag_set(d, PSI_ERR_USAGE, "no model kept: run psi_check with keep_model");
     const psi_polygraph *g = &res->g;
     wedges E = {.ser = ser};
     psi_graph G = {0};

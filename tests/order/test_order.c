@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "check/check.h"
+#include "check/complete_pass.h"
 #include "check/known_only.h"
 #include "formats/witness.h"
 #include "interpret/explain.h"
@@ -121,9 +122,26 @@ static void test_complete_order_needs_no_solver(void **state)
         assert_int_equal(r.stats.constraints_after, 0);
         assert_int_equal(r.stats.prune_rounds, 0); /* known-only: one cycle check */
         assert_int_equal(r.stats.theory_edges, 0);
+        /* decided by the polygraph-free pass: no polygraph, no hints */
+        assert_null(r.g.w_off);
+        assert_int_equal(r.hints.n, 0);
+        assert_int_equal(r.stats.known_edges_before, 4 + 1 + 2); /* SO, WR, hints */
+        assert_int_equal(r.stats.known_edges_after, 4 + 1 + 2);  /* T4 reads the last */
+        psi_check_result_free(&r);
+        psi_history_free(h);
+        /* With keep_model (a witness), the polygraph is built. */
+        h = spec_history(spec);
+        hints_mem m;
+        assert_int_equal(hints_parse("polysi-witness 3\nchain 1 (2,2) (1,1) (3,3)\n", &m, &d),
+                         PSI_OK);
+        psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
+        assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_ACCEPT);
+        assert_int_equal(r.stats.known_edges_before, 4 + 1 + 2);
         assert_int_equal(r.g.n_hint_edges, 2);
         assert_int_equal(r.hints.n, 2);
         psi_check_result_free(&r);
+        hints_free(&m);
         psi_history_free(h);
     }
 }
@@ -654,6 +672,22 @@ static bool complete_same_as_general(psi_history *h, bool ser, const char *text)
     psi_status st =
         psi_known_complete(h, &g[0], &m.vo, ser, &taken[0], &before, &hs[0], &pr[0], &d);
     assert_int_equal(st, PSI_OK);
+    /* The polygraph-free pass (complete_pass.h) takes exactly the orders
+     * psi_known_complete takes (these histories have no list reads), and
+     * decides them alike, with the same counts. */
+    bool taken_p, acyclic;
+    psi_complete_counts cc;
+    assert_int_equal(psi_complete_pass(h, &idx, &m.vo, ser, &taken_p, &acyclic, &cc, &d), PSI_OK);
+    if (!idx.n_amb && !idx.opt)
+        assert_int_equal(taken_p, taken[0]);
+    if (taken_p) {
+        assert_true(taken[0]);
+        assert_int_equal(acyclic, pr[0].outcome == PSI_PRUNE_OK);
+        assert_int_equal(cc.known_before, before);
+        assert_int_equal(cc.known_after, g[0].n_known);
+        assert_int_equal(cc.writer_pairs, g[0].n_writer_pairs);
+        assert_int_equal(cc.pair_deps, g[0].n_pair_deps);
+    }
     st = psi_hints_resolve(h, &g[1], &m.vo, &hs[1], &d);
     if (taken[0])
         assert_int_equal(st, PSI_OK);
@@ -690,6 +724,33 @@ static bool complete_same_as_general(psi_history *h, bool ser, const char *text)
     psi_index_free(&idx);
     hints_free(&m);
     return taken[0];
+}
+
+/* An accept r of text's complete order: without keep_model it may have
+ * come from the polygraph-free pass, which keeps no polygraph (a witness
+ * is refused); with keep_model the same verdict, the same statistics, and
+ * a witness. */
+static void witness_after_pass(psi_history *h, bool ser, const char *text,
+                               const psi_check_result *r)
+{
+    psi_witness wt;
+    psi_diag d;
+    if (!r->g.w_off)
+        assert_int_equal(psi_witness_build(h, r, ser, &wt, &d), PSI_ERR_USAGE);
+    hints_mem m;
+    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
+    psi_check_result k;
+    assert_int_equal(psi_check(h, &o, &k, &d), PSI_OK);
+    assert_int_equal(k.verdict, PSI_ACCEPT);
+    assert_int_equal(k.stats.known_edges_before, r->stats.known_edges_before);
+    assert_int_equal(k.stats.known_edges_after, r->stats.known_edges_after);
+    assert_int_equal(k.stats.constraints_before, r->stats.constraints_before);
+    assert_int_equal(k.stats.unknown_deps_before, r->stats.unknown_deps_before);
+    assert_int_equal(psi_witness_build(h, &k, ser, &wt, &d), PSI_OK);
+    psi_witness_free(&wt);
+    psi_check_result_free(&k);
+    hints_free(&m);
 }
 
 /* A complete version order takes the known-only path (check/known_only.h):
@@ -763,12 +824,8 @@ static void test_complete_order_known_only(void **state)
                 assert_int_equal(r.stats.theory_edges, 0);
                 assert_int_equal(r.stats.decisions, 0);
             }
-            if (r.verdict == PSI_ACCEPT) {
-                psi_witness wt;
-                psi_diag d;
-                assert_int_equal(psi_witness_build(h, &r, ser, &wt, &d), PSI_OK);
-                psi_witness_free(&wt);
-            }
+            if (r.verdict == PSI_ACCEPT)
+                witness_after_pass(h, ser, text, &r);
             compared++;
             rejects += r.verdict == PSI_REJECT;
             psi_check_result_free(&r);

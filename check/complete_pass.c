@@ -1,0 +1,231 @@
+/* A complete version order checked without the polygraph (see
+ * complete_pass.h). */
+#include "check/complete_pass.h"
+
+#include "core/vec.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WHITE = 0, GREY = 1, BLACK = 2 };
+
+/* An open node of the search: its pending successors are
+ * succ[base .. the next frame's base). */
+typedef struct frame {
+    uint32_t node;
+    size_t base;
+} frame;
+
+typedef struct cpass {
+    const psi_history *h;
+    const psi_index *idx;
+    bool ser; /* plain graph; else SI's doubled one (node 2t + copy) */
+    /* The order (psi_hints_next): next version's writer per final write,
+     * first writer per key. */
+    uint32_t *next, *first;
+    /* WR successors: the readers of writer t's versions are
+     * wr_to[wr_off[t] .. wr_off[t + 1]) (one per read). */
+    uint32_t *wr_off, *wr_to;
+    uint8_t *color; /* [nodes] */
+    uint32_t *succ; /* pending successors of the open frames */
+    size_t n_succ, cap_succ;
+    frame *fr;
+    size_t n_fr, cap_fr;
+} cpass;
+
+/* The node of transaction t reached by a DEP edge (SI: its copy 0). */
+static inline uint32_t dep_node(const cpass *c, uint32_t t)
+{
+    return c->ser ? t : 2 * t;
+}
+
+/* The RW target read op o forces (the next version's writer after the one
+ * it read, or the key's first), PSI_HINT_LAST when none; o is an external
+ * read of transaction t. */
+static inline uint32_t rw_target(const cpass *c, uint32_t o, uint32_t t)
+{
+    uint32_t src = c->idx->read_src[o];
+    if (src == PSI_SRC_NONE)
+        return PSI_HINT_LAST;
+    uint32_t s = src == PSI_SRC_INIT ? c->first[c->h->ops[o].key] : c->next[src];
+    return s == t ? PSI_HINT_LAST : s;
+}
+
+/* Appends node's successors to c->succ; false when out of memory. */
+static bool push_succs(cpass *c, uint32_t node)
+{
+    const psi_history *h = c->h;
+    const psi_index *idx = c->idx;
+    uint32_t t = c->ser ? node : node >> 1;
+    const psi_txn *tx = &h->txns[t];
+    bool dep = c->ser || (node & 1), anti = c->ser || !(node & 1);
+    size_t bound = 2 + (size_t)tx->n_ops + (dep ? c->wr_off[t + 1] - c->wr_off[t] : 0);
+    if (!psi_grow((void **)&c->succ, &c->cap_succ, c->n_succ + bound, sizeof *c->succ))
+        return false;
+    uint32_t *out = c->succ + c->n_succ;
+    size_t n = 0;
+    if (!c->ser && !(node & 1))
+        out[n++] = node + 1; /* u0 -> u1: u0 has u1's DEP edges too */
+    if (dep) {
+        /* SO: the next committed transaction of the session */
+        for (uint32_t u = t + 1; u < h->n_txns && h->txns[u].session == tx->session; u++)
+            if (h->txns[u].status == PSI_TXN_COMMITTED) {
+                out[n++] = dep_node(c, u);
+                break;
+            }
+        for (uint32_t i = c->wr_off[t]; i < c->wr_off[t + 1]; i++)
+            out[n++] = dep_node(c, c->wr_to[i]);
+    }
+    for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
+        uint8_t info = idx->op_info[o];
+        if (dep && (info & PSI_OI_FINAL_WRITE) && (info & PSI_OI_LIVE) &&
+            c->next[o] != PSI_HINT_LAST)
+            out[n++] = dep_node(c, c->next[o]); /* WW */
+        if (anti && !(info & PSI_OI_FINAL_WRITE)) {
+            uint32_t s = rw_target(c, o, t);
+            if (s != PSI_HINT_LAST)
+                out[n++] = c->ser ? s : 2 * s + 1; /* RW */
+        }
+    }
+    assert(n <= bound);
+    c->n_succ += n;
+    return true;
+}
+
+/* Opens node (white) as a frame; false when out of memory. */
+static bool open_node(cpass *c, uint32_t node)
+{
+    if (!psi_grow((void **)&c->fr, &c->cap_fr, c->n_fr + 1, sizeof *c->fr))
+        return false;
+    c->color[node] = GREY;
+    c->fr[c->n_fr++] = (frame){.node = node, .base = c->n_succ};
+    return push_succs(c, node);
+}
+
+/* The depth-first search from every committed transaction's (first)
+ * node: *acyclic false at the first edge back into an open node. */
+static bool search(cpass *c, bool *acyclic)
+{
+    *acyclic = true;
+    for (uint32_t t = 1; t < c->h->n_txns; t++) {
+        if (c->h->txns[t].status != PSI_TXN_COMMITTED || c->color[dep_node(c, t)] != WHITE)
+            continue;
+        if (!open_node(c, dep_node(c, t)))
+            return false;
+        while (c->n_fr) {
+            frame *f = &c->fr[c->n_fr - 1];
+            if (c->n_succ == f->base) {
+                c->color[f->node] = BLACK;
+                c->n_fr--;
+                continue;
+            }
+            uint32_t v = c->succ[--c->n_succ];
+            if (c->color[v] == GREY) {
+                *acyclic = false;
+                return true;
+            }
+            if (c->color[v] == WHITE && !open_node(c, v))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The WR successors (readers per writer transaction) and the old path's
+ * counts, in one pass over the operations. */
+static bool count_and_group(cpass *c, psi_complete_counts *cnt)
+{
+    const psi_history *h = c->h;
+    const psi_index *idx = c->idx;
+    c->wr_off = calloc((size_t)h->n_txns + 2, sizeof *c->wr_off);
+    uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw);
+    uint64_t *rd = calloc((size_t)h->n_keys + 1, sizeof *rd);
+    bool ok = c->wr_off && nw && rd;
+    uint64_t n_wr = 0, n_reads = 0, forced = 0, n_so = 0;
+    uint32_t last_from = UINT32_MAX, last_to = UINT32_MAX;
+    for (uint32_t o = 0; ok && o < h->n_ops; o++) {
+        uint32_t src = idx->read_src[o], k = h->ops[o].key;
+        uint8_t info = idx->op_info[o];
+        if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE))
+            nw[k]++;
+        if (src == PSI_SRC_NONE)
+            continue;
+        forced += rw_target(c, o, idx->op_txn[o]) != PSI_HINT_LAST;
+        if (src == PSI_SRC_INIT)
+            continue;
+        uint32_t from = idx->op_txn[src], to = idx->op_txn[o];
+        c->wr_off[from + 2]++;
+        n_reads++;
+        rd[k]++;
+        /* the builder keeps one WR edge for consecutive reads of one
+         * writer by one reader (polygraph_steps.c) */
+        if (from != last_from || to != last_to)
+            n_wr++;
+        last_from = from, last_to = to;
+    }
+    ok = ok && n_reads < UINT32_MAX;
+    c->wr_to = ok ? malloc((n_reads ? n_reads : 1) * sizeof *c->wr_to) : NULL;
+    ok = ok && c->wr_to;
+    for (uint32_t t = 0; ok && t < h->n_txns; t++) {
+        c->wr_off[t + 2] += c->wr_off[t + 1];
+        n_so += t && h->txns[t].status == PSI_TXN_COMMITTED;
+    }
+    for (uint32_t o = 0; ok && o < h->n_ops; o++) {
+        uint32_t src = idx->read_src[o];
+        if (src < PSI_SRC_INIT)
+            c->wr_to[c->wr_off[idx->op_txn[src] + 1]++] = idx->op_txn[o];
+    }
+    uint64_t hint = 0;
+    for (uint32_t k = 0; ok && k < h->n_keys; k++) {
+        uint64_t w = nw[k];
+        if (w)
+            hint += w - 1;
+        if (w >= 2) {
+            cnt->writer_pairs += w * (w - 1) / 2;
+            cnt->pair_deps += w * (w - 1) + (w - 1) * rd[k];
+        }
+    }
+    cnt->known_before = n_so + n_wr + hint;
+    cnt->known_after = cnt->known_before + forced;
+    free(nw);
+    free(rd);
+    return ok;
+}
+
+psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
+                             const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
+                             psi_complete_counts *cnt, psi_diag *d)
+{
+    *taken = false;
+    *acyclic = false;
+    memset(cnt, 0, sizeof *cnt);
+    /* What the walk has no edges for: the old path's (complete_pass.h). */
+    if (idx->n_amb || idx->opt || h->n_list_reads || h->n_txns >= UINT32_MAX / 2)
+        return PSI_OK;
+    cpass c = {.h = h, .idx = idx, .ser = ser};
+    c.next = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.next);
+    c.first = malloc(((size_t)h->n_keys ? h->n_keys : 1) * sizeof *c.first);
+    psi_status st = PSI_OK;
+    bool complete = false;
+    if (!c.next || !c.first)
+        st = psi_diag_nomem(d, "checking the version order");
+    else
+        st = psi_hints_next(h, idx, vo, c.next, c.first, &complete, d);
+    if (st == PSI_OK && complete) {
+        size_t nodes = (size_t)h->n_txns * (ser ? 1 : 2);
+        c.color = calloc(nodes, 1);
+        if (!c.color || !count_and_group(&c, cnt) || !search(&c, acyclic))
+            st = psi_diag_nomem(d, "checking the version order");
+        else
+            *taken = true;
+    }
+    free(c.next);
+    free(c.first);
+    free(c.wr_off);
+    free(c.wr_to);
+    free(c.color);
+    free(c.succ);
+    free(c.fr);
+    return st;
+}

@@ -1,0 +1,58 @@
+/* A complete version order checked in one pass over the history, without
+ * the polygraph (issue 15: "with a complete version order, no slower than
+ * loading plus one graph pass").
+ *
+ * With every key's version order given, the known graph psi_known_complete
+ * builds (known_only.h) is fixed by the history and the order alone:
+ *   SO  each committed transaction to the next committed one of its session;
+ *   WR  a version's writer to each transaction that read it (index.h's
+ *       read_src, grouped once by writer);
+ *   WW  each version's writer to the next version's (the order's chains);
+ *   RW  each reader of a version (or of the initial value) to the writer of
+ *       the key's next version (or its first), unless that is itself.
+ * This pass walks those edges where they are, as the successors of a node,
+ * and looks for a forbidden cycle by an iterative depth-first search: SER's
+ * plain graph, or SI's doubled graph (reach.h: u0 -> u1 free, DEP u1 -> v0,
+ * RW u0 -> w1), so no edge array, no CSR of edges and no polygraph is
+ * built. The initial transaction takes no part: no edge enters it.
+ *
+ * It decides only an accept. A cycle is reported as "not acyclic" and the
+ * caller builds the polygraph and checks again the old way (known_only.h),
+ * which finds the counterexample and names the version-order line exactly
+ * as before. It declines (*taken false) wherever the old complete path
+ * declines or has edges this pass does not walk: an order that is not
+ * complete (psi_hints_next), reads with a choice of writers, optional
+ * transactions, list-append reads (their WW facts).
+ *
+ * The statistics are the old path's (psi_complete_counts): the known
+ * edges it would have before and after the forced ones, the writer pairs
+ * and the edges of the paper's polygraph, counted while walking.
+ *
+ * Ownership: nothing is kept; the pass allocates and frees its scratch. */
+#ifndef PSI_CHECK_COMPLETE_PASS_H
+#define PSI_CHECK_COMPLETE_PASS_H
+
+#include "check/hints.h"
+#include "core/diag.h"
+#include "core/history.h"
+#include "core/index.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What psi_known_complete's polygraph would count (check.h's stats). */
+typedef struct psi_complete_counts {
+    uint64_t known_before; /* SO, WR and the order's WW edges */
+    uint64_t known_after;  /* and the RW edges the order forces */
+    uint64_t writer_pairs; /* polygraph.h n_writer_pairs */
+    uint64_t pair_deps;    /* polygraph.h n_pair_deps */
+} psi_complete_counts;
+
+/* idx: built for SI or SER (psi_index_build), no anomalies. *taken: the
+ * pass applied; then *acyclic says whether the graph has no forbidden
+ * cycle (SI's rule, or SER's when ser) and *cnt is filled. */
+psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
+                             const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
+                             psi_complete_counts *cnt, psi_diag *d);
+
+#endif
