@@ -655,9 +655,13 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
                                psi_diag *d)
 {
+    /* The rounds only append known edges: each build recomputes only the
+     * frontier rows they can change (reach.h buf_edges). */
+    uint64_t fdone = 0;
     psi_reach_cfg cfg = {.threads = opts && opts->threads ? opts->threads : online_cores(),
                          .buf = fbuf,
-                         .cap = fcap};
+                         .cap = fcap,
+                         .buf_edges = &fdone};
     bool exact = !opts || opts->exact;
     uint64_t stop_cells = opts && opts->stop_cells ? opts->stop_cells : EARLY_STOP_CELLS;
     bool disabled = opts && opts->disabled;
