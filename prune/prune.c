@@ -655,9 +655,13 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
                                psi_diag *d)
 {
+    /* The rounds only append known edges: each build recomputes only the
+     * frontier rows they can change (reach.h buf_edges). */
+    uint64_t fdone = 0;
     psi_reach_cfg cfg = {.threads = opts && opts->threads ? opts->threads : online_cores(),
                          .buf = fbuf,
-                         .cap = fcap};
+                         .cap = fcap,
+                         .buf_edges = &fdone};
     bool exact = !opts || opts->exact;
     uint64_t stop_cells = opts && opts->stop_cells ? opts->stop_cells : EARLY_STOP_CELLS;
     bool disabled = opts && opts->disabled;
@@ -676,9 +680,13 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         uint32_t cyc;
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        /* PC builds its own graph (level_pc.h) */
+        /* PC builds its own graph (level_pc.h): the reduced, composed
+         * view is rebuilt each round, not appended to, so its rows are
+         * never reused (reach.h buf_edges) */
+        psi_reach_cfg pc_cfg = cfg;
+        pc_cfg.buf_edges = NULL;
         st = ser == RULE_PC
-                 ? psi_pc_reach_build(&r, &pcx, h, g, &cfg, &cyc, d)
+                 ? psi_pc_reach_build(&r, &pcx, h, g, &pc_cfg, &cyc, d)
                  : psi_reach_build_cfg(&r, h, g, ser == RULE_SI, ser == RULE_DEP || ser == RULE_PSI,
                                        &cfg, &cyc, d);
         if (st != PSI_OK)

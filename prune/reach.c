@@ -49,7 +49,10 @@ static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_dia
     }
     if (*cfg->cap < cells) {
         /* Every cell is written before it is read (compute_frontier), so
-         * the old contents need not move. */
+         * the old contents need not move; they are gone for an
+         * incremental build. */
+        if (cfg->buf_edges)
+            *cfg->buf_edges = 0;
         free(*cfg->buf);
         *cfg->cap = 0;
         *cfg->buf = malloc(cells * sizeof **cfg->buf);
@@ -78,17 +81,84 @@ static inline uint32_t *row_ptr(const psi_reach *r, uint32_t x)
 typedef struct frontier_job {
     const psi_reach *r;
     const uint32_t *order;
+    /* Incremental build (psi_reach_cfg.buf_edges), else NULL: fresh[x] when
+     * node x has a new edge out; changed[x] (this slice's, zeroed) when
+     * x's slice of its row changed; old: w cells of scratch. */
+    const uint8_t *fresh;
+    uint8_t *changed;
+    uint32_t *old;
     uint32_t s0, s1;
 } frontier_job;
 
-/* Rows in reverse topological order of the ordering graph: u1 (or a SER
- * node) from its DEP successors, u0 from u1 and its RW successors. A
- * column depends only on the same column of other rows, so a slice of
- * columns is computed alone, the same way whichever worker runs it. */
-static void frontier_slice(const frontier_job *job)
+/* Node x's slice of its row from scratch: u1 (or a SER node) from its DEP
+ * successors, u0 from u1 and its RW successors. */
+static void row_full(const frontier_job *job, uint32_t x, uint32_t *row)
 {
     const psi_reach *r = job->r;
     const psi_graph *g = &r->graph;
+    uint32_t s0 = job->s0, w = job->s1 - job->s0;
+    uint32_t u = r->doubled ? x / 2 : x;
+    uint64_t b, e;
+    if (r->doubled && !(x & 1u)) {
+        memcpy(row, row_ptr(r, x + 1) + s0, w * sizeof *row);
+        psi_graph_out(g, u, true, &b, &e);
+        for (; b < e; b++)
+            row_min(row, row_ptr(r, 2 * g->dst[b] + 1) + s0, w);
+        return;
+    }
+    memset(row, 0xff, w * sizeof *row);
+    psi_graph_out(g, u, false, &b, &e);
+    for (; b < e; b++) {
+        uint32_t v = g->dst[b];
+        row_min(row, row_ptr(r, psi_reach_node(r, v, 0)) + s0, w);
+        const psi_txn *tx = &r->h->txns[v];
+        uint32_t s = tx->session;
+        /* an optional transaction's place says nothing of the
+         * committed ones after it: its edges out are not known */
+        if (s != PSI_NO_SESSION && s >= s0 && s - s0 < w && tx->pos < row[s - s0] &&
+            !tx->open_outcome)
+            row[s - s0] = tx->pos;
+    }
+}
+
+/* Lowers row x's slice (from the last build, x has no new edge out) by
+ * the rows it is computed from that changed; returns whether it changed.
+ * Exact: the old row is the minimum over the same successors' old rows
+ * (and positions), and a row only falls as edges are added, so the
+ * unchanged successors add nothing the old row lacks. */
+static bool row_delta(const frontier_job *job, uint32_t x, uint32_t *row)
+{
+    const psi_reach *r = job->r;
+    const psi_graph *g = &r->graph;
+    const uint8_t *changed = job->changed;
+    uint32_t s0 = job->s0, w = job->s1 - job->s0;
+    bool lowered = false;
+    bool u0 = r->doubled && !(x & 1u);
+    if (u0 && changed[x + 1]) {
+        memcpy(job->old, row, w * sizeof *row);
+        lowered = true;
+        row_min(row, row_ptr(r, x + 1) + s0, w);
+    }
+    uint64_t b, e;
+    psi_graph_out(g, r->doubled ? x / 2 : x, u0, &b, &e);
+    for (; b < e; b++) {
+        uint32_t y = u0 ? 2 * g->dst[b] + 1 : psi_reach_node(r, g->dst[b], 0);
+        if (!changed[y])
+            continue;
+        if (!lowered)
+            memcpy(job->old, row, w * sizeof *row);
+        lowered = true;
+        row_min(row, row_ptr(r, y) + s0, w);
+    }
+    return lowered && memcmp(job->old, row, w * sizeof *row) != 0;
+}
+
+/* Rows in reverse topological order of the ordering graph. A column
+ * depends only on the same column of other rows, so a slice of columns is
+ * computed alone, the same way whichever worker runs it. */
+static void frontier_slice(const frontier_job *job)
+{
+    const psi_reach *r = job->r;
     const uint32_t *order = job->order;
     uint32_t s0 = job->s0, w = job->s1 - job->s0;
     for (uint32_t i = r->n; i-- > 0;) {
@@ -96,27 +166,14 @@ static void frontier_slice(const frontier_job *job)
         if (r->row_of[x] == UINT32_MAX)
             continue; /* takes no part, has no edges */
         uint32_t *row = row_ptr(r, x) + s0;
-        uint32_t u = r->doubled ? x / 2 : x;
-        uint64_t b, e;
-        if (r->doubled && !(x & 1u)) {
-            memcpy(row, row_ptr(r, x + 1) + s0, w * sizeof *row);
-            psi_graph_out(g, u, true, &b, &e);
-            for (; b < e; b++)
-                row_min(row, row_ptr(r, 2 * g->dst[b] + 1) + s0, w);
-            continue;
-        }
-        memset(row, 0xff, w * sizeof *row);
-        psi_graph_out(g, u, false, &b, &e);
-        for (; b < e; b++) {
-            uint32_t v = g->dst[b];
-            row_min(row, row_ptr(r, psi_reach_node(r, v, 0)) + s0, w);
-            const psi_txn *tx = &r->h->txns[v];
-            uint32_t s = tx->session;
-            /* an optional transaction's place says nothing of the
-             * committed ones after it: its edges out are not known */
-            if (s != PSI_NO_SESSION && s >= s0 && s - s0 < w && tx->pos < row[s - s0] &&
-                !tx->open_outcome)
-                row[s - s0] = tx->pos;
+        if (!job->fresh) {
+            row_full(job, x, row);
+        } else if (job->fresh[x]) {
+            memcpy(job->old, row, w * sizeof *row);
+            row_full(job, x, row);
+            job->changed[x] = memcmp(job->old, row, w * sizeof *row) != 0;
+        } else {
+            job->changed[x] = row_delta(job, x, row);
         }
     }
 }
@@ -132,10 +189,25 @@ static void *frontier_worker(void *arg)
 #define MIN_SLICE   16u
 #define MAX_WORKERS 64u
 
+/* Each job's scratch for an incremental build; false (nothing kept) when
+ * memory is short: the caller then computes every row, same result. */
+static bool jobs_scratch(frontier_job *jobs, uint32_t k, uint32_t n)
+{
+    bool ok = true;
+    for (uint32_t j = 0; j < k; j++) {
+        jobs[j].changed = calloc(n ? n : 1, 1);
+        jobs[j].old = malloc((jobs[j].s1 - jobs[j].s0) * sizeof *jobs[j].old);
+        ok = ok && jobs[j].changed && jobs[j].old;
+    }
+    return ok;
+}
+
 /* The frontier with up to `threads` workers (the calling thread is one).
  * A worker that cannot be started leaves its slice to the calling thread,
- * so the result never depends on how many ran. */
-static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads)
+ * so the result never depends on how many ran. fresh: as frontier_job's
+ * (NULL: every row from scratch). */
+static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads,
+                             const uint8_t *fresh)
 {
     uint32_t S = r->n_sessions;
     uint32_t k = threads ? threads : 1;
@@ -143,11 +215,8 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
         k = S / MIN_SLICE;
     if (k > MAX_WORKERS)
         k = MAX_WORKERS;
-    if (k < 2 || r->n_rows < 1024) {
-        frontier_job job = {.r = r, .order = order, .s0 = 0, .s1 = S};
-        frontier_slice(&job);
-        return;
-    }
+    if (k < 2 || r->n_rows < 1024)
+        k = 1;
     frontier_job jobs[MAX_WORKERS];
     pthread_t tid[MAX_WORKERS];
     bool started[MAX_WORKERS] = {false};
@@ -156,6 +225,10 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
                                  .order = order,
                                  .s0 = (uint32_t)((uint64_t)S * j / k),
                                  .s1 = (uint32_t)((uint64_t)S * (j + 1) / k)};
+    if (fresh && jobs_scratch(jobs, k, r->n)) {
+        for (uint32_t j = 0; j < k; j++)
+            jobs[j].fresh = fresh;
+    }
     for (uint32_t j = 1; j < k; j++)
         started[j] = pthread_create(&tid[j], NULL, frontier_worker, &jobs[j]) == 0;
     frontier_slice(&jobs[0]);
@@ -165,6 +238,32 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
         else
             frontier_slice(&jobs[j]);
     }
+    for (uint32_t j = 0; j < k; j++) {
+        free(jobs[j].changed);
+        free(jobs[j].old);
+    }
+}
+
+/* For an incremental build: the nodes with an edge out among the known
+ * edges past the first `done` (both copies of an SI source: conservative,
+ * a stale mark only costs a recomputed row). NULL when short of memory. */
+static uint8_t *fresh_nodes(const psi_reach *r, const psi_edge_view *v, uint64_t done)
+{
+    uint8_t *fresh = calloc(r->n ? r->n : 1, 1);
+    if (!fresh)
+        return NULL;
+    const char *first = (const char *)v->first;
+    size_t stride = v->stride ? v->stride : sizeof(psi_edge);
+    for (uint64_t i = done; i < v->n; i++) {
+        const psi_edge *e = (const psi_edge *)(const void *)(first + i * stride);
+        if (r->doubled) {
+            fresh[2 * (uint64_t)e->from] = 1;
+            fresh[2 * (uint64_t)e->from + 1] = 1;
+        } else {
+            fresh[e->from] = 1;
+        }
+    }
+    return fresh;
 }
 
 static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge_view *known,
@@ -188,12 +287,21 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
     uint32_t n_ordered = 0;
     if (st == PSI_OK)
         st = stage_status(psi_graph_topo(&r->graph, true, order, &n_ordered, d), d);
+
     if (st == PSI_OK && n_ordered < r->n) {
         st = stage_status(psi_graph_cycle_node(&r->graph, order, n_ordered, cycle_node, d), d);
     } else if (st == PSI_OK) {
         st = alloc_frontier(r, cfg, d);
-        if (st == PSI_OK && r->frontier)
-            compute_frontier(r, order, cfg ? cfg->threads : 1);
+        uint64_t *done = cfg && cfg->buf ? cfg->buf_edges : NULL;
+        if (st == PSI_OK && r->frontier) {
+            /* the rows in the buffer are from a prefix of these edges */
+            uint8_t *fresh =
+                done && *done && *done <= known->n ? fresh_nodes(r, known, *done) : NULL;
+            compute_frontier(r, order, cfg ? cfg->threads : 1, fresh);
+            free(fresh);
+            if (done)
+                *done = known->n;
+        }
     }
     free(order);
     if (st != PSI_OK)

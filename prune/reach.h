@@ -47,6 +47,15 @@ typedef struct psi_reach_cfg {
      * frees *buf after the last psi_reach_free of a build that used it. */
     uint32_t **buf;
     size_t *cap;
+    /* Optional, with buf: how many known edges the rows in *buf were
+     * computed from (0: none; the build sets it). Pruning's rounds only
+     * append known edges, so a later build over the same history and graph
+     * kind finds most rows unchanged: it recomputes only the rows of nodes
+     * with a new edge out or a successor whose row changed, and gets the
+     * same rows a fresh computation would (minima only fall as edges are
+     * added; a row whose inputs are all unchanged is unchanged). The caller
+     * resets it to 0 whenever the known array was not just appended to. */
+    uint64_t *buf_edges;
 } psi_reach_cfg;
 
 typedef struct psi_reach {
