@@ -122,7 +122,11 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                                             .origin = rw->origin};
     }
     psi_edge_view v = {.first = x->view, .n = x->n_base + x->n_comp};
-    st = psi_reach_build_view(r, h, &v, cfg, cycle_node, d);
+    /* the view is rebuilt each round, not appended to: its rows are never
+     * reused (reach.h buf_edges) */
+    psi_reach_cfg fresh = cfg ? *cfg : (psi_reach_cfg){0};
+    fresh.buf_edges = NULL;
+    st = psi_reach_build_view(r, h, &v, cfg ? &fresh : NULL, cycle_node, d);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "pruning");

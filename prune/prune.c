@@ -680,13 +680,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         uint32_t cyc;
         res->rounds++;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
-        /* PC builds its own graph (level_pc.h): the reduced, composed
-         * view is rebuilt each round, not appended to, so its rows are
-         * never reused (reach.h buf_edges) */
-        psi_reach_cfg pc_cfg = cfg;
-        pc_cfg.buf_edges = NULL;
+        /* PC builds its own graph (level_pc.h) */
         st = ser == RULE_PC
-                 ? psi_pc_reach_build(&r, &pcx, h, g, &pc_cfg, &cyc, d)
+                 ? psi_pc_reach_build(&r, &pcx, h, g, &cfg, &cyc, d)
                  : psi_reach_build_cfg(&r, h, g, ser == RULE_SI, ser == RULE_DEP || ser == RULE_PSI,
                                        &cfg, &cyc, d);
         if (st != PSI_OK)
