@@ -6,6 +6,8 @@
  * divide the work: acyclic_internal.h. */
 #include "acyclic_internal.h"
 
+#include <assert.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +226,12 @@ bool psi_acyc_edge_active(const psi_acyc *g, uint32_t e)
         if (psi_sat_value(g->s, u->lit[k]) <= 0)
             return false;
     return true;
+}
+
+uint64_t psi_acyc_node_order(const psi_acyc *g, uint32_t v)
+{
+    assert(v < g->nodes);
+    return g->ord[g->mode == PSI_ACYC_SI ? 2 * (size_t)v : v];
 }
 
 /* Rebuilds the literal occurrence lists and the candidate lists. */

@@ -126,6 +126,14 @@ int psi_acyc_known_cycle(psi_acyc *g, const uint32_t **edges, size_t *n);
 /* After a SAT answer: is edge e active in the model? */
 bool psi_acyc_edge_active(const psi_acyc *g, uint32_t e);
 
+/* After a SAT answer (or between solves): node v's place in the order the
+ * theory keeps, a label that is smaller for every node before it (SI
+ * mode: v's copy v0). Every active DEP edge x -> y has
+ * psi_acyc_node_order(x) < psi_acyc_node_order(y), so a node never reaches
+ * one with a smaller label over active DEP edges: callers use it to skip
+ * reachability searches that cannot succeed. */
+uint64_t psi_acyc_node_order(const psi_acyc *g, uint32_t v);
+
 size_t psi_acyc_num_edges(const psi_acyc *g);
 void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out);
 
