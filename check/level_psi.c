@@ -22,12 +22,15 @@
 #define MAX_CLAUSES 64u
 #define NONE        UINT32_MAX
 
+enum { ACT_NO = 0, ACT_DEP = 1, ACT_RW = 2 };
+
 typedef struct rctx {
     const psi_history *h;
     const psi_encoding *enc;
     uint32_t n;
     uint64_t *off; /* [n + 1] active DEP out-edges */
     uint32_t *to, *eid;
+    uint8_t *act;  /* [theory edges] ACT_* in the model */
     uint64_t *ord; /* [n] the theory's order label of each node */
     uint32_t *par; /* BFS: edge id into each node */
     uint32_t *queue;
@@ -56,22 +59,36 @@ static bool pend_push(rctx *c, const int *lits, size_t n)
     return true;
 }
 
-static bool is_dep_active(const psi_encoding *enc, uint32_t e)
+/* Whether theory edge e is active in the model: every label true (the
+ * same answer as psi_acyc_edge_active, without a call for the known
+ * edges, which have none and are most of them). */
+static bool edge_active(const psi_encoding *enc, uint32_t e)
 {
-    return !psi_edge_is_anti((psi_edge_type)enc->psi_edges[e].type) &&
-           psi_acyc_edge_active(enc->graph, e);
+    for (int j = 0; j < 2; j++) {
+        int l = enc->psi_lits[2 * (size_t)e + j];
+        if (l && psi_sat_value(enc->sat, l) <= 0)
+            return false;
+    }
+    return true;
 }
 
+/* c->act[e] := edge e's activity and kind; then the CSR graph of the
+ * active DEP edges. */
 static bool build(rctx *c, uint32_t n_edges)
 {
     const psi_encoding *enc = c->enc;
     uint32_t n = c->n;
     c->off = calloc((size_t)n + 1, sizeof *c->off);
-    if (!c->off)
+    c->act = malloc(n_edges ? n_edges : 1);
+    if (!c->off || !c->act)
         return false;
     uint64_t m = 0;
     for (uint32_t e = 0; e < n_edges; e++)
-        if (is_dep_active(enc, e)) {
+        c->act[e] = !edge_active(enc, e)                                      ? ACT_NO
+                    : psi_edge_is_anti((psi_edge_type)enc->psi_edges[e].type) ? ACT_RW
+                                                                              : ACT_DEP;
+    for (uint32_t e = 0; e < n_edges; e++)
+        if (c->act[e] == ACT_DEP) {
             c->off[enc->psi_edges[e].from + 1]++;
             m++;
         }
@@ -86,7 +103,7 @@ static bool build(rctx *c, uint32_t n_edges)
     }
     memcpy(pos, c->off, ((size_t)n + 1) * sizeof *pos);
     for (uint32_t e = 0; e < n_edges; e++)
-        if (is_dep_active(enc, e)) {
+        if (c->act[e] == ACT_DEP) {
             uint64_t p = pos[enc->psi_edges[e].from]++;
             c->to[p] = enc->psi_edges[e].to;
             c->eid[p] = e;
@@ -166,7 +183,7 @@ psi_status psi_psi_refine(const psi_history *h, psi_encoding *enc, uint32_t *add
     memset(c.par, 0xff, (size_t)c.n * sizeof *c.par);
     for (uint32_t e = 0; e < n_edges && *added < MAX_CLAUSES; e++) {
         const psi_edge *rw = &enc->psi_edges[e];
-        if (!psi_edge_is_anti((psi_edge_type)rw->type) || !psi_acyc_edge_active(enc->graph, e))
+        if (c.act[e] != ACT_RW)
             continue;
         if (rw->from == rw->to || c.ord[rw->to] > c.ord[rw->from])
             continue; /* b comes after a: it does not reach a */
@@ -217,6 +234,7 @@ done:
     free(c.to);
     free(c.eid);
     free(c.ord);
+    free(c.act);
     free(c.par);
     free(c.queue);
     free(c.clause);
