@@ -56,7 +56,7 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->s = s;
     g->mode = mode;
     g->nodes = nodes;
-    g->N = mode == PSI_ACYC_SI ? 2 * nodes : nodes;
+    g->N = mode == PSI_ACYC_SI ? 2 * nodes : mode == PSI_ACYC_PSI ? nodes + 1 : nodes;
     g->propagate = true;
     size_t N = g->N ? g->N : 1;
     g->out = calloc(N, sizeof *g->out);
@@ -121,7 +121,8 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
                           int lit_b)
 {
     if (from >= g->nodes || to >= g->nodes ||
-        (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI && kind != PSI_EDGE_RELAY))
+        (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI && kind != PSI_EDGE_RELAY) ||
+        (kind == PSI_EDGE_RELAY && g->mode == PSI_ACYC_PSI))
         return PSI_SAT_EINVAL;
     if (lit_a == INT32_MIN || lit_b == INT32_MIN)
         return PSI_SAT_EINVAL;
@@ -163,7 +164,7 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
             u.cnt++;
     /* The internal edges' endpoints follow from u (ie_src, ie_dst). */
     bool ok = true;
-    if (g->mode == PSI_ACYC_SER) {
+    if (g->mode != PSI_ACYC_SI) {
         ok = push_internal(g, id);
         u.nie = 1;
     } else if (kind == PSI_EDGE_DEP) {
