@@ -58,6 +58,7 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->nodes = nodes;
     g->N = mode == PSI_ACYC_SI ? 2 * nodes : mode == PSI_ACYC_PSI ? nodes + 1 : nodes;
     g->propagate = true;
+    g->psi_sweep_min = PSI_ACYC_SWEEP_MIN;
     size_t N = g->N ? g->N : 1;
     g->out = calloc(N, sizeof *g->out);
     g->in = calloc(N, sizeof *g->in);
@@ -181,6 +182,11 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
     g->ue[g->ue_n++] = u;
     g->tables_dirty = true;
     return id;
+}
+
+void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap)
+{
+    g->psi_sweep_min = min_gap;
 }
 
 void psi_acyc_set_propagation(psi_acyc *g, bool on)

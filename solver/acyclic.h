@@ -126,6 +126,12 @@ int psi_acyc_set_order_hint(psi_acyc *g, const uint32_t *key);
  * before solving. Returns 0 or PSI_SAT_ENOMEM. */
 int psi_acyc_suggest_phases(psi_acyc *g);
 
+/* PSI mode: the fewest activations between two sweeps (acyclic.h's PSI
+ * mode; the gap also grows with the active ANTI edges, acyclic_theory.c),
+ * 64 by default. 1 sweeps after every notification that activates an
+ * edge (tests), 0 never (only the check at activation). Between solves. */
+void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap);
+
 /* Theory propagation (label := false when the edge would close a forbidden
  * cycle); on by default. Only between solves. */
 void psi_acyc_set_propagation(psi_acyc *g, bool on);

@@ -74,6 +74,9 @@ typedef struct lab_node {
     uint32_t node;
 } lab_node;
 
+/* PSI mode's default psi_sweep_min (acyclic_theory.c says why). */
+#define PSI_ACYC_SWEEP_MIN 64u
+
 /* No node (ends of the order list). */
 #define PSI_ACYC_NONE UINT32_MAX
 
@@ -139,7 +142,8 @@ struct psi_acyc {
     u32vec cycle, known_cycle;
     psi_acyc_stats st;
 
-    uint64_t psi_swept; /* PSI mode: st.activations at the last sweep */
+    uint64_t psi_swept;     /* PSI mode: st.activations at the last sweep */
+    uint32_t psi_sweep_min; /* PSI mode: fewest activations between sweeps, 0: none */
 
     psi_check_sched check; /* debug checker (invariants.h; only with PSI_CHECK) */
 };

@@ -73,15 +73,14 @@ static int psi_anti_check(psi_acyc *g, uint32_t e, psi_theory_out *out)
     return psi_acyc_record_cycle(g, e, &out->clause) ? PSI_THEORY_CONFLICT : PSI_THEORY_ENOMEM;
 }
 
-/* Activations between two sweeps: PSI_SWEEP_MIN plus one per
- * PSI_SWEEP_DIV active ANTI edges (a sweep costs a step per active ANTI
+/* Activations between two sweeps: psi_sweep_min (PSI_ACYC_SWEEP_MIN by
+ * default) plus one per PSI_SWEEP_DIV active ANTI edges (a sweep costs a step per active ANTI
  * edge, so that many steps per activation in all). Measured on GeneralWH
  * (8,542 selectors): sweeping after every activation takes 9,694
  * decisions but 1.0 s; 256 + n/8 took 79,904 decisions (violations found
  * late undo as much as the refinement's); 64 + n/128 took 16,172
  * decisions and the least time (solve 0.013 s against 0.019 s without
  * sweeps). */
-#define PSI_SWEEP_MIN 64u
 #define PSI_SWEEP_DIV 128u
 
 /* PSI mode: every active ANTI edge checked again (psi_anti_check), when
@@ -93,7 +92,8 @@ static int psi_anti_check(psi_acyc *g, uint32_t e, psi_theory_out *out)
 static int psi_sweep(psi_acyc *g, psi_theory_out *out)
 {
     const adjvec *in = &g->in[g->nodes];
-    if (g->st.activations - g->psi_swept < PSI_SWEEP_MIN + in->n / PSI_SWEEP_DIV)
+    if (!g->psi_sweep_min ||
+        g->st.activations - g->psi_swept < g->psi_sweep_min + in->n / PSI_SWEEP_DIV)
         return PSI_THEORY_OK;
     g->psi_swept = g->st.activations;
     g->st.psi_sweeps++;
