@@ -3,9 +3,10 @@
  * PSI forbids exactly the cycles of SO ∪ WR ∪ WW ∪ RW with at most one RW
  * edge (Cerone & Gotsman, "Analysing snapshot isolation", J. ACM 2018:
  * (DEP+ ; RW?) irreflexive). No acyclicity of a fixed graph says "at most
- * one", so the encoding (encode.h) lets the theory keep DEP acyclic and
- * leaves RW edges inert; after each model, psi_psi_refine looks for an
- * active RW edge a -> b whose head b reaches a over active DEP edges, and
+ * one", so the encoding (encode.h) runs the theory in its PSI mode: DEP
+ * acyclic, and most cycles of one RW edge found during search
+ * (solver/acyclic.h), not all: after each model, psi_psi_refine looks for
+ * an active RW edge a -> b whose head b reaches a over active DEP edges, and
  * for each one found adds the clause "not all of these edges' labels",
  * which no PSI model violates. The solver then searches again; a model
  * with no such edge is a PSI model. Finite: each clause removes the

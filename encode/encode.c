@@ -10,16 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every theory edge goes through here: PC and PSI move some targets
- * (encode.h), PSI records each edge and its labels. */
+/* Every theory edge goes through here: PC moves some targets (encode.h),
+ * PSI records each edge and its labels. */
 static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
                         bool relay, uint32_t key, int a, int b)
 {
     uint32_t n = enc->n_txn_nodes, tgt = to;
     if (enc->pc && type == PSI_EDGE_WW)
         tgt = n + to;
-    if (enc->psi && psi_edge_is_anti(type))
-        tgt = n;
     psi_edge_kind kind = relay                    ? PSI_EDGE_RELAY
                          : psi_edge_is_anti(type) ? PSI_EDGE_ANTI
                                                   : PSI_EDGE_DEP;
@@ -488,10 +486,8 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
             return st;
         }
     }
-    /* PC: a twin per node; PSI: one sink */
-    uint64_t nodes = enc->pc    ? 2 * (uint64_t)g->n_nodes
-                     : enc->psi ? g->n_nodes + 1ull
-                                : g->n_nodes + (uint64_t)enc->n_relay;
+    /* PC: a twin per node (PSI's sink is the theory's own, acyclic.h) */
+    uint64_t nodes = enc->pc ? 2 * (uint64_t)g->n_nodes : g->n_nodes + (uint64_t)enc->n_relay;
     if (nodes > UINT32_MAX - 1) {
         psi_encoding_free(enc);
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions are too many for the encoding",
@@ -502,7 +498,10 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
     enc->cons_edge = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_edge);
     if (!enc->sat || !enc->cons_var || !enc->cons_edge)
         goto nomem;
-    enc->graph = psi_acyc_new(enc->sat, (uint32_t)nodes, ser ? PSI_ACYC_SER : PSI_ACYC_SI);
+    enc->graph = psi_acyc_new(enc->sat, (uint32_t)nodes,
+                              enc->psi ? PSI_ACYC_PSI
+                              : ser    ? PSI_ACYC_SER
+                                       : PSI_ACYC_SI);
     if (!enc->graph)
         goto nomem;
     if (opts && opts->no_theory_propagation)

@@ -59,10 +59,11 @@
  *   then exactly PC's. The twin edges come last (ids from aux_edge0) and
  *   are left out of mapped-back cycles.
  *   PSI forbids cycles with at most one RW edge (Cerone & Gotsman): the
- *   theory runs in SER mode over DEP edges only, every RW edge going to
- *   a sink node n (inert, but its activity readable), and check/
- *   refines models lazily (level_psi.c) with clauses over the labels kept
- *   in psi_lits / psi_edges. */
+ *   theory runs in PSI mode (acyclic.h: DEP acyclic, and the cycles of
+ *   one RW edge found when it becomes active or at periodic sweeps), and
+ *   check/ refines each model for the ones the theory has not seen yet
+ *   (level_psi.c) with clauses over the labels kept in psi_lits /
+ *   psi_edges. */
 typedef struct psi_encode_opts {
     bool ser;                   /* plain acyclicity instead of SI */
     bool pc, psi;               /* prefix consistency / parallel SI (above); override ser */

@@ -6,6 +6,8 @@
  * divide the work: acyclic_internal.h. */
 #include "acyclic_internal.h"
 
+#include <assert.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +56,9 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->s = s;
     g->mode = mode;
     g->nodes = nodes;
-    g->N = mode == PSI_ACYC_SI ? 2 * nodes : nodes;
+    g->N = mode == PSI_ACYC_SI ? 2 * nodes : mode == PSI_ACYC_PSI ? nodes + 1 : nodes;
     g->propagate = true;
+    g->psi_sweep_min = PSI_ACYC_SWEEP_MIN;
     size_t N = g->N ? g->N : 1;
     g->out = calloc(N, sizeof *g->out);
     g->in = calloc(N, sizeof *g->in);
@@ -119,7 +122,8 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
                           int lit_b)
 {
     if (from >= g->nodes || to >= g->nodes ||
-        (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI && kind != PSI_EDGE_RELAY))
+        (kind != PSI_EDGE_DEP && kind != PSI_EDGE_ANTI && kind != PSI_EDGE_RELAY) ||
+        (kind == PSI_EDGE_RELAY && g->mode == PSI_ACYC_PSI))
         return PSI_SAT_EINVAL;
     if (lit_a == INT32_MIN || lit_b == INT32_MIN)
         return PSI_SAT_EINVAL;
@@ -161,7 +165,7 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
             u.cnt++;
     /* The internal edges' endpoints follow from u (ie_src, ie_dst). */
     bool ok = true;
-    if (g->mode == PSI_ACYC_SER) {
+    if (g->mode != PSI_ACYC_SI) {
         ok = push_internal(g, id);
         u.nie = 1;
     } else if (kind == PSI_EDGE_DEP) {
@@ -178,6 +182,11 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
     g->ue[g->ue_n++] = u;
     g->tables_dirty = true;
     return id;
+}
+
+void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap)
+{
+    g->psi_sweep_min = min_gap;
 }
 
 void psi_acyc_set_propagation(psi_acyc *g, bool on)
@@ -224,6 +233,12 @@ bool psi_acyc_edge_active(const psi_acyc *g, uint32_t e)
         if (psi_sat_value(g->s, u->lit[k]) <= 0)
             return false;
     return true;
+}
+
+uint64_t psi_acyc_node_order(const psi_acyc *g, uint32_t v)
+{
+    assert(v < g->nodes);
+    return g->ord[g->mode == PSI_ACYC_SI ? 2 * (size_t)v : v];
 }
 
 /* Rebuilds the literal occurrence lists and the candidate lists. */

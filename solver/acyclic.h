@@ -7,6 +7,7 @@
  *   PSI_ACYC_SER: no cycle of active edges at all.
  *   PSI_ACYC_SI:  no cycle of active edges without two cyclically
  *                 consecutive ANTI edges (a cycle in DEP ∪ DEP;ANTI).
+ *   PSI_ACYC_PSI: see the enum below.
  * SI is checked as plain acyclicity of a doubled graph (node v becomes v0
  * "arrived by DEP or start" and v1 "arrived by ANTI"; DEP u->v gives u0->v0
  * and u1->v0, ANTI u->v gives u0->v1), so no SAT variable is created for
@@ -43,7 +44,20 @@
 
 typedef struct psi_acyc psi_acyc;
 
-typedef enum psi_acyc_mode { PSI_ACYC_SER = 0, PSI_ACYC_SI = 1 } psi_acyc_mode;
+/* PSI_ACYC_PSI (parallel SI): no cycle of active DEP edges, and no
+ * active ANTI edge u->v whose head v reaches u over active DEP edges (a
+ * cycle with exactly one ANTI edge). The second part is checked when an
+ * ANTI edge becomes active and, for all active ANTI edges, in sweeps
+ * every so many activations (their cost is amortized to a few steps per
+ * activation): a DEP edge that completes such a path is seen at the next
+ * sweep at the latest, not at once, so the theory may answer SAT with
+ * one still there and the caller checks each model for the rest
+ * (check/level_psi.h). Every conflict it reports is a real one, and it
+ * reports most well before the model is complete, which spares the
+ * solver re-deciding everything above them. Internally an ANTI edge goes
+ * to a sink node of the theory's own (so it bounds nothing in the
+ * order); RELAY edges are refused. */
+typedef enum psi_acyc_mode { PSI_ACYC_SER = 0, PSI_ACYC_SI = 1, PSI_ACYC_PSI = 2 } psi_acyc_mode;
 /* RELAY edges carry a path on unchanged: in SI mode u->v gives u1->v1
  * only (a path that arrived at u by ANTI arrives at v by ANTI), in SER
  * mode the plain edge. They let a caller split an ANTI edge r->s through
@@ -67,6 +81,8 @@ typedef struct psi_acyc_stats {
     uint64_t relabelled;    /* nodes relabelled by those */
     uint64_t visited;       /* nodes visited by the searches */
     uint64_t conflicts;     /* cycles found */
+    uint64_t psi_conflicts; /* PSI mode: of those, an ANTI edge whose head reaches its tail */
+    uint64_t psi_sweeps;    /* PSI mode: sweeps over the active ANTI edges */
     uint64_t conflict_lits; /* total length of the conflict clauses */
     uint64_t propagations;  /* labels set false because they would close a cycle */
     uint64_t explanations, explanation_lits;
@@ -110,6 +126,12 @@ int psi_acyc_set_order_hint(psi_acyc *g, const uint32_t *key);
  * before solving. Returns 0 or PSI_SAT_ENOMEM. */
 int psi_acyc_suggest_phases(psi_acyc *g);
 
+/* PSI mode: the fewest activations between two sweeps (acyclic.h's PSI
+ * mode; the gap also grows with the active ANTI edges, acyclic_theory.c),
+ * 64 by default. 1 sweeps after every notification that activates an
+ * edge (tests), 0 never (only the check at activation). Between solves. */
+void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap);
+
 /* Theory propagation (label := false when the edge would close a forbidden
  * cycle); on by default. Only between solves. */
 void psi_acyc_set_propagation(psi_acyc *g, bool on);
@@ -125,6 +147,14 @@ int psi_acyc_known_cycle(psi_acyc *g, const uint32_t **edges, size_t *n);
 
 /* After a SAT answer: is edge e active in the model? */
 bool psi_acyc_edge_active(const psi_acyc *g, uint32_t e);
+
+/* After a SAT answer (or between solves): node v's place in the order the
+ * theory keeps, a label that is smaller for every node before it (SI
+ * mode: v's copy v0). Every active DEP edge x -> y has
+ * psi_acyc_node_order(x) < psi_acyc_node_order(y), so a node never reaches
+ * one with a smaller label over active DEP edges: callers use it to skip
+ * reachability searches that cannot succeed. */
+uint64_t psi_acyc_node_order(const psi_acyc *g, uint32_t v);
 
 size_t psi_acyc_num_edges(const psi_acyc *g);
 void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out);

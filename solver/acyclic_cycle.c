@@ -83,10 +83,11 @@ bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t s
     return false;
 }
 
-/* Builds the conflict for cycle: new edge e (x->y) plus the BFS path y->x. */
+/* Builds the conflict for cycle: new edge e (x->y) plus the BFS path y->x
+ * (PSI's ANTI edges: y is the user edge's head, cycle_head). */
 bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause)
 {
-    uint32_t x = ie_src(g, e), y = ie_dst(g, e);
+    uint32_t x = ie_src(g, e), y = cycle_head(g, e);
     g->cycle.n = 0;
     new_lit_epoch(g);
     clause->n = 0;

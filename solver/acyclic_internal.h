@@ -74,6 +74,9 @@ typedef struct lab_node {
     uint32_t node;
 } lab_node;
 
+/* PSI mode's default psi_sweep_min (acyclic_theory.c says why). */
+#define PSI_ACYC_SWEEP_MIN 64u
+
 /* No node (ends of the order list). */
 #define PSI_ACYC_NONE UINT32_MAX
 
@@ -139,6 +142,9 @@ struct psi_acyc {
     u32vec cycle, known_cycle;
     psi_acyc_stats st;
 
+    uint64_t psi_swept;     /* PSI mode: st.activations at the last sweep */
+    uint32_t psi_sweep_min; /* PSI mode: fewest activations between sweeps, 0: none */
+
     psi_check_sched check; /* debug checker (invariants.h; only with PSI_CHECK) */
 };
 
@@ -167,11 +173,13 @@ static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
 
 /* Endpoints of internal edge e: the user edge itself in SER mode; in SI
  * mode DEP u->v gives u0->v0 then u1->v0, ANTI u->v gives u0->v1, RELAY
- * u->v gives u1->v1 (acyclic.h), node v's copies being 2v and 2v+1. */
+ * u->v gives u1->v1 (acyclic.h), node v's copies being 2v and 2v+1; in
+ * PSI mode DEP u->v is itself and ANTI u->v gives u->S, S = nodes the
+ * sink (the real head is checked apart, acyclic_theory.c). */
 static inline uint32_t ie_src(const psi_acyc *g, uint32_t e)
 {
     const uedge *u = &g->ue[g->ie_user[e]];
-    if (g->mode == PSI_ACYC_SER)
+    if (g->mode != PSI_ACYC_SI)
         return u->from;
     return 2 * u->from + (u->kind == PSI_EDGE_RELAY ? 1 : e - u->ie);
 }
@@ -179,7 +187,18 @@ static inline uint32_t ie_src(const psi_acyc *g, uint32_t e)
 static inline uint32_t ie_dst(const psi_acyc *g, uint32_t e)
 {
     const uedge *u = &g->ue[g->ie_user[e]];
+    if (g->mode == PSI_ACYC_PSI)
+        return u->kind == PSI_EDGE_ANTI ? g->nodes : u->to;
     return g->mode == PSI_ACYC_SER ? u->to : 2 * u->to + (u->kind != PSI_EDGE_DEP);
+}
+
+/* Where the path back of a cycle through internal edge e ends: its
+ * target, except for PSI's ANTI edges, whose cycle goes through the user
+ * edge's head (a DEP path from it back to the tail). */
+static inline uint32_t cycle_head(const psi_acyc *g, uint32_t e)
+{
+    const uedge *u = &g->ue[g->ie_user[e]];
+    return g->mode == PSI_ACYC_PSI && u->kind == PSI_EDGE_ANTI ? u->to : ie_dst(g, e);
 }
 
 /* Does internal edge e add literals to a clause? */

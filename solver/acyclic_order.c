@@ -63,7 +63,10 @@ static uint64_t heap_pop(uint64_t *h, uint32_t *n)
  * node when there is one (psi_acyc_set_order_hint), else its depth. */
 static uint64_t sort_key(const psi_acyc *g, const uint32_t *depth, uint32_t x)
 {
-    uint32_t k = g->hint ? g->hint[g->mode == PSI_ACYC_SER ? x : x / 2] : depth[x];
+    uint32_t k = !g->hint                 ? depth[x]
+                 : g->mode == PSI_ACYC_SI ? g->hint[x / 2]
+                 : x < g->nodes           ? g->hint[x]
+                                          : UINT32_MAX; /* PSI's sink: last */
     return (uint64_t)k << 32 | x;
 }
 

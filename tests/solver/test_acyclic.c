@@ -569,6 +569,171 @@ static void test_order_hint(void **state)
     }
 }
 
+/* PSI mode (acyclic.h): the oracle forbids a DEP cycle and an active
+ * ANTI edge x->y, x != y, whose head reaches its tail over active DEP
+ * edges (an ANTI self-loop is no such cycle), by its own closure. The
+ * theory alone may answer SAT with such an edge left (it sees them at
+ * activation and in sweeps, not at once), so the test refines as
+ * check/level_psi.c does: a clause against each violation found in a
+ * model, until a model has none. Its final answer must be the oracle's;
+ * every model has no DEP cycle; every cycle the theory reports is a
+ * closed walk of DEP edges and at most one ANTI edge (none alone). Half
+ * the runs resume from the kept trail (sat.h), as check/ does; a third
+ * sweeps after every activation, a third never. */
+static bool psi_reach(const inst *g, const bool *active, int from, int to, int *par)
+{
+    int queue[MAXN], head = 0, tail = 0;
+    bool seen[MAXN] = {false};
+    queue[tail++] = from;
+    seen[from] = true;
+    while (head < tail) {
+        int v = queue[head++];
+        for (int i = 0; i < g->ne; i++) {
+            if (!active[i] || g->kind[i] != PSI_EDGE_DEP || g->from[i] != v || seen[g->to[i]])
+                continue;
+            seen[g->to[i]] = true;
+            par[g->to[i]] = i;
+            queue[tail++] = g->to[i];
+        }
+    }
+    return seen[to];
+}
+
+/* The first violation of PSI among the active edges: *anti the ANTI edge
+ * (or -1 for a DEP cycle), path the DEP edges back; false when none. */
+static bool psi_violation(const inst *g, const bool *active, int *anti, int *path, int *len)
+{
+    int par[MAXN];
+    for (int i = 0; i < g->ne; i++) {
+        if (!active[i] || g->from[i] == g->to[i] || g->kind[i] != PSI_EDGE_ANTI)
+            continue;
+        if (!psi_reach(g, active, g->to[i], g->from[i], par))
+            continue;
+        *anti = i;
+        *len = 0;
+        for (int v = g->from[i]; v != g->to[i]; v = g->from[par[v]])
+            path[(*len)++] = par[v];
+        return true;
+    }
+    for (int i = 0; i < g->ne; i++) {
+        if (!active[i] || g->kind[i] != PSI_EDGE_DEP)
+            continue;
+        if (g->from[i] != g->to[i] && !psi_reach(g, active, g->to[i], g->from[i], par))
+            continue;
+        *anti = -1;
+        *len = 0;
+        path[(*len)++] = i;
+        for (int v = g->from[i]; v != g->to[i]; v = g->from[par[v]])
+            path[(*len)++] = par[v];
+        return true;
+    }
+    return false;
+}
+
+static bool psi_brute(const inst *g)
+{
+    bool active[MAXE];
+    int anti, path[MAXE], len;
+    for (uint64_t a = 0; a < (1ull << g->nvars); a++) {
+        bool ok = true;
+        for (int i = 0; i < g->nc && ok; i++) {
+            bool c = false;
+            for (int k = 0; k < g->clen[i]; k++)
+                c |= lv(a, g->cl[i][k]);
+            ok = c;
+        }
+        for (int i = 0; i < g->ne && ok; i++)
+            active[i] = edge_on(g, i, a);
+        if (ok && !psi_violation(g, active, &anti, path, &len))
+            return true;
+    }
+    return false;
+}
+
+static void psi_cycle_shape(const inst *g, const uint32_t *cyc, size_t n)
+{
+    int anti = 0;
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(cyc[i] < (uint32_t)g->ne);
+        assert_int_equal(g->to[cyc[i]], g->from[cyc[(i + 1) % n]]);
+        anti += g->kind[cyc[i]] == PSI_EDGE_ANTI;
+    }
+    assert_true(anti == 0 || (anti == 1 && n > 1));
+}
+
+static void test_psi_mode(void **state)
+{
+    (void)state;
+    int n_sat = 0, n_unsat = 0, refined = 0;
+    uint64_t theory_psi = 0, sweeps = 0;
+    for (uint64_t seed = 1; seed <= 1500; seed++) {
+        rng_seed(seed + 424242);
+        inst g;
+        int nodes = 2 + (int)rng(6), nvars = 1 + (int)rng(10);
+        random_inst(&g, nodes, nvars, (int)rng(40), (int)rng((uint32_t)nvars + 1));
+        g.mode = PSI_ACYC_PSI;
+        psi_sat *s = psi_sat_new();
+        assert_non_null(s);
+        psi_acyc *a = load(s, &g, 0, g.ne, 0, g.nc, NULL, rng(2));
+        if (rng(2))
+            psi_sat_set_resume(s, 1);
+        /* sweeps after every activation, by default, or none */
+        uint32_t sw = rng(3);
+        if (sw < 2)
+            psi_acyc_set_psi_sweep(a, sw);
+        int r;
+        for (;;) {
+            r = psi_sat_solve(s);
+            if (r != PSI_SAT_SAT)
+                break;
+            uint64_t m = 0;
+            for (int v = 1; v <= g.nvars; v++)
+                if (psi_sat_value(s, v) > 0)
+                    m |= 1ull << (v - 1);
+            bool active[MAXE];
+            for (int i = 0; i < g.ne; i++) {
+                active[i] = edge_on(&g, i, m);
+                assert_int_equal(psi_acyc_edge_active(a, (uint32_t)i), active[i]);
+            }
+            int anti, path[MAXE], len, cl[2 * MAXE + 2], n = 0;
+            if (!psi_violation(&g, active, &anti, path, &len))
+                break;
+            assert_true(anti >= 0); /* the theory keeps DEP acyclic */
+            path[len++] = anti;
+            for (int i = 0; i < len; i++) {
+                if (g.la[path[i]])
+                    cl[n++] = -g.la[path[i]];
+                if (g.lb[path[i]])
+                    cl[n++] = -g.lb[path[i]];
+            }
+            refined++;
+            if (!n) {
+                r = PSI_SAT_UNSAT; /* known edges alone */
+                break;
+            }
+            assert_int_equal(psi_sat_add_clause(s, cl, (size_t)n), 0);
+        }
+        assert_int_equal(r, psi_brute(&g) ? PSI_SAT_SAT : PSI_SAT_UNSAT);
+        size_t n;
+        const uint32_t *cyc = psi_acyc_conflict_cycle(a, &n);
+        if (n)
+            psi_cycle_shape(&g, cyc, n);
+        psi_acyc_stats st;
+        psi_acyc_get_stats(a, &st);
+        theory_psi += st.psi_conflicts;
+        sweeps += st.psi_sweeps;
+        r == PSI_SAT_SAT ? n_sat++ : n_unsat++;
+        psi_acyc_free(a);
+        psi_sat_free(s);
+    }
+    print_message("psi mode: %d sat, %d unsat, %d refinements, %llu theory conflicts of one "
+                  "ANTI edge, %llu sweeps\n",
+                  n_sat, n_unsat, refined, (unsigned long long)theory_psi,
+                  (unsigned long long)sweeps);
+    assert_true(n_sat > 300 && n_unsat > 300 && theory_psi > 100 && sweeps > 100);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -577,6 +742,13 @@ static void test_bad_input(void **state)
     assert_int_equal(psi_acyc_add_edge(a, 3, 0, PSI_EDGE_DEP, 0, 0), PSI_SAT_EINVAL);
     assert_int_equal(psi_acyc_add_edge(a, 0, 0, (psi_edge_kind)7, 0, 0), PSI_SAT_EINVAL);
     assert_int_equal(psi_acyc_add_edge(a, 0, 1, PSI_EDGE_DEP, INT32_MIN, 0), PSI_SAT_EINVAL);
+    /* PSI mode has no relay edges (a solver of its own: a graph attaches
+     * itself to its solver) */
+    psi_sat *ps = psi_sat_new();
+    psi_acyc *p = psi_acyc_new(ps, 3, PSI_ACYC_PSI);
+    assert_int_equal(psi_acyc_add_edge(p, 0, 1, PSI_EDGE_RELAY, 0, 0), PSI_SAT_EINVAL);
+    psi_acyc_free(p);
+    psi_sat_free(ps);
     /* Contradictory labels: the edge can never be active. */
     assert_int_equal(psi_acyc_add_edge(a, 0, 0, PSI_EDGE_DEP, 1, -1), 0);
     assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
@@ -591,6 +763,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_si_semantics),
         cmocka_unit_test(test_relay_hubs),
+        cmocka_unit_test(test_psi_mode),
         cmocka_unit_test(test_short_conflict),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_phase_hints),
