@@ -28,7 +28,7 @@
  * --format edn|json` and `convert --to edn|json`. */
 #include "edn_helpers.h"
 
-#include "workload/gen.h"
+#include "support/random_history.h"
 
 #include <dirent.h>
 #include <sys/wait.h>
@@ -39,15 +39,6 @@
 #ifndef EDN_DATA
 #error "EDN_DATA must name tests/edn/data"
 #endif
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* What the test did, so that it can assert it did it. */
 typedef struct tally {
@@ -253,7 +244,7 @@ static void round_trip(const psi_history *h, const char *what, tally *ty)
 /* Generator options for seed (x: its bits). */
 static void gen_opts(uint64_t seed, psi_gen_opts *o)
 {
-    uint64_t x = mix64(seed * 6007);
+    uint64_t x = psi_test_mix64(seed * 6007);
     psi_gen_opts_default(o);
     o->seed = seed;
     o->sessions = 1 + (uint32_t)(x % 7);
@@ -320,7 +311,7 @@ static psi_history *decorate(const psi_history *h, uint64_t seed, bool names, bo
     psi_builder *b = psi_builder_new("decorated", PSI_FMT_EDN);
     assert_non_null(b);
     psi_diag d;
-    uint64_t x = mix64(seed * 31 + 7);
+    uint64_t x = psi_test_mix64(seed * 31 + 7);
     uint64_t *appended = calloc(h->n_keys ? h->n_keys : 1, sizeof *appended);
     assert_non_null(appended);
     char buf[64];
@@ -329,7 +320,7 @@ static psi_history *decorate(const psi_history *h, uint64_t seed, bool names, bo
         assert_int_equal(psi_builder_begin(b, h->sessions[tx->session].id, tx->id, t, &d), PSI_OK);
         if (h->rt)
             assert_int_equal(psi_builder_set_rt(b, h->rt[t].invoke, h->rt[t].complete, &d), PSI_OK);
-        x = mix64(x + t);
+        x = psi_test_mix64(x + t);
         if (ts && x % 3 == 0)
             assert_int_equal(psi_builder_set_ts(b, (int64_t)t - 50, (int64_t)(t + x % 5), &d),
                              PSI_OK);
@@ -339,11 +330,12 @@ static psi_history *decorate(const psi_history *h, uint64_t seed, bool names, bo
             bool list = op->key % 3 == 0;
             if (names) {
                 /* booleans name two keys at most: others merge into them */
-                spell(buf, sizeof buf, (unsigned)(mix64(seed + ext) % 6), ext, true);
+                spell(buf, sizeof buf, (unsigned)(psi_test_mix64(seed + ext) % 6), ext, true);
                 assert_int_equal(psi_builder_key_named(b, buf, strlen(buf), &key, &d), PSI_OK);
             }
             if (names && value) { /* a value is spelled alike wherever it is */
-                spell(buf, sizeof buf, (unsigned)(mix64(seed * 3 + value) % 5), value, false);
+                spell(buf, sizeof buf, (unsigned)(psi_test_mix64(seed * 3 + value) % 5), value,
+                      false);
                 assert_int_equal(psi_builder_value_named(b, buf, strlen(buf), &value, &d), PSI_OK);
             }
             if (!list) {
@@ -358,12 +350,12 @@ static psi_history *decorate(const psi_history *h, uint64_t seed, bool names, bo
             }
             /* a list read: the key's first n appended values, n random */
             uint64_t vals[8];
-            uint32_t n = (uint32_t)(mix64(x + i) % (appended[op->key] + 1));
+            uint32_t n = (uint32_t)(psi_test_mix64(x + i) % (appended[op->key] + 1));
             n = n > 8 ? 8 : n;
             for (uint32_t j = 0; j < n; j++) {
                 uint64_t v = 1 + j;
                 if (names) {
-                    spell(buf, sizeof buf, (unsigned)(mix64(seed * 3 + v) % 5), v, false);
+                    spell(buf, sizeof buf, (unsigned)(psi_test_mix64(seed * 3 + v) % 5), v, false);
                     assert_int_equal(psi_builder_value_named(b, buf, strlen(buf), &v, &d), PSI_OK);
                 }
                 vals[j] = v;
