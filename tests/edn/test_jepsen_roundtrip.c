@@ -150,6 +150,12 @@ static void assert_identical(const psi_history *a, const psi_history *b, const c
     free(map);
 }
 
+/* Whether spelling s is a keyword or symbol, which JSON cannot spell. */
+static bool keyword_or_symbol(const char *s)
+{
+    return s[0] == ':' || (s[0] >= 'a' && s[0] <= 'z' && strcmp(s, "true") && strcmp(s, "false"));
+}
+
 /* Whether format f (0 EDN, 1 JSON) must refuse h, predicted from h alone:
  * a written 0 from a format where it is the initial value (text, dbcop),
  * and for JSON a keyword or symbol. */
@@ -163,14 +169,10 @@ static bool must_refuse(const psi_history *h, int f)
     if (f == 0)
         return false;
     for (uint32_t k = 0; h->key_names && k < h->n_keys; k++)
-        if (h->key_names[k][0] == ':' ||
-            (h->key_names[k][0] >= 'a' && h->key_names[k][0] <= 'z' &&
-             strcmp(h->key_names[k], "true") && strcmp(h->key_names[k], "false")))
+        if (keyword_or_symbol(h->key_names[k]))
             return true;
     for (uint64_t v = 0; h->value_names && v < h->n_value_names; v++)
-        if (h->value_names[v][0] == ':' ||
-            (h->value_names[v][0] >= 'a' && h->value_names[v][0] <= 'z' &&
-             strcmp(h->value_names[v], "true") && strcmp(h->value_names[v], "false")))
+        if (keyword_or_symbol(h->value_names[v]))
             return true;
     return false;
 }
