@@ -52,7 +52,8 @@ static void help(void)
            "                      same, but a repeated value may let another writer\n"
            "                      explain a faulty read\n"
            "  --explicit-init     start with a transaction (session 0, id 0) writing 0 to\n"
-           "                      every key: a recorded initial state\n"
+           "                      every key: a recorded initial state (text and dbcop\n"
+           "                      only: edn and json have no written initial value)\n"
            "output:\n"
            "  --timestamps FILE   also write the store's true start and commit\n"
            "                      timestamps of the committed transactions, as\n"
@@ -183,6 +184,18 @@ int psi_cmd_generate(int argc, char **argv)
     }
     if (!out) {
         fprintf(stderr, "polysi-solve generate: need an output path (see --help)\n");
+        return 2;
+    }
+    /* EDN and JSON have no written initial value (nil): a transaction
+     * writing 0 there is an ordinary one, which the checker never takes
+     * for the initial state, so the history would mean something else
+     * (the writers refuse it too, less clearly, after generating). */
+    if (o.explicit_init && (fmt == PSI_FMT_EDN || fmt == PSI_FMT_JSON)) {
+        fprintf(stderr,
+                "polysi-solve generate: --explicit-init needs --format text or dbcop: in %s the "
+                "initial value is nil, never written, so a transaction writing 0 would be an "
+                "ordinary one\n",
+                psi_format_name(fmt));
         return 2;
     }
     o.keep_aborted = fmt != PSI_FMT_TEXT;

@@ -50,7 +50,9 @@ bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t);
  * differ only in these strings and in which names they can spell. A
  * transaction is two lines, its invoke and its completion:
  *   inv_head OPS process ID "}\n"
- *   cmp_head STATUS txn_value OPS process ID index ID [observed] "}\n"
+ *   cmp_head STATUS txn_value OPS process ID index ID [observed]
+ *       [start_ts START commit_ts COMMIT] "}\n"
+ * (the invoke only when it is known: psi_write_events)
  * and a micro-op is  w KEY sep VALUE "]"
  * (append for list appends),  r KEY sep nil "]"  (invoke, initial value),
  * r KEY sep "[" V sep ... "]]"  (list read) or  r KEY sep VALUE "]". */
@@ -60,7 +62,8 @@ typedef struct psi_jepsen_syntax {
     const char *comment_prefix; /* header comment line, or NULL: none */
     const char *sep, *nil, *w, *append, *r;
     const char *inv_head, *process, *cmp_head, *txn_value, *index, *observed;
-    const char *status[4]; /* by psi_txn_status */
+    const char *start_ts, *commit_ts; /* the completion's timestamps, each before its integer */
+    const char *status[4];            /* by psi_txn_status */
     /* Whether a name (history.h spelling) can be written as is; NULL: all
      * can. The first that cannot makes psi_write_jepsen refuse, saying
      * "which " cannot_spell. */
@@ -116,11 +119,12 @@ typedef struct psi_write_event {
 } psi_write_event;
 
 /* The order the Jepsen writers put lines in (*out malloc'd, the caller
- * frees it): without real time session by session, each invoke followed
- * by its completion; with it (h->rt) in real time, so that the reader,
- * which takes real time from the lines' places when invokes have no
- * :index, reads back the same precedence. Sessions keep their order either
- * way. */
+ * frees it): without real time session by session, completions only (an
+ * invoke would make up real time: the reader takes it from the lines'
+ * places); with it (h->rt) in real time, an invoke for every transaction
+ * whose invoke is known, so that the reader, which takes real time from
+ * the lines' places when invokes have no :index, reads back the same
+ * precedence. Sessions keep their order either way. */
 psi_status psi_write_events(const psi_history *h, psi_write_event **out, size_t *n, psi_diag *d);
 
 #endif

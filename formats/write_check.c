@@ -110,15 +110,26 @@ psi_status psi_write_events(const psi_history *h, psi_write_event **out, size_t 
     m = 0;
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         const psi_session *se = &h->sessions[s];
+        /* the time of the session's last event so far */
+        uint64_t last = 0;
         for (uint32_t t = se->first_txn; t < se->first_txn + se->n_txns; t++) {
             uint64_t inv = h->rt ? h->rt[t].invoke : 0, cmp = h->rt ? h->rt[t].complete : 0;
+            /* An invoke is written only when it is known: without real
+             * time (or for a completion that had no invoke) a made-up
+             * invoke would make every session's transactions precede the
+             * next session's, and the reader would check that real time
+             * under strict-SER and strong-SI. A completion alone says
+             * nothing about when it began, as before. */
+            if (inv)
+                ev[m++] = (psi_write_event){.time = inv, .txn = t, .completes = 0};
             /* An open completion (:info) is open wherever it stands: right
-             * after its invoke, so that its process has one operation
-             * outstanding at a time. */
+             * after its invoke, or, with none, after its session's last
+             * event, so that its process has one operation outstanding at
+             * a time and keeps its order. */
             if (cmp == PSI_RT_OPEN)
-                cmp = inv;
-            ev[m++] = (psi_write_event){.time = inv, .txn = t, .completes = 0};
+                cmp = inv ? inv : last;
             ev[m++] = (psi_write_event){.time = cmp, .txn = t, .completes = 1};
+            last = cmp;
         }
     }
     if (h->rt && m)

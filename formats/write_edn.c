@@ -1,8 +1,13 @@
 /* Writer for Jepsen / Elle EDN histories (formats.md §4), the inverse of
- * read_edn.c. Each transaction becomes an :invoke line followed by its
- * completion, because Elle expects invoke/complete pairs:
+ * read_edn.c. A transaction of a history with real time becomes an
+ * :invoke line followed (in real-time order) by its completion, as Jepsen
+ * writes them:
  *     {:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 3]], :process 2}
  *     {:type :ok, :f :txn, :value [[:r 1 5] [:w 1 3]], :process 2, :index 7}
+ * Without real time (a history from another format, or a completion that
+ * had no invoke) only the completion is written, as in Elle's own
+ * histories: an invoke would make up real time from the lines' order,
+ * which strict-SER and strong-SI would then check.
  * The invoke carries the writes and nil for every read (what a client knows
  * before running it); the completion carries the values read and its status
  * (:ok committed, :fail aborted, :info unknown) and the transaction id as
@@ -17,7 +22,8 @@
  * value when they fail). So that such reads of an aborted or unknown
  * transaction survive a round trip, its completion then carries
  * `:polysi/reads :observed`: its reads are what was observed, nil being the
- * initial value. Other tools ignore the unknown key.
+ * initial value. Other tools ignore the unknown key. A completion also
+ * carries the transaction's :start-ts and :commit-ts when it has them.
  * Output goes through psi_out (output.h): a failed write leaves no partial
  * file, and "-" is standard output. The walk is write_jepsen.c's, shared
  * with the JSON writer; this file is EDN's spelling of it. */
@@ -40,6 +46,8 @@ static const psi_jepsen_syntax EDN = {
     .txn_value = ", :f :txn, :value ",
     .index = ", :index ",
     .observed = ", :polysi/reads :observed",
+    .start_ts = ", :start-ts ",
+    .commit_ts = ", :commit-ts ",
     /* PSI_TXN_INITIAL: committed as recorded; the check merged it. */
     .status = {[PSI_TXN_COMMITTED] = ":ok",
                [PSI_TXN_ABORTED] = ":fail",

@@ -41,6 +41,14 @@ static void put_u64(jepsen_text *l, uint64_t v)
     put(l, tmp, (size_t)(psi_put_u64(tmp, v) - tmp));
 }
 
+static void put_i64(jepsen_text *l, int64_t v)
+{
+    if (v < 0)
+        puts_(l, "-");
+    /* the magnitude as unsigned: -INT64_MIN does not fit an int64_t */
+    put_u64(l, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
 /* A name as spelled (history.h), when the format can say it (else l->bad
  * names the first that it cannot). */
 static void put_name(jepsen_text *l, const char *s)
@@ -167,6 +175,15 @@ psi_status psi_write_jepsen(const psi_history *h, const char *path, const char *
             put_u64(&l, h->txns[t].id);
             if (psi_write_needs_observed_mark(h, t))
                 puts_(&l, sx->observed);
+            /* the transaction's own timestamps (README, "Ordering
+             * information"): dropped, a check of the file would not see
+             * what they show */
+            if (h->ts && h->ts[t].has) {
+                puts_(&l, sx->start_ts);
+                put_i64(&l, h->ts[t].start);
+                puts_(&l, sx->commit_ts);
+                put_i64(&l, h->ts[t].commit);
+            }
         }
         puts_(&l, "}\n");
         if (l.nomem || l.bad) {

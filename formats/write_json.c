@@ -1,7 +1,8 @@
 /* Writer for Jepsen JSON histories, the inverse of the JSON reader
  * (json_scan.c + read_edn.c) and the JSON twin of write_edn.c: the same
  * operations, one JSON object per line (JSON Lines), an invoke followed by
- * its completion:
+ * its completion (the invoke only when real time knows it, see
+ * write_edn.c):
  *     {"type":"invoke","f":"txn","value":[["r",1,null],["w",1,3]],"process":2}
  *     {"type":"ok","f":"txn","value":[["r",1,5],["w",1,3]],"process":2,"index":7}
  * The invoke carries the writes and null for every read; the completion
@@ -12,7 +13,8 @@
  * initial-value read), ["w",k,v], ["append",k,v], ["r",k,[v1,...,vn]] for
  * list reads. A completion whose reads the reader would take for "not
  * known" carries "polysi/reads":"observed" (see write_edn.c and
- * psi_write_needs_observed_mark). Keys and values other than integers
+ * psi_write_needs_observed_mark), and "start-ts" and "commit-ts" the
+ * transaction's timestamps when it has them. Keys and values other than integers
  * are written as spelled (history.h) when JSON can say them: strings,
  * negative integers, booleans; a keyword or symbol is refused (as a
  * string it would merge :x with "x"). JSON has no comments: the header comment
@@ -85,6 +87,8 @@ static const psi_jepsen_syntax JSON = {
     .txn_value = ",\"f\":\"txn\",\"value\":",
     .index = ",\"index\":",
     .observed = ",\"polysi/reads\":\"observed\"",
+    .start_ts = ",\"start-ts\":",
+    .commit_ts = ",\"commit-ts\":",
     /* PSI_TXN_INITIAL: committed as recorded; the check merged it. */
     .status = {[PSI_TXN_COMMITTED] = "\"ok\"",
                [PSI_TXN_ABORTED] = "\"fail\"",

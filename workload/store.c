@@ -387,9 +387,13 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
          * it sees exactly the commits up to N. */
         o->on_timestamps(o->timestamps_ctx, s, id, 2 * (int64_t)se->snap + 1, 2 * (int64_t)st->now);
     psi_status rc = psi_builder_begin(st->b, s, id, 0, st->d);
-    /* Completed now: after every begin and completion so far. */
+    /* Completed now: after every begin and completion so far. Recorded as
+     * of unknown outcome, the client never saw it complete: its
+     * completion is open (Jepsen's :info, which the readers and writers
+     * take as open), so the history says what its EDN or JSON file says. */
     if (rc == PSI_OK && o->realtime)
-        rc = psi_builder_set_rt(st->b, se->invoked, ++st->tick, st->d);
+        rc = psi_builder_set_rt(st->b, se->invoked,
+                                status == PSI_TXN_UNKNOWN ? PSI_RT_OPEN : ++st->tick, st->d);
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];
         rc = psi_builder_op(st->b, (psi_op_kind)op->kind, op->key,

@@ -82,24 +82,67 @@ static void test_exact_output(void **state)
     size_t len;
     char *text = edn_slurp(path, &len);
     unlink(path);
+    /* no real time: completions only (an invoke would make some up) */
     const char *want =
-        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:r 5 nil] [:r 6 nil] [:append 5 2]], "
-        ":process 3}\n"
         "{:type :ok, :f :txn, :value [[:r 1 11] [:r 5 [1]] [:r 6 []] [:append 5 2]], "
         ":process 3, :index 5}\n"
-        "{:type :invoke, :f :txn, :value [[:r 5 nil] [:r 0 nil]], :process 3}\n"
         "{:type :ok, :f :txn, :value [[:r 5 [1 2]] [:r 0 [0]]], :process 3, :index 6}\n"
-        "{:type :invoke, :f :txn, :value [], :process 3}\n"
         "{:type :ok, :f :txn, :value [], :process 3, :index 7}\n"
-        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 11] [:append 5 1]], :process 7}\n"
         "{:type :ok, :f :txn, :value [[:r 1 nil] [:w 1 11] [:append 5 1]], :process 7, "
         ":index 100}\n"
-        "{:type :invoke, :f :txn, :value [[:r 1 nil] [:w 1 12]], :process 7}\n"
         "{:type :fail, :f :txn, :value [[:r 1 11] [:w 1 12]], :process 7, :index 0}\n"
-        "{:type :invoke, :f :txn, :value [[:w 18446744073709551615 18446744073709551615] "
-        "[:w 0 0]], :process 18446744073709551615}\n"
         "{:type :info, :f :txn, :value [[:w 18446744073709551615 18446744073709551615] "
         "[:w 0 0]], :process 18446744073709551615, :index 18446744073709551615}\n";
+    assert_string_equal(text, want);
+    free(text);
+    psi_history_free(h);
+}
+
+/* With real time, invokes in real-time order where they are known (an
+ * :info completion right after its invoke, or after its session's last
+ * line without one), and timestamps on the completion. */
+static void test_exact_output_realtime(void **state)
+{
+    (void)state;
+    psi_builder *b = psi_builder_new("rt", PSI_FMT_EDN);
+    psi_diag d;
+    assert_non_null(b);
+    /* session 1: (1,1) over [1, 4], (1,2) invoked at 6, open; session 2:
+     * (2,3) over [2, 3], then (2,4) completed at 5 without an invoke */
+    assert_int_equal(psi_builder_begin(b, 1, 1, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_set_rt(b, 1, 4, &d), PSI_OK);
+    assert_int_equal(psi_builder_set_ts(b, -3, 7, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 1, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 1, 2, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_set_rt(b, 6, PSI_RT_OPEN, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 1, 2, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_UNKNOWN, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 2, 3, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_set_rt(b, 2, 3, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 0, PSI_OPF_INIT, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 2, 4, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_set_rt(b, 0, 5, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_READ, 1, 1, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    char path[64];
+    edn_temp_path(path);
+    assert_int_equal(psi_write_edn(h, path, &d), PSI_OK);
+    size_t len;
+    char *text = edn_slurp(path, &len);
+    unlink(path);
+    const char *want =
+        "{:type :invoke, :f :txn, :value [[:w 1 1]], :process 1}\n"
+        "{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 2}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 nil]], :process 2, :index 3}\n"
+        "{:type :ok, :f :txn, :value [[:w 1 1]], :process 1, :index 1, :start-ts -3, "
+        ":commit-ts 7}\n"
+        "{:type :ok, :f :txn, :value [[:r 1 1]], :process 2, :index 4}\n"
+        "{:type :invoke, :f :txn, :value [[:w 1 2]], :process 1}\n"
+        "{:type :info, :f :txn, :value [[:w 1 2]], :process 1, :index 2}\n";
     assert_string_equal(text, want);
     free(text);
     psi_history_free(h);
@@ -115,8 +158,8 @@ static void test_round_trip(void **state)
     char *t1, *t2;
     psi_history *h1 = write_and_read(h0, &t1);
     edn_assert_equivalent(h0, h1);
-    assert_int_equal(h1->txns[1].src, 2); /* completion lines */
-    assert_int_equal(h1->txns[2].src, 4);
+    assert_int_equal(h1->txns[1].src, 1); /* completion lines, no invokes */
+    assert_int_equal(h1->txns[2].src, 2);
     psi_history *h2 = write_and_read(h1, &t2);
     edn_assert_same(h1, h2, true);
     assert_string_equal(t1, t2);
@@ -233,6 +276,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_output),
+        cmocka_unit_test(test_exact_output_realtime),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_round_trip_from_edn),
         cmocka_unit_test(test_aborted_and_unknown_reads_kept),

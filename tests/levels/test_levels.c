@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #ifndef LEVELS_DATA
 #error "LEVELS_DATA must name tests/levels/data"
@@ -192,6 +193,9 @@ static const struct {
     /* a cycle of fixed edges and an optional transaction: the weak levels'
      * search must see the view no choice changes (was exit 2) */
     {"choice_base_cycle.edn", {1, 1, 1, 1, 1, 1, 1, 1}, "G1c"},
+    /* witness version 5's example (test_witness_example): RC and PL-2
+     * hold only with (4,4)'s two reads of 1 from different writers */
+    {"repeat_writers.txt", {0, 0, 1, 1, 1, 1, 1, 1}, "non-repeatable read"},
 };
 
 static void test_handwritten(void **state)
@@ -1208,6 +1212,89 @@ static void test_repeat_read_writers(void **state)
     psi_history_free(h);
 }
 
+/* The whole of data file `name` (malloc'd, *len bytes and a NUL). */
+static char *load_text(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", LEVELS_DATA, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            cap = cap ? 2 * cap : 4096;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    assert_false(ferror(f));
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* README's example of witness version 5 ("Witnesses"), kept as
+ * data/repeat_writers.txt and .witness: valid under RC and PL-2, through
+ * the library and through `verify-witness` (exit 0, VALID); refused under
+ * RA, which has no second read event, and under RC once the third read
+ * names the first one's writer. The example must be what the README
+ * promises, so a change to the format or the checker that breaks it
+ * fails here. */
+static void test_witness_example(void **state)
+{
+    (void)state;
+    psi_history *h = load("repeat_writers.txt");
+    size_t len;
+    char *text = load_text("repeat_writers.witness", &len), why[512];
+    assert_non_null(strstr(text, "\npolysi-witness 5\n"));
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_RC, why, sizeof why), 0);
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_PL2, why, sizeof why), 0);
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_RA, why, sizeof why), 1);
+    if (!strstr(why, "only a transaction's first read of a key is a read event"))
+        fail_msg("RA: %s", why);
+    /* the third read from the first read's writer: (2,2) would precede
+     * the version it read */
+    char *line = strstr(text, "\nread (4,4) 1 (1,1) (2,2) (3,3)\n");
+    assert_non_null(line);
+    memcpy(strstr(line, "(3,3)"), "(1,1)", 5);
+    assert_int_equal(verify_text(h, text, len, PSI_LEVEL_RC, why, sizeof why), 1);
+    if (!strstr(why, "under RC, (2,2) must come before (1,1)"))
+        fail_msg("RC, third read from (1,1): %s", why);
+    free(text);
+    psi_history_free(h);
+
+    const char *cli = getenv("PSI_CLI");
+    if (!cli)
+        fail_msg("PSI_CLI is not set (CTest sets it)");
+    static const struct {
+        const char *level;
+        int exit;
+        const char *says;
+    } runs[] = {{"rc", 0, "VALID"}, {"pl2", 0, "VALID"}, {"ra", 1, "REFUSED"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[4096], out[1024] = "";
+        snprintf(cmd, sizeof cmd,
+                 "'%s' verify-witness --isolation %s '%s/repeat_writers.txt' "
+                 "'%s/repeat_writers.witness' 2>&1",
+                 cli, runs[i].level, LEVELS_DATA, LEVELS_DATA);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st = pclose(p);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != runs[i].exit || !strstr(out, runs[i].says))
+            fail_msg("verify-witness --isolation %s: status %d, want exit %d: %s", runs[i].level,
+                     st, runs[i].exit, out);
+    }
+}
+
 /* Witnesses under the levels other than SI and SER (witness_level.h), on
  * random histories: every accept's witness verifies under its level and
  * every weaker one; under a level the pipeline rejects, it is refused;
@@ -1325,6 +1412,7 @@ int main(void)
         cmocka_unit_test(test_many_outcomes),
         cmocka_unit_test(test_outcome_nonrepeatable),
         cmocka_unit_test(test_repeat_read_writers),
+        cmocka_unit_test(test_witness_example),
     };
     /* clang-format on */
     return cmocka_run_group_tests(tests, NULL, NULL);

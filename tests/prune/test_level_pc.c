@@ -20,45 +20,36 @@
 #include "prune/level_pc.h"
 #include "prune/prune.h"
 #include "prune/reach.h"
-#include "workload/gen.h"
+#include "support/random_history.h"
+#include "support/same_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
+/* Every generator store, faults, repeated values, unknown outcomes. */
+static const psi_gen_store STORES[] = {PSI_STORE_SI, PSI_STORE_SER, PSI_STORE_RC, PSI_STORE_RANDOM,
+                                       PSI_STORE_SI};
+static const psi_test_shape SHAPE = {.salt = 7919,
+                                     .sessions = {2, 9},
+                                     .txns = {3, 14},
+                                     .ops = {1, 6},
+                                     .keys = {10, 30},
+                                     .few_keys = {2, 5},
+                                     .stores = STORES,
+                                     .n_stores = 5,
+                                     .fault_one_in = 3,
+                                     .fault_shift = 38,
+                                     .fault_prob = 0.1};
 
 static void gen_history(uint64_t seed, psi_history **h)
 {
-    uint64_t x = mix64(seed * 7919);
     psi_gen_opts o;
-    psi_gen_opts_default(&o);
-    o.seed = seed;
-    o.sessions = 2 + (uint32_t)(x % 9);
-    o.txns_per_session = 3 + (uint32_t)((x >> 8) % 14);
-    o.ops_per_txn = 1 + (uint32_t)((x >> 16) % 6);
-    o.keys = (x >> 24) % 2 ? 2 + (uint32_t)((x >> 25) % 5) : 10 + (uint32_t)((x >> 25) % 30);
-    o.dist = (x >> 32) % 2 ? PSI_DIST_ZIPF : PSI_DIST_UNIFORM;
-    static const psi_gen_store stores[] = {PSI_STORE_SI, PSI_STORE_SER, PSI_STORE_RC,
-                                           PSI_STORE_RANDOM, PSI_STORE_SI};
-    o.store = stores[(x >> 34) % 5];
-    if ((x >> 38) % 3 == 0) {
-        o.faults = (unsigned)((x >> 40) % 15) + 1;
-        o.fault_prob = 0.1;
-    }
+    uint64_t x = psi_test_gen_opts(seed, &SHAPE, &o);
     if ((x >> 44) % 5 == 0)
         o.value_range = 1 + (x >> 46) % 3;
     if ((x >> 50) % 6 == 0)
         o.unknown_ratio = 0.2;
-    psi_diag d;
-    if (psi_generate(&o, h, NULL, &d) != PSI_OK)
-        fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+    psi_test_generate(&o, h);
 }
 
 /* The cycle is closed and forbidden under PC. */
@@ -115,21 +106,7 @@ static void assert_same_pruning(const pruned *a, const pruned *b, uint64_t seed)
                  "%d %u %u %u",
                  (unsigned long long)seed, x->outcome, x->rounds, x->resolved, x->remaining,
                  y->outcome, y->rounds, y->resolved, y->remaining);
-    assert_int_equal(a->g.n_known, b->g.n_known);
-    for (uint64_t i = 0; i < a->g.n_known; i++) {
-        const psi_edge *e = &a->g.known[i], *f = &b->g.known[i];
-        if (e->from != f->from || e->to != f->to || e->key != f->key || e->type != f->type ||
-            e->origin != f->origin)
-            fail_msg("seed %llu: known edge %llu differs", (unsigned long long)seed,
-                     (unsigned long long)i);
-    }
-    assert_int_equal(a->g.n_cons, b->g.n_cons);
-    for (uint32_t c = 0; c < a->g.n_cons; c++)
-        assert_int_equal(a->g.cons[c].state, b->g.cons[c].state);
-    assert_int_equal(a->g.n_choices, b->g.n_choices);
-    if (a->g.n_choices)
-        assert_memory_equal(a->g.choice_state, b->g.choice_state, a->g.n_choices);
-    assert_int_equal(a->g.n_cond, b->g.n_cond);
+    psi_test_assert_same_graph(&a->g, &b->g, seed);
     for (int i = 0; i < 2; i++)
         if (x->cycle[i])
             check_cycle(x->cycle[i], x->cycle_len[i], seed);

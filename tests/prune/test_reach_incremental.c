@@ -15,19 +15,10 @@
 #include "core/polygraph.h"
 #include "prune/reach.h"
 #include "prune/seed.h"
-#include "workload/gen.h"
+#include "support/random_history.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* Every row of the incremental build equals the fresh build's. */
 static void assert_same_rows(const psi_reach *inc, const psi_reach *fresh, uint64_t seed,
@@ -90,14 +81,14 @@ static uint32_t check_one(psi_history *h, bool si, uint32_t threads, uint64_t se
     if (ok)
         assert_int_equal(psi_seed_constraints(h, &g, &r, &d), PSI_OK);
     psi_reach_free(&r);
-    uint64_t x = mix64(seed);
+    uint64_t x = psi_test_mix64(seed);
     for (; ok && step < 6; step++) {
         ok = build_and_compare(h, &g, si, &cfg, seed, step, &reused);
         /* resolve about a third of the open constraints, each to a random
          * side (a cycle this makes ends the history's steps); step 3 adds
          * nothing */
         for (uint32_t c = 0; ok && step != 3 && c < g.n_cons; c++) {
-            x = mix64(x + c);
+            x = psi_test_mix64(x + c);
             if (g.cons[c].state == PSI_C_OPEN && x % 3 == 0)
                 assert_int_equal(psi_polygraph_resolve(&g, c, (x >> 8) & 1u, &d), PSI_OK);
         }
@@ -108,28 +99,31 @@ static uint32_t check_one(psi_history *h, bool si, uint32_t threads, uint64_t se
     return reused;
 }
 
+static const psi_gen_store SER_OR_SI[] = {PSI_STORE_SER, PSI_STORE_SI, PSI_STORE_SI};
+static const psi_test_shape SHAPE = {.salt = 7919,
+                                     .sessions = {2, 12},
+                                     .txns = {3, 12},
+                                     .ops = {1, 5},
+                                     .keys = {4, 40},
+                                     .stores = SER_OR_SI,
+                                     .n_stores = 3};
+
 static void test_incremental_matches_fresh(void **state)
 {
     (void)state;
     uint32_t reused = 0, wide = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
-        uint64_t x = mix64(seed * 7919);
         psi_gen_opts o;
-        psi_gen_opts_default(&o);
-        o.seed = seed;
+        uint64_t x = psi_test_gen_opts(seed, &SHAPE, &o);
         /* Every fourth history is wide enough for two workers' slices
          * (reach.c: >= 16 sessions each, >= 1024 rows). */
         bool big = seed % 4 == 0;
-        o.sessions = big ? 36 + (uint32_t)(x % 8) : 2 + (uint32_t)(x % 12);
-        o.txns_per_session = big ? 32 : 3 + (uint32_t)((x >> 8) % 12);
-        o.ops_per_txn = 1 + (uint32_t)((x >> 16) % 5);
-        o.keys = 4 + (uint32_t)((x >> 24) % 40);
-        o.dist = (x >> 32) % 2 ? PSI_DIST_ZIPF : PSI_DIST_UNIFORM;
-        o.store = (x >> 34) % 3 == 0 ? PSI_STORE_SER : PSI_STORE_SI;
+        if (big) {
+            o.sessions = 36 + (uint32_t)(x % 8);
+            o.txns_per_session = 32;
+        }
         psi_history *h;
-        psi_diag d;
-        if (psi_generate(&o, &h, NULL, &d) != PSI_OK)
-            fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+        psi_test_generate(&o, &h);
         for (int si = 0; si < 2; si++)
             for (uint32_t threads = 1; threads <= 2; threads++) {
                 uint32_t n = check_one(h, si, threads, seed);

@@ -19,19 +19,10 @@
 #include "core/polygraph.h"
 #include "prune/reach.h"
 #include "prune/seed.h"
-#include "workload/gen.h"
+#include "support/random_history.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* An edge or a pair as four numbers, for sorting and comparing. */
 typedef struct quad {
@@ -176,30 +167,29 @@ static bool check_one(psi_history *h, bool si, size_t block, uint64_t seed)
     return ok;
 }
 
+/* Few keys: written in every session; many: in a few. */
+static const psi_gen_store SER_OR_SI[] = {PSI_STORE_SER, PSI_STORE_SI, PSI_STORE_SI};
+static const psi_test_shape SHAPE = {.salt = 104729,
+                                     .sessions = {2, 12},
+                                     .txns = {3, 12},
+                                     .ops = {1, 5},
+                                     .keys = {20, 40},
+                                     .few_keys = {2, 4},
+                                     .stores = SER_OR_SI,
+                                     .n_stores = 3,
+                                     .fault_one_in = 4,
+                                     .fault_shift = 36,
+                                     .fault_prob = 0.05};
+
 static void test_seed_matches_definition(void **state)
 {
     (void)state;
     uint32_t checked = 0, wide = 0;
     for (uint64_t seed = 1; seed <= 60; seed++) {
-        uint64_t x = mix64(seed * 104729);
         psi_gen_opts o;
-        psi_gen_opts_default(&o);
-        o.seed = seed;
-        o.sessions = 2 + (uint32_t)(x % 12);
-        o.txns_per_session = 3 + (uint32_t)((x >> 8) % 12);
-        o.ops_per_txn = 1 + (uint32_t)((x >> 16) % 5);
-        /* Few keys: written in every session; many: in a few. */
-        o.keys = (x >> 24) % 2 ? 2 + (uint32_t)((x >> 25) % 4) : 20 + (uint32_t)((x >> 25) % 40);
-        o.dist = (x >> 32) % 2 ? PSI_DIST_ZIPF : PSI_DIST_UNIFORM;
-        o.store = (x >> 34) % 3 == 0 ? PSI_STORE_SER : PSI_STORE_SI;
-        if ((x >> 36) % 4 == 0) {
-            o.faults = (unsigned)((x >> 40) % 15) + 1;
-            o.fault_prob = 0.05;
-        }
+        psi_test_gen_opts(seed, &SHAPE, &o);
         psi_history *h;
-        psi_diag d;
-        if (psi_generate(&o, &h, NULL, &d) != PSI_OK)
-            fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+        psi_test_generate(&o, &h);
         for (int si = 0; si < 2; si++)
             for (size_t block = 0; block < 2; block++)
                 if (check_one(h, si, block ? PSI_SEED_BLOCK_CELLS : 0, seed)) {
