@@ -604,12 +604,6 @@ static void rctx_free(rctx *x)
     free(x->work_depth);
 }
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
-    return p < q ? -1 : p > q;
-}
-
 psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d)
@@ -638,14 +632,6 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
             st = psi_diag_nomem(d, "interpreting");
         else
             R->reads[R->n_reads++] = res->idx.amb[a].op; /* in operation order */
-    }
-    if (st == PSI_OK) {
-        qsort(R->txns, R->n_txns, sizeof *R->txns, u32_cmp);
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < R->n_txns; i++)
-            if (!m || R->txns[m - 1] != R->txns[i])
-                R->txns[m++] = R->txns[i];
-        R->n_txns = m;
     }
     rctx_free(&x);
     if (st != PSI_OK)
