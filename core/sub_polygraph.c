@@ -84,7 +84,8 @@ static uint32_t writer_pos(const uint32_t *op_txn, const uint32_t *w_op, uint32_
  * whose writers in the sub-history are w_op[0..nw) and whose writer pairs
  * are the constraints base.. (sub_pairs' order): each read whose
  * candidates are all here gets its choices and their edges (see
- * psi_sub_choice). Their edges count against max_cons too. */
+ * psi_sub_choice). A read is refused (PSI_ERR_LIMIT) once its choice
+ * edges and every edge emitted so far pass max_cons / 20. */
 static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t key,
                               const uint32_t *w_op, uint32_t nw, uint32_t base, const key_rec *ar,
                               uint32_t nar, bool has_init, uint32_t max_cons)
@@ -111,10 +112,14 @@ static psi_status sub_choices(psi_emitter *em, const psi_index *idx, uint32_t ke
                          : writer_pos(idx->op_txn, w_op, nw, cand[j]) != UINT32_MAX;
         if (!closed)
             continue;
-        /* Each candidate has an RW edge per writer of the key: bound them
-         * (a twentieth of max_cons) so that hot keys of big sub-histories
-         * count as the budget running out instead of slowing every local
-         * solve. */
+        /* Each candidate has an RW edge per writer of the key. The bound
+         * is on this read's choice edges plus every edge emitted so far
+         * (SO, WR, the writer pairs' sides, earlier reads' choices), not
+         * on choice edges alone: a sub-history past a twentieth of
+         * max_cons edges counts as the budget running out, so blind
+         * growth stops at hot keys instead of slowing every local solve
+         * (counting choice edges alone let it solve sub-histories of
+         * thousands of transactions, b58cfe6). */
         if ((uint64_t)r->n * nw + S->n_e > (uint64_t)max_cons / 20)
             return psi_diag_set(em->d, PSI_ERR_LIMIT,
                                 "a sub-history needs more than %u read-from choice edges",

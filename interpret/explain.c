@@ -287,7 +287,7 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
     }
     psi_diag d = {0};
     int r = 0;
-    uint32_t *v = NULL, last_n = 0;
+    uint32_t *v = NULL, *srt = NULL, last_n = 0;
     /* Deeper and deeper reasons until the set is a violation: shallow
      * ones give small sets, and a decision's reasons may be needless
      * when the local solve re-derives it from fewer transactions. */
@@ -304,12 +304,21 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
         for (uint32_t i = 0; i < R->n_txns; i++)
             if (R->txns[i] != PSI_INIT_TXN)
                 v[n++] = R->txns[i];
+        /* The re-check wants them sorted; s keeps the reasons' order. */
+        free(srt);
+        srt = malloc(n * sizeof *srt);
+        if (!srt) {
+            free(v);
+            return -1;
+        }
+        memcpy(srt, v, n * sizeof *srt);
+        qsort(srt, n, sizeof *srt, u32_cmp);
         if (n > MAX_REASON_TXNS || n == last_n)
             break; /* too big to re-check quickly, or nothing new */
         last_n = n;
         *rs = (psi_read_set){.ops = R->reads, .n = R->n_reads};
         x->rs = rs;
-        r = set_unsat(x, v, n);
+        r = set_unsat(x, srt, n);
         if (r == 1) {
             for (uint32_t i = 0; i < s->n; i++) /* s becomes exactly the reasons' set */
                 s->in[s->v[i]] = 0;
@@ -324,17 +333,24 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
     if (r != 1)
         x->rs = NULL;
     free(v);
+    free(srt);
     return r;
 }
 
 /* Minimize the transactions: drop chunks (halving) while it stays a
- * violation. v is sorted; returns the new count, or UINT32_MAX on error.
- * *complete says whether every single deletion was tried. */
+ * violation. v is in the order chunks are tried in (kept; the re-checks
+ * get sorted copies) and comes back sorted; returns the new count, or
+ * UINT32_MAX on error. *complete says whether every single deletion was
+ * tried. */
 static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
 {
     uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp)
+    uint32_t *srt = malloc((n ? n : 1) * sizeof *srt);
+    if (!tmp || !srt) {
+        free(tmp);
+        free(srt);
         return UINT32_MAX;
+    }
     *complete = false;
     for (uint32_t chunk = n / 2 ? n / 2 : 1;; chunk /= 2) {
         for (uint32_t i = 0; i < n;) {
@@ -342,9 +358,13 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
             for (uint32_t j = 0; j < n; j++)
                 if (j < i || j >= i + len)
                     tmp[m++] = v[j];
-            int r = set_unsat(x, tmp, m);
+            memcpy(srt, tmp, m * sizeof *srt);
+            qsort(srt, m, sizeof *srt, u32_cmp);
+            int r = set_unsat(x, srt, m);
             if (r < 0) {
                 free(tmp);
+                free(srt);
+                qsort(v, n, sizeof *v, u32_cmp);
                 return x->out_of_budget ? n : UINT32_MAX;
             }
             if (r == 1) {
@@ -359,24 +379,47 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
     }
     *complete = true;
     free(tmp);
+    free(srt);
+    qsort(v, n, sizeof *v, u32_cmp);
     return n;
 }
 
-/* Minimize the dependencies one by one. Returns -1 on error, else whether
- * every deletion was tried. */
+/* Minimize the dependencies: switch off chunks (halving, down to single
+ * ones; single ones only up to CHUNKED_EDGES dependencies, where failed
+ * chunks would cost more than they save) while it stays a violation. Removing dependencies only
+ * weakens a violation, so one pass of single deletions at the end leaves none that could go; the
+ * chunks first take the many needless ones of a big restored set in a few calls each. Returns -1 on
+ * error, else whether every deletion was tried. */
+#define CHUNKED_EDGES 128u
 static int shrink_edges(ctx *x, psi_sub_polygraph *L)
 {
-    for (uint32_t i = 0; i < L->n_e; i++) {
-        L->e[i].on = 0;
-        int r = sub_unsat(x, L);
-        if (r < 0) {
-            L->e[i].on = 1;
-            return x->out_of_budget ? 0 : -1;
+    uint32_t *tried = malloc((L->n_e ? L->n_e : 1) * sizeof *tried);
+    if (!tried)
+        return -1;
+    int ret = 1;
+    uint32_t first = L->n_e > CHUNKED_EDGES ? L->n_e / 2 : 1;
+    for (uint32_t chunk = first; ret == 1; chunk /= 2) {
+        for (uint32_t i = 0; i < L->n_e && ret == 1; i += chunk) {
+            uint32_t end = L->n_e - i < chunk ? L->n_e : i + chunk, m = 0;
+            for (uint32_t j = i; j < end; j++)
+                if (L->e[j].on) {
+                    L->e[j].on = 0;
+                    tried[m++] = j;
+                }
+            if (!m)
+                continue;
+            int r = sub_unsat(x, L);
+            if (r != 1) /* needed (or no answer): back on */
+                for (uint32_t k = 0; k < m; k++)
+                    L->e[tried[k]].on = 1;
+            if (r < 0)
+                ret = x->out_of_budget ? 0 : -1;
         }
-        if (r == 0)
-            L->e[i].on = 1;
+        if (chunk <= 1)
+            break;
     }
-    return 1;
+    free(tried);
+    return ret;
 }
 
 /* Graph-free anomaly: the reader, and the writer it observed (for an
@@ -674,10 +717,13 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * sets stay small where blind growth takes in every candidate of
      * every read; blind growth again when those are no violation. */
     int r = 0;
+    bool by_reason_order = false;
     if (res->idx.n_amb) {
         r = restore(&x, &s, BLIND_FIRST_TXNS);
-        if (r == 0)
+        if (r == 0) {
             r = by_reasons(&x, h, res, &s, &R, &rs);
+            by_reason_order = r == 1;
+        }
         if (r < 0 && !x.out_of_budget) {
             st = psi_diag_nomem(d, "interpreting");
             goto out;
@@ -698,7 +744,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         goto out;
     }
     if (r == 1 && x.pipe) {
-        qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+        if (!by_reason_order)
+            qsort(s.v, s.n, sizeof *s.v, u32_cmp);
         bool complete;
         uint32_t n = shrink_txns(&x, s.v, s.n, &complete);
         if (n == UINT32_MAX) {
@@ -732,7 +779,12 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         goto out;
     }
-    qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+    /* Blind growth's set is shrunk in transaction order, the reasons'
+     * in the order reasons reached it: the deepest reasons, tried last
+     * and together, go in a few big chunks when the violation needs
+     * none of them. */
+    if (!by_reason_order)
+        qsort(s.v, s.n, sizeof *s.v, u32_cmp);
     bool complete_t, complete_e = false;
     uint32_t n = shrink_txns(&x, s.v, s.n, &complete_t);
     if (n == UINT32_MAX) {

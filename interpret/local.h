@@ -21,7 +21,7 @@
  * the final graph holds later decisions too. Ownership: psi_reasons_grow
  * allocates, psi_reasons_free releases. */
 typedef struct psi_reasons {
-    uint32_t *txns; /* sorted, distinct */
+    uint32_t *txns; /* distinct, in the order reasons reached them (the cycle's first) */
     uint32_t n_txns;
     size_t cap_txns;
     uint32_t *reads; /* read ops with a choice of writers, in operation order */

@@ -2,15 +2,19 @@
  * local.h, psi_reasons_grow).
  *
  * Pruning keeps no proof of its decisions, but every decision it took is
- * a forbidden cycle the other way round in the known graph it ends with:
- * a version order W before S holds because S before W would close one (a
- * path from W to S), and a read's candidate was excluded because its WR
- * edge (or an anti-dependency it implies) would close one (a path from
- * the reader to the candidate). The shortest such path in the final
- * known graph, leaving out the edge being explained and its own
+ * a forbidden cycle the other way round in the known graph its round
+ * began with (prune.h, round_known): a version order W before S holds
+ * because S before W would close one (a path from W to S, or to a reader
+ * of S's write: its anti-dependency to W), and a read's candidate was
+ * excluded because its WR edge (a path from the reader to the candidate)
+ * or an anti-dependency it implies (a path to the reader from a writer
+ * the candidate precedes, or from any writer for the initial value; from
+ * the reader to the candidate's other readers when the reader writes the
+ * key too) would close one. The cheapest such path among the edges of
+ * the earlier rounds, leaving out the edge being explained and its own
  * consequences, is taken as the reason; its decided edges are explained
- * in turn. The final graph also holds decisions taken later, so a reason
- * may be circular: nothing here is trusted, the caller re-checks the
+ * in turn, so reasons are never circular and end with the history's
+ * edges. Nothing here is trusted all the same: the caller re-checks the
  * sub-history from the history alone and falls back to blind growth when
  * it is no violation. */
 #include "core/vec.h"
@@ -25,12 +29,22 @@
  * fallback takes over. */
 #define MAX_EXPLAINED    512u
 #define MAX_SCAN_PER_BFS (1u << 22)
+/* A path costing more than this (paths_to_targets) is no reason worth
+ * taking: a sub-history it explains is too big to re-check anyway, and
+ * searches that find nothing stop here instead of walking the whole
+ * graph. */
+#define MAX_PATH_COST 64u
+/* An excluded candidate's reason through writers it precedes looks at the
+ * nearest this many of them only (the search for all would walk most of
+ * the graph per candidate). */
+#define MAX_AFTER 8u
 
 typedef struct rctx {
     const psi_history *h;
     const psi_index *idx;
     const psi_polygraph *g;
-    uint32_t n; /* nodes = transactions */
+    const psi_prune_result *pr; /* its round marks (round_limit) */
+    uint32_t n;                 /* nodes = transactions */
     /* Out-edges of the known graph (CSR of edge indices), the initial
      * transaction's left out: it has no in-edges, so no cycle uses it. */
     uint64_t *off;
@@ -48,12 +62,20 @@ typedef struct rctx {
     uint32_t depth;       /* the depth of the edge being explained */
     size_t n_work, cap_work;
     uint8_t *read_in; /* [n_amb] the read is in the read set */
+    uint8_t *in_set;  /* [n] the transaction is in out_set */
+    uint32_t *hits;   /* [n] targets reached by the last search, in order reached */
+    uint32_t n_hits;
     psi_reasons *out_set;
 } rctx;
 
 static bool add_txn(rctx *x, uint32_t t)
 {
     psi_reasons *R = x->out_set;
+    if (t != PSI_INIT_TXN) {
+        if (x->in_set[t])
+            return true;
+        x->in_set[t] = 1;
+    }
     if (!psi_grow((void **)&R->txns, &R->cap_txns, (size_t)R->n_txns + 1, sizeof *R->txns))
         return false;
     R->txns[R->n_txns++] = t;
@@ -77,6 +99,28 @@ static bool push_edge(rctx *x, uint64_t e)
     x->work_depth[x->n_work] = x->depth + 1;
     x->work[x->n_work++] = e;
     return true;
+}
+
+/* The known edges a decision taken as known edge `at` may rest on: those
+ * known when its pruning round began (prune.h, round_known). Explaining
+ * it by an edge of its own round or later could go round in circles and
+ * grows reasons without end; `at` itself bounds the edges of rounds past
+ * the recorded marks, and edges known before the first round (the
+ * history's) are never explained. */
+static uint64_t round_limit(const rctx *x, uint64_t at)
+{
+    const psi_prune_result *p = x->pr;
+    uint32_t lo = 0, hi = p->n_round_known; /* the marks only grow */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->round_known[mid] <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || (lo == p->n_round_known && p->round_marks_full))
+        return at;
+    return p->round_known[lo - 1];
 }
 
 /* The index in idx->amb of read op o, or UINT32_MAX. */
@@ -136,21 +180,49 @@ static uint64_t heap_pop(uint64_t *hp, size_t *n)
     return top;
 }
 
-/* Cheapest path in the known graph among the edges known before `limit`
- * from the sources src[0..ns) to a node marked in x->target with the
- * current stamp, skipping the WW edge skip_from -> skip_to on skip_key
- * and every RW edge on skip_key into skip_to (the explained order and its
- * consequences). An edge the history shows costs 1, a derived one
- * DERIVED_COST (it needs reasons of its own). Queues the path's edges
- * and adds its transactions. False only when out of memory; a search
- * that finds nothing adds nothing. */
 #define DERIVED_COST 2u
-static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t skip_from,
-                           uint32_t skip_to, uint32_t skip_key, uint64_t limit)
+
+/* What explaining the derived edge e adds besides its head: a resolved
+ * read it rests on (its WR edge, or the read an anti-dependency leaves
+ * from) brings every candidate writer with it, so a path through it costs
+ * them all, unless the read is in already; any other decision costs
+ * DERIVED_COST - 1 (its own reasons). */
+static uint32_t derived_cost(const rctx *x, const psi_edge *e)
 {
-    uint32_t stamp = x->stamp, hit = UINT32_MAX;
+    uint32_t t = e->type == PSI_EDGE_WR ? e->to : e->type == PSI_EDGE_RW ? e->from : UINT32_MAX;
+    if (t == UINT32_MAX || t == PSI_INIT_TXN || !x->idx->n_amb)
+        return DERIVED_COST - 1;
+    uint32_t o = read_of(x, t, e->key);
+    if (o == UINT32_MAX || !(x->idx->op_info[o] & PSI_OI_AMBIG))
+        return DERIVED_COST - 1;
+    uint32_t a = amb_of(x->idx, o);
+    if (a == UINT32_MAX || x->read_in[a])
+        return DERIVED_COST - 1;
+    return DERIVED_COST - 1 + x->idx->amb[a].n;
+}
+
+/* Cheapest paths in the known graph among the edges known before
+ * `limit` from the sources src[0..ns) to nodes marked in x->target with
+ * the current stamp (n_targets of them; the search stops at the first
+ * one reached when `all` is false, else when all are), skipping the WW
+ * edge skip_from -> skip_to on skip_key and every RW edge on skip_key
+ * into skip_to (the explained order and its consequences). The cost is
+ * what a path adds to the sub-history: a transaction not in it yet costs
+ * 1, a derived edge not queued yet derived_cost more (it needs
+ * reasons of its own); session order costs nothing (a sub-history orders
+ * a session's transactions anyway, so the ones a path passes by session
+ * order alone are left out). One search serves many targets, so their
+ * paths share what they can. Lists the targets reached in x->hits and,
+ * when `trace`, queues the paths' edges and adds their transactions.
+ * False only when out of memory. */
+static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t n_targets,
+                             bool all, bool trace, uint32_t skip_from, uint32_t skip_to,
+                             uint32_t skip_key, uint64_t limit)
+{
+    uint32_t stamp = x->stamp;
     uint64_t scanned = 0;
     x->n_heap = 0;
+    x->n_hits = 0;
     for (uint32_t i = 0; i < ns; i++) {
         if (src[i] == PSI_INIT_TXN || x->seen[src[i]] == stamp)
             continue;
@@ -162,24 +234,34 @@ static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t s
         x->heap[x->n_heap++] = src[i];
         heap_up(x->heap, x->n_heap - 1);
     }
-    while (x->n_heap && scanned < MAX_SCAN_PER_BFS) {
+    while (x->n_heap && scanned < MAX_SCAN_PER_BFS && x->n_hits < n_targets) {
         uint64_t top = heap_pop(x->heap, &x->n_heap);
         uint32_t v = (uint32_t)top, dv = (uint32_t)(top >> 32);
         if (dv > x->dist[v])
             continue;
+        if (dv > MAX_PATH_COST)
+            break; /* no reason worth taking: nothing reached */
         if (x->target[v] == stamp) {
-            hit = v;
-            break;
+            x->target[v] = 0; /* reached once */
+            x->hits[x->n_hits++] = v;
+            if (!all)
+                break;
         }
         for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
+            if (x->out[i] >= limit)
+                break; /* a node's out-edges are in known order (rctx_init) */
             const psi_edge *e = &x->g->known[x->out[i]];
             scanned++;
-            if (x->out[i] >= limit)
-                continue;
             if (e->key == skip_key && e->to == skip_to &&
                 (e->type == PSI_EDGE_RW || (e->type == PSI_EDGE_WW && e->from == skip_from)))
                 continue;
-            uint32_t du = dv + (e->origin == PSI_FROM_HISTORY ? 1u : DERIVED_COST);
+            uint32_t c = 0;
+            if (e->type != PSI_EDGE_SO) {
+                c = x->in_set[e->to] ? 0u : 1u;
+                if (e->origin != PSI_FROM_HISTORY && !x->queued[x->out[i]])
+                    c += derived_cost(x, e);
+            }
+            uint32_t du = dv + c;
             if (x->seen[e->to] == stamp && x->dist[e->to] <= du)
                 continue;
             if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
@@ -191,15 +273,34 @@ static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t s
             heap_up(x->heap, x->n_heap - 1);
         }
     }
-    if (hit == UINT32_MAX)
-        return true;
-    uint32_t v = hit;
-    for (; x->via[v] != UINT64_MAX; v = x->g->known[x->via[v]].from) {
-        assert(x->g->known[x->via[v]].to == v && x->via[v] < limit);
-        if (!add_txn(x, v) || !push_edge(x, x->via[v]))
+    for (uint32_t k = 0; k < x->n_hits && trace; k++) {
+        uint32_t v = x->hits[k];
+        bool so_out = false; /* the path leaves v by session order */
+        for (; x->via[v] != UINT64_MAX; v = x->g->known[x->via[v]].from) {
+            const psi_edge *in = &x->g->known[x->via[v]];
+            assert(in->to == v && x->via[v] < limit);
+            bool so_in = in->type == PSI_EDGE_SO;
+            if (!(so_in && so_out) && !add_txn(x, v))
+                return false;
+            if (!so_in && !push_edge(x, x->via[v]))
+                return false;
+            so_out = so_in;
+        }
+        if (!add_txn(x, v)) /* the source the path starts from */
             return false;
     }
-    return add_txn(x, v); /* the source the path starts from, last */
+    return true;
+}
+
+/* The cheapest path to the one target marked (paths_to_targets); *reached
+ * is it when found, else UINT32_MAX. */
+static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t skip_from,
+                           uint32_t skip_to, uint32_t skip_key, uint64_t limit, uint32_t *reached)
+{
+    if (!paths_to_targets(x, src, ns, 1, false, true, skip_from, skip_to, skip_key, limit))
+        return false;
+    *reached = x->n_hits ? x->hits[0] : UINT32_MAX;
+    return true;
 }
 
 /* Starts a new search: a fresh stamp (the arrays are cleared on wrap). */
@@ -212,22 +313,58 @@ static void new_search(rctx *x)
     }
 }
 
-/* Why `from` installs key before `to`: a path from `from` to `to` (the
- * other order would close a cycle with it). */
+/* Does t write key (any of its writes)? */
+static bool writes_key(const psi_history *h, uint32_t t, uint32_t key)
+{
+    const psi_txn *tx = &h->txns[t];
+    for (uint32_t k = 0; k < tx->n_ops; k++)
+        if (h->ops[tx->first_op + k].kind == PSI_OP_WRITE && h->ops[tx->first_op + k].key == key)
+            return true;
+    return false;
+}
+
+/* Why `from` installs key before `to`: the other order's side (pruning's
+ * constraint, coalesced over the keys both write) has the WW edge
+ * to -> from and an anti-dependency R -> from from every reader R of
+ * to's writes of those keys, and one of them closes a cycle: a path from
+ * `from` to `to`, or to such a reader (then the WR edge to -> R, which
+ * may itself be a resolved read, is explained too). Following only the
+ * WW edge misses every order decided by a reader. */
 static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uint64_t limit)
 {
     if (from == PSI_INIT_TXN || from == to)
         return true;
     new_search(x);
     x->target[to] = x->stamp;
-    return path_to_target(x, &from, 1, from, to, key, limit);
+    for (uint64_t i = x->off[to]; i < x->off[to + 1]; i++) {
+        const psi_edge *e = &x->g->known[x->out[i]];
+        if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to != from && e->to != PSI_INIT_TXN &&
+            writes_key(x->h, from, e->key))
+            x->target[e->to] = x->stamp;
+    }
+    uint32_t hit = UINT32_MAX;
+    if (!path_to_target(x, &from, 1, from, to, key, limit, &hit))
+        return false;
+    if (hit == UINT32_MAX || hit == to)
+        return true;
+    for (uint64_t i = x->off[to]; i < x->off[to + 1]; i++) {
+        const psi_edge *e = &x->g->known[x->out[i]];
+        if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to == hit &&
+            writes_key(x->h, from, e->key))
+            return add_txn(x, to) && push_edge(x, x->out[i]);
+    }
+    assert(!"a reader target has its WR edge");
+    return true;
 }
 
 /* The read with a choice of writers x->idx->amb[a] joins the read set
- * with all its candidates; each excluded candidate is explained by a path
- * from the reader to it (its WR edge would close a cycle) or, failing
- * that, from a writer it precedes to the reader (an anti-dependency its
- * choice implies would). */
+ * with all its candidates; each excluded candidate is explained as
+ * pruning excluded it (prune.c, choice_impossible and cond_impossible):
+ * by a path from the reader to it (its WR edge would close a cycle); for
+ * the initial value, by a path from a writer of the key to the reader
+ * (the anti-dependency reader -> writer would); failing those, by a path
+ * from a writer it precedes to the reader (an anti-dependency its choice
+ * implies would). */
 static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
 {
     if (x->read_in[a])
@@ -235,53 +372,121 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
     x->read_in[a] = 1;
     const psi_amb_read *r = &x->idx->amb[a];
     const uint32_t *cand = x->idx->amb_cand + r->first;
+    uint32_t hit = UINT32_MAX;
     for (uint32_t j = 0; j < r->n; j++) {
-        if (cand[j] == PSI_SRC_INIT)
-            continue;
-        uint32_t c = x->idx->op_txn[cand[j]];
-        if (!add_txn(x, c))
-            return false;
-        if (!x->g->choice_state || x->g->choice_state[r->first + j] != PSI_CH_EXCLUDED)
-            continue;
-        new_search(x);
-        x->target[c] = x->stamp;
-        uint32_t before = x->out_set->n_txns;
-        if (!path_to_target(x, &r->txn, 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit))
-            return false;
-        if (x->out_set->n_txns != before)
-            continue;
-        /* Writers c precedes on the key, by a known WW edge. */
-        uint32_t *src = NULL;
-        size_t ns = 0, cap = 0;
-        for (uint64_t i = x->off[c]; i < x->off[c + 1]; i++) {
-            const psi_edge *e = &x->g->known[x->out[i]];
-            if (e->type != PSI_EDGE_WW || e->key != r->key || x->out[i] >= limit)
+        bool excluded = x->g->choice_state && x->g->choice_state[r->first + j] == PSI_CH_EXCLUDED;
+        if (cand[j] == PSI_SRC_INIT) {
+            if (!excluded)
                 continue;
-            if (!psi_grow((void **)&src, &cap, ns + 1, sizeof *src)) {
-                free(src);
+            /* Every writer of the key is a source: the one reaching the
+             * reader soonest is the anti-dependency's head. */
+            const psi_polygraph *g = x->g;
+            uint32_t b = g->w_off[r->key], e = g->w_off[r->key + 1], ns = 0;
+            uint32_t *src = malloc((e - b ? e - b : 1) * sizeof *src);
+            if (!src)
                 return false;
+            for (uint32_t i = b; i < e; i++)
+                if (g->op_txn[g->w_op[i]] != r->txn)
+                    src[ns++] = g->op_txn[g->w_op[i]];
+            new_search(x);
+            x->target[r->txn] = x->stamp;
+            bool ok = path_to_target(x, src, ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
+            free(src);
+            if (!ok)
+                return false;
+            continue;
+        }
+        if (!add_txn(x, x->idx->op_txn[cand[j]]))
+            return false;
+    }
+    /* The excluded candidates' WR edges: one search from the reader to
+     * all of them, so that their paths share what they can. */
+    new_search(x);
+    uint32_t n_t = 0;
+    for (uint32_t j = 0; j < r->n; j++) {
+        uint32_t c = cand[j] == PSI_SRC_INIT ? PSI_INIT_TXN : x->idx->op_txn[cand[j]];
+        if (c == PSI_INIT_TXN || c == r->txn || x->target[c] == x->stamp || !x->g->choice_state ||
+            x->g->choice_state[r->first + j] != PSI_CH_EXCLUDED)
+            continue;
+        x->target[c] = x->stamp;
+        n_t++;
+    }
+    uint32_t *left = malloc((n_t ? n_t : 1) * sizeof *left), n_left = 0;
+    if (!left)
+        return false;
+    if (n_t && !paths_to_targets(x, &r->txn, 1, n_t, true, true, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                                 limit)) {
+        free(left);
+        return false;
+    }
+    for (uint32_t j = 0; j < r->n && n_t; j++) {
+        uint32_t c = cand[j] == PSI_SRC_INIT ? PSI_INIT_TXN : x->idx->op_txn[cand[j]];
+        if (c != PSI_INIT_TXN && x->target[c] == x->stamp) { /* not reached */
+            x->target[c] = 0;
+            left[n_left++] = c;
+        }
+    }
+    bool ok = true;
+    for (uint32_t k = 0; k < n_left && ok; k++) {
+        uint32_t c = left[k];
+        /* Writers of the key c reaches (c installs it before them, by
+         * a known WW edge or a path): seeding and resolved constraints
+         * made reading c imply anti-dependencies to each. */
+        const psi_polygraph *g = x->g;
+        uint32_t *src = NULL;
+        size_t ns = 0;
+        new_search(x);
+        uint32_t n_w = 0;
+        for (uint32_t i = g->w_off[r->key]; i < g->w_off[r->key + 1]; i++) {
+            uint32_t w = g->op_txn[g->w_op[i]];
+            if (w != c && w != r->txn && x->target[w] != x->stamp) {
+                x->target[w] = x->stamp;
+                n_w++;
             }
-            src[ns++] = e->to;
+        }
+        ok = n_w == 0 || paths_to_targets(x, &c, 1, n_w < MAX_AFTER ? n_w : MAX_AFTER, true, false,
+                                          UINT32_MAX, UINT32_MAX, UINT32_MAX, limit);
+        if (ok && x->n_hits) {
+            src = malloc(x->n_hits * sizeof *src);
+            ok = src != NULL;
+            for (uint32_t i = 0; ok && i < x->n_hits; i++)
+                src[ns++] = x->hits[i];
         }
         new_search(x);
         x->target[r->txn] = x->stamp;
-        bool ok = path_to_target(x, src, (uint32_t)ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit);
-        uint32_t after = x->out_set->n_txns;
+        ok = ok &&
+             path_to_target(x, src, (uint32_t)ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
         free(src);
-        if (!ok)
-            return false;
-        /* The path starts at a writer after c: bring the edge c -> it. */
-        if (after != before) {
-            uint32_t first = x->out_set->txns[after - 1];
+        if (ok && hit == UINT32_MAX && writes_key(x->h, r->txn, r->key)) {
+            /* The reader writes the key too: reading c would order it
+             * right after c, before c's other readers R2 (known WR edges
+             * c -> R2), whose anti-dependencies R2 -> reader close a
+             * cycle with a path from the reader to R2. */
+            new_search(x);
             for (uint64_t i = x->off[c]; i < x->off[c + 1]; i++) {
                 const psi_edge *e = &x->g->known[x->out[i]];
-                if (e->type == PSI_EDGE_WW && e->key == r->key && e->to == first)
-                    if (!push_edge(x, x->out[i]))
-                        return false;
+                if (e->type == PSI_EDGE_WR && e->key == r->key && x->out[i] < limit &&
+                    e->to != r->txn)
+                    x->target[e->to] = x->stamp;
             }
+            ok = path_to_target(x, &r->txn, 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
+            for (uint64_t i = x->off[c]; ok && hit != UINT32_MAX && i < x->off[c + 1]; i++) {
+                const psi_edge *e = &x->g->known[x->out[i]];
+                if (e->type == PSI_EDGE_WR && e->key == r->key && e->to == hit)
+                    ok = push_edge(x, x->out[i]);
+            }
+            continue;
+        }
+        /* The path starts at a writer after c: explain that order. */
+        if (ok && hit != UINT32_MAX) {
+            uint32_t first = hit;
+            while (x->via[first] != UINT64_MAX)
+                first = x->g->known[x->via[first]].from;
+            ok = add_txn(x, first) && explain_order(x, c, first, r->key, limit);
         }
     }
-    return true;
+    free(left);
+    return ok;
 }
 
 /* The known WR edge from -> to on key, or UINT64_MAX. */
@@ -322,7 +527,7 @@ static bool writer_read(rctx *x, uint32_t t, uint32_t key, uint64_t limit, uint3
             *w = c == PSI_SRC_INIT ? PSI_INIT_TXN : x->idx->op_txn[c];
         }
     uint64_t wr = *w == UINT32_MAX ? UINT64_MAX : wr_edge(x, *w, t, key);
-    return explain_read(x, a, wr < limit ? wr : limit);
+    return explain_read(x, a, wr < limit ? round_limit(x, wr) : limit);
 }
 
 /* One edge of the cycle or of a reason (known[at], or at == UINT64_MAX
@@ -335,6 +540,7 @@ static bool explain_edge(rctx *x, const psi_edge *e, uint64_t at)
     if (!add_txn(x, e->from) || !add_txn(x, e->to))
         return false;
     uint32_t w;
+    at = at == UINT64_MAX ? at : round_limit(x, at);
     switch ((psi_edge_type)e->type) {
     case PSI_EDGE_WR:
         return writer_read(x, e->to, e->key, at, &w);
@@ -364,14 +570,17 @@ static psi_status rctx_init(rctx *x, psi_diag *d)
     x->dist = malloc(((size_t)x->n + 1) * sizeof *x->dist);
     x->queued = calloc(g->n_known ? g->n_known : 1, 1);
     x->read_in = calloc(x->idx->n_amb ? x->idx->n_amb : 1, 1);
+    x->in_set = calloc(x->n ? x->n : 1, 1);
+    x->hits = malloc((x->n ? x->n : 1) * sizeof *x->hits);
     if (!x->off || !x->out || !x->seen || !x->target || !x->via || !x->dist || !x->queued ||
-        !x->read_in)
+        !x->read_in || !x->in_set || !x->hits)
         return psi_diag_nomem(d, "interpreting");
     for (uint64_t i = 0; i < g->n_known; i++)
         if (g->known[i].from != PSI_INIT_TXN)
             x->off[g->known[i].from + 2]++;
     for (uint32_t v = 0; v < x->n; v++)
         x->off[v + 2] += x->off[v + 1];
+    /* In known order per node: searches stop at a round's limit. */
     for (uint64_t i = 0; i < g->n_known; i++)
         if (g->known[i].from != PSI_INIT_TXN)
             x->out[x->off[g->known[i].from + 1]++] = i;
@@ -389,14 +598,10 @@ static void rctx_free(rctx *x)
     free(x->heap);
     free(x->queued);
     free(x->read_in);
+    free(x->in_set);
+    free(x->hits);
     free(x->work);
     free(x->work_depth);
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
-    return p < q ? -1 : p > q;
 }
 
 psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
@@ -404,7 +609,8 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d)
 {
     memset(R, 0, sizeof *R);
-    rctx x = {.h = h, .idx = &res->idx, .g = &res->g, .n = h->n_txns, .out_set = R};
+    rctx x = {
+        .h = h, .idx = &res->idx, .g = &res->g, .pr = &res->prune, .n = h->n_txns, .out_set = R};
     psi_status st = rctx_init(&x, d);
     for (uint32_t c = 0; c < n_cycles && st == PSI_OK; c++)
         for (uint32_t i = 0; i < lens[c] && st == PSI_OK; i++)
@@ -426,14 +632,6 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
             st = psi_diag_nomem(d, "interpreting");
         else
             R->reads[R->n_reads++] = res->idx.amb[a].op; /* in operation order */
-    }
-    if (st == PSI_OK) {
-        qsort(R->txns, R->n_txns, sizeof *R->txns, u32_cmp);
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < R->n_txns; i++)
-            if (!m || R->txns[m - 1] != R->txns[i])
-                R->txns[m++] = R->txns[i];
-        R->n_txns = m;
     }
     rctx_free(&x);
     if (st != PSI_OK)

@@ -679,6 +679,10 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         psi_reach r;
         uint32_t cyc;
         res->rounds++;
+        if (res->n_round_known < PSI_PRUNE_ROUND_MARKS)
+            res->round_known[res->n_round_known++] = g->n_known;
+        else
+            res->round_marks_full = true;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
         /* PC builds its own graph (level_pc.h) */
         st = ser == RULE_PC

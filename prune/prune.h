@@ -69,6 +69,8 @@ typedef struct psi_prune_opts {
     const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;
 
+#define PSI_PRUNE_ROUND_MARKS 64u
+
 typedef struct psi_prune_result {
     psi_prune_outcome outcome;
     uint32_t rounds;
@@ -84,6 +86,14 @@ typedef struct psi_prune_result {
     psi_edge *cycle[2];
     uint32_t cycle_len[2];
     size_t peak_bytes; /* reachability memory */
+    /* How many known edges there were when each round's reachability was
+     * built, for the first PSI_PRUNE_ROUND_MARKS rounds (round_marks_full
+     * when there were more): every decision of round r rests on the first
+     * round_known[r] known edges alone, which interpret/ needs to explain
+     * a decision by earlier ones, never by one of its own round or later. */
+    uint64_t round_known[PSI_PRUNE_ROUND_MARKS];
+    uint32_t n_round_known;
+    bool round_marks_full;
 } psi_prune_result;
 
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
