@@ -22,8 +22,13 @@ typedef struct cpass {
     const psi_index *idx;
     bool ser; /* plain graph; else SI's doubled one (node 2t + copy) */
     /* The order (psi_hints_next): next version's writer per final write,
-     * first writer per key. */
+     * first writer per key. prepare() then turns next[] of every other
+     * operation of a committed transaction into its RW target (rw_target),
+     * so the search finds all of a transaction's edges in its own rows. */
     uint32_t *next, *first;
+    /* [n_ops] psi_hints_next's scratch, then the writer transaction of
+     * each read with a writer (prepare) */
+    uint32_t *scratch;
     /* WR successors: the readers of writer t's versions are
      * wr_to[wr_off[t] .. wr_off[t + 1]) (one per read). */
     uint32_t *wr_off, *wr_to;
@@ -77,15 +82,16 @@ static bool push_succs(cpass *c, uint32_t node)
         for (uint32_t i = c->wr_off[t]; i < c->wr_off[t + 1]; i++)
             out[n++] = dep_node(c, c->wr_to[i]);
     }
+    /* next[o]: WW for a final write, RW for any other op (prepare) */
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
-        uint8_t info = idx->op_info[o];
-        if (dep && (info & PSI_OI_FINAL_WRITE) && (info & PSI_OI_LIVE) &&
-            c->next[o] != PSI_HINT_LAST)
-            out[n++] = dep_node(c, c->next[o]); /* WW */
-        if (anti && !(info & PSI_OI_FINAL_WRITE)) {
-            uint32_t s = rw_target(c, o, t);
-            if (s != PSI_HINT_LAST)
-                out[n++] = c->ser ? s : 2 * s + 1; /* RW */
+        uint32_t s = c->next[o];
+        if (s == PSI_HINT_LAST)
+            continue;
+        if (idx->op_info[o] & PSI_OI_FINAL_WRITE) {
+            if (dep)
+                out[n++] = dep_node(c, s); /* WW */
+        } else if (anti) {
+            out[n++] = c->ser ? s : 2 * s + 1; /* RW */
         }
     }
     assert(n <= bound);
@@ -132,9 +138,12 @@ static bool search(cpass *c, bool *acyclic)
     return true;
 }
 
-/* The WR successors (readers per writer transaction) and the old path's
- * counts, in one pass over the operations. */
-static bool count_and_group(cpass *c, psi_complete_counts *cnt)
+/* The WR successors (readers per writer transaction), each read's RW
+ * target in its own next[] slot, and the old path's counts, in one pass
+ * over the operations and one over the reads: the random accesses (a
+ * read's writer, its next version) happen here once, where they do not
+ * wait on each other, instead of inside the search. */
+static bool prepare(cpass *c, psi_complete_counts *cnt)
 {
     const psi_history *h = c->h;
     const psi_index *idx = c->idx;
@@ -144,17 +153,26 @@ static bool count_and_group(cpass *c, psi_complete_counts *cnt)
     bool ok = c->wr_off && nw && rd;
     uint64_t n_wr = 0, n_reads = 0, forced = 0, n_so = 0;
     uint32_t last_from = UINT32_MAX, last_to = UINT32_MAX;
+    uint32_t *from_of = c->scratch;
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
-        if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE))
+        if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
             nw[k]++;
+            continue; /* its next[] is the order's */
+        }
+        uint32_t to = idx->op_txn[o];
+        /* A final write is never a read's own slot: reading next[src]
+         * while writing next[o] sees only the order's entries. */
+        uint32_t s = rw_target(c, o, to);
+        c->next[o] = s;
         if (src == PSI_SRC_NONE)
             continue;
-        forced += rw_target(c, o, idx->op_txn[o]) != PSI_HINT_LAST;
+        forced += s != PSI_HINT_LAST;
         if (src == PSI_SRC_INIT)
             continue;
-        uint32_t from = idx->op_txn[src], to = idx->op_txn[o];
+        uint32_t from = idx->op_txn[src];
+        from_of[o] = from;
         c->wr_off[from + 2]++;
         n_reads++;
         rd[k]++;
@@ -174,7 +192,7 @@ static bool count_and_group(cpass *c, psi_complete_counts *cnt)
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o];
         if (src < PSI_SRC_INIT)
-            c->wr_to[c->wr_off[idx->op_txn[src] + 1]++] = idx->op_txn[o];
+            c->wr_to[c->wr_off[from_of[o] + 1]++] = idx->op_txn[o];
     }
     uint64_t hint = 0;
     for (uint32_t k = 0; ok && k < h->n_keys; k++) {
@@ -206,22 +224,24 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     cpass c = {.h = h, .idx = idx, .ser = ser};
     c.next = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.next);
     c.first = malloc(((size_t)h->n_keys ? h->n_keys : 1) * sizeof *c.first);
+    c.scratch = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.scratch);
     psi_status st = PSI_OK;
     bool complete = false;
-    if (!c.next || !c.first)
+    if (!c.next || !c.first || !c.scratch)
         st = psi_diag_nomem(d, "checking the version order");
     else
-        st = psi_hints_next(h, idx, vo, c.next, c.first, &complete, d);
+        st = psi_hints_next(h, idx, vo, c.next, c.first, c.scratch, &complete, d);
     if (st == PSI_OK && complete) {
         size_t nodes = (size_t)h->n_txns * (ser ? 1 : 2);
         c.color = calloc(nodes, 1);
-        if (!c.color || !count_and_group(&c, cnt) || !search(&c, acyclic))
+        if (!c.color || !prepare(&c, cnt) || !search(&c, acyclic))
             st = psi_diag_nomem(d, "checking the version order");
         else
             *taken = true;
     }
     free(c.next);
     free(c.first);
+    free(c.scratch);
     free(c.wr_off);
     free(c.wr_to);
     free(c.color);

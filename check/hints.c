@@ -560,13 +560,16 @@ static bool key_writers_build(const psi_history *h, const psi_index *idx, key_wr
         return false;
     for (uint32_t k = 0; k < h->n_keys; k++)
         kw->off[k + 2] += kw->off[k + 1];
-    /* operations are in transaction order, so each key's list is too */
-    for (uint32_t o = 0; o < h->n_ops; o++)
-        if (named_write(idx, o)) {
-            uint32_t i = kw->off[h->ops[o].key + 1]++;
-            kw->wop[i] = o;
-            kw->wtx[i] = idx->op_txn[o];
-        }
+    /* Transaction by transaction, so each key's list is sorted by
+     * transaction: operations need not be in transaction order (a
+     * generated history keeps them in the order they ran). */
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
+            if (named_write(idx, o)) {
+                uint32_t i = kw->off[h->ops[o].key + 1]++;
+                kw->wop[i] = o;
+                kw->wtx[i] = t;
+            }
     return true;
 }
 
@@ -602,19 +605,32 @@ static uint32_t write_of(const resolver *r, key_writers *kw, uint32_t t, uint32_
 #define UNNAMED (UINT32_MAX - 1)
 
 #if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
+#define PREFETCH(p)   __builtin_prefetch(p)
+#define PREFETCH_W(p) __builtin_prefetch(p, 1)
 #else
-#define PREFETCH(p) ((void)(p))
+#define PREFETCH(p)   ((void)(p))
+#define PREFETCH_W(p) ((void)(p))
 #endif
 
-/* How far ahead psi_hints_next fetches a chain's entries: every entry is
- * a transaction anywhere in the history, whose lookup (id table slot, then
- * the transaction, then its operations) waits for memory unless each step
- * was fetched AHEAD entries earlier. */
-#define AHEAD 8
+/* How far ahead psi_hints_next fetches the id table slot of a chain's
+ * entries (its transaction record is fetched half as far ahead). */
+#define AHEAD 16
 
-/* The transaction the id table names for entry x, UINT32_MAX when it
- * does not say (find_txn decides those). */
+/* What psi_hints_next keeps per transaction, in one 16-byte record so a
+ * chain entry costs one random line, not the transaction, its operations
+ * and their flags (the chains visit transactions in version order, which
+ * is all over the history). */
+typedef struct txn_rec {
+    uint32_t first_op, n_ops;
+    uint32_t sess; /* its session; REC_INITIAL, REC_UNNAMEABLE instead */
+    uint32_t used; /* slots taken: entries naming it so far */
+} txn_rec;
+
+#define REC_INITIAL    UINT32_MAX       /* the recorded initial state */
+#define REC_UNNAMEABLE (UINT32_MAX - 1) /* not committed: no chain names it */
+
+/* The transaction the id table names for entry x without a doubt,
+ * UINT32_MAX when it does not say (find_txn decides those). */
 static inline uint32_t table_txn(const resolver *r, const psi_hint_txn *x)
 {
     if (!r->by_tid || x->tid - r->tid_min >= r->tid_span)
@@ -623,70 +639,124 @@ static inline uint32_t table_txn(const resolver *r, const psi_hint_txn *x)
     return t < r->h->n_txns ? t : UINT32_MAX;
 }
 
-/* One chain of psi_hints_next, for key k (nw writers): true when it names
- * each of them once (the recorded initial state may come first). */
-static bool next_chain(resolver *r, key_writers *kw, const psi_hint_chain *c, uint32_t k,
-                       uint32_t nw, uint32_t *next, uint32_t *first, bool *nomem)
+/* The transaction chain entry x names, UINT32_MAX when none (find_txn's
+ * answer, from the records when the id table says). */
+static inline uint32_t entry_txn(resolver *r, const txn_rec *rec, const psi_hint_txn *x,
+                                 bool *nomem)
 {
-    uint32_t prev = UINT32_MAX, named = 0;
+    uint32_t t = table_txn(r, x);
+    if (t == UINT32_MAX)
+        return find_txn(r, x->sid, x->tid, nomem);
+    uint32_t s = rec[t].sess;
+    if (s == REC_INITIAL)
+        return r->h->sessions[r->h->txns[t].session].id == x->sid ? t : UINT32_MAX;
+    return s < r->h->n_sessions && r->h->sessions[s].id == x->sid ? t : UINT32_MAX;
+}
+
+/* One chain of psi_hints_next, for key k (nw writers), first pass: each
+ * entry takes a slot in its transaction's range of next[] and kk[] (its
+ * j-th slot at first_op + j), kk the key, next the transaction of the
+ * chain's next entry (PSI_HINT_LAST after the last). False when the chain
+ * cannot be complete: an entry that names no committed transaction, the
+ * initial state after the first entry, more entries than k has writers or
+ * a transaction than it has operations. */
+static bool place_chain(resolver *r, txn_rec *rec, const psi_hint_chain *c, uint32_t k, uint32_t nw,
+                        uint32_t *next, uint32_t *kk, uint32_t *first, bool *nomem)
+{
+    uint32_t named = 0, prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
-        /* The id slot of entry i + 3 AHEAD, the transaction of i + 2
-         * AHEAD, the operations of i + AHEAD. Here, not in a function of
-         * their own: GCC finds such a function pure and drops its calls. */
-        if (r->by_tid && i + 3 * AHEAD < c->n &&
-            c->tx[i + 3 * AHEAD].tid - r->tid_min < r->tid_span)
-            PREFETCH(&r->by_tid[c->tx[i + 3 * AHEAD].tid - r->tid_min]);
-        uint32_t ta = i + 2 * AHEAD < c->n ? table_txn(r, &c->tx[i + 2 * AHEAD]) : UINT32_MAX;
+        /* Independent loads, fetched ahead: the id slot of entry
+         * i + AHEAD, the record of i + AHEAD / 2. Here, not in a function
+         * of their own: GCC finds such a function pure and drops its
+         * calls. */
+        if (r->by_tid && i + AHEAD < c->n && c->tx[i + AHEAD].tid - r->tid_min < r->tid_span)
+            PREFETCH(&r->by_tid[c->tx[i + AHEAD].tid - r->tid_min]);
+        uint32_t ta = i + AHEAD / 2 < c->n ? table_txn(r, &c->tx[i + AHEAD / 2]) : UINT32_MAX;
         if (ta != UINT32_MAX)
-            PREFETCH(&r->h->txns[ta]);
-        ta = i + AHEAD < c->n ? table_txn(r, &c->tx[i + AHEAD]) : UINT32_MAX;
-        if (ta != UINT32_MAX) {
-            const psi_txn *tx = &r->h->txns[ta];
-            PREFETCH(&r->h->ops[tx->first_op]);
-            PREFETCH(&r->h->ops[tx->first_op + tx->n_ops / 2]);
-            PREFETCH(&r->idx->op_info[tx->first_op]);
-        }
-        uint32_t t = find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
-        if (t == UINT32_MAX)
+            PREFETCH_W(&rec[ta]);
+        uint32_t t = entry_txn(r, rec, &c->tx[i], nomem);
+        if (t == UINT32_MAX || rec[t].sess == REC_UNNAMEABLE)
             return false;
-        if (r->h->txns[t].status == PSI_TXN_INITIAL) {
+        if (rec[t].sess == REC_INITIAL) {
             if (i == 0)
                 continue; /* the initial version comes first anyway */
             return false;
         }
-        uint32_t o = write_of(r, kw, t, k, nomem);
-        if (o == UINT32_MAX || next[o] != UNNAMED)
-            return false; /* not a writer of k, or named twice */
-        next[o] = PSI_HINT_LAST;
+        txn_rec *x = &rec[t];
+        if (++named > nw || x->used == x->n_ops)
+            return false;
+        uint32_t slot = x->first_op + x->used++;
+        kk[slot] = k;
         if (prev == UINT32_MAX)
             first[k] = t;
         else
             next[prev] = t;
-        prev = o;
-        named++;
+        prev = slot;
     }
+    if (prev != UINT32_MAX)
+        next[prev] = PSI_HINT_LAST;
     return named == nw;
 }
 
+/* The second pass, over transactions in order: transaction t's slots
+ * (place_chain) become next[] of its final writes of their keys. False
+ * when a slot's key has no final write in t, or two slots name one
+ * (a writer named twice). scratch: room for 2 * t's operations. */
+static bool settle_txn(resolver *r, key_writers *kw, const txn_rec *x, uint32_t t, uint32_t *next,
+                       const uint32_t *kk, uint32_t *scratch, bool *nomem)
+{
+    uint32_t b = x->first_op, m = x->used;
+    for (uint32_t j = 0; j < m; j++) {
+        scratch[2 * j] = kk[b + j];
+        scratch[2 * j + 1] = next[b + j];
+    }
+    for (uint32_t o = b; o < b + x->n_ops; o++)
+        next[o] = UNNAMED;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t o = write_of(r, kw, t, scratch[2 * j], nomem);
+        if (o == UINT32_MAX || next[o] != UNNAMED)
+            return false;
+        next[o] = scratch[2 * j + 1];
+    }
+    return true;
+}
+
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d)
+                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
+                          psi_diag *d)
 {
     *complete = false;
     resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
     key_writers kw = {0};
     uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
     uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
+    /* kk: the key of each slot (place_chain); scratch: settle_txn's */
+    txn_rec *rec = malloc(((size_t)h->n_txns + 1) * sizeof *rec);
+    uint32_t *scratch = NULL, max_ops = 0;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        max_ops = h->txns[t].n_ops > max_ops ? h->txns[t].n_ops : max_ops;
+    scratch = malloc((2 * (size_t)max_ops + 2) * sizeof *scratch);
     psi_status st = PSI_OK;
-    if (!has_chain || !nw)
+    if (!has_chain || !nw || !rec || !scratch)
         st = psi_diag_nomem(d, "reading the version order");
     else
         st = resolver_open(&r);
     bool ok = st == PSI_OK, nomem = false;
     if (ok) {
         memset(first, 0xff, (size_t)h->n_keys * sizeof *first);
-        for (uint32_t o = 0; o < h->n_ops; o++) {
-            next[o] = UNNAMED;
+        for (uint32_t o = 0; o < h->n_ops; o++)
             nw[h->ops[o].key] += named_write(idx, o);
+        for (uint32_t t = 0; t < h->n_txns; t++) {
+            const psi_txn *tx = &h->txns[t];
+            uint32_t s = tx->status == PSI_TXN_INITIAL     ? REC_INITIAL
+                         : tx->status == PSI_TXN_COMMITTED ? tx->session
+                                                           : REC_UNNAMEABLE;
+            /* the initial transaction (t 0) is named only as the
+             * recorded initial state, which is another transaction */
+            rec[t] = (txn_rec){.first_op = tx->first_op,
+                               .n_ops = tx->n_ops,
+                               .sess = t ? s : REC_UNNAMEABLE,
+                               .used = 0};
         }
     }
     for (size_t c = 0; c < vo->n_chains && ok; c++) {
@@ -695,9 +765,12 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
         ok = k != UINT32_MAX && !has_chain[k];
         if (ok) {
             has_chain[k] = 1;
-            ok = next_chain(&r, &kw, &vo->chains[c], k, nw[k], next, first, &nomem);
+            ok = place_chain(&r, rec, &vo->chains[c], k, nw[k], next, kk, first, &nomem);
         }
     }
+    /* Every operation's next[] is set here, chained or not. */
+    for (uint32_t t = 0; t < h->n_txns && ok; t++)
+        ok = settle_txn(&r, &kw, &rec[t], t, next, kk, scratch, &nomem);
     /* A key with one writer needs no line; one with more does. */
     bool lone = false;
     for (uint32_t k = 0; k < h->n_keys && ok; k++)
@@ -719,6 +792,8 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     free(kw.wtx);
     free(has_chain);
     free(nw);
+    free(rec);
+    free(scratch);
     return st;
 }
 

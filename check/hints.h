@@ -104,9 +104,12 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
  * first), a key with one writer needing none. Anything else leaves
  * *complete false (next and first then undefined): bad input is
  * psi_hints_resolve's to name. Fails only when out of memory.
- * next: [h->n_ops], first: [h->n_keys], both the caller's. */
+ * next: [h->n_ops], first: [h->n_keys], both the caller's; kk: [h->n_ops]
+ * of the caller's scratch, undefined afterwards (the key of each entry
+ * while the chains are sorted by transaction). */
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d);
+                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
+                          psi_diag *d);
 
 /* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);
