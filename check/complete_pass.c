@@ -29,6 +29,9 @@ typedef struct cpass {
     /* [n_ops] psi_hints_next's scratch, then the writer transaction of
      * each read with a writer (prepare) */
     uint32_t *scratch;
+    /* [idx->n_amb] the writer the order file's read lines name for each
+     * read with a choice of writers (psi_hints_choices): its read_src */
+    uint32_t *amb_src;
     /* WR successors: the readers of writer t's versions are
      * wr_to[wr_off[t] .. wr_off[t + 1]) (one per read). */
     uint32_t *wr_off, *wr_to;
@@ -45,15 +48,14 @@ static inline uint32_t dep_node(const cpass *c, uint32_t t)
     return c->ser ? t : 2 * t;
 }
 
-/* The RW target read op o forces (the next version's writer after the one
- * it read, or the key's first), PSI_HINT_LAST when none; o is an external
- * read of transaction t. */
-static inline uint32_t rw_target(const cpass *c, uint32_t o, uint32_t t)
+/* The RW target of a read of key k by transaction t that returned src
+ * (the next version's writer after src's, or the key's first),
+ * PSI_HINT_LAST when none. */
+static inline uint32_t rw_target(const cpass *c, uint32_t src, uint32_t k, uint32_t t)
 {
-    uint32_t src = c->idx->read_src[o];
     if (src == PSI_SRC_NONE)
         return PSI_HINT_LAST;
-    uint32_t s = src == PSI_SRC_INIT ? c->first[c->h->ops[o].key] : c->next[src];
+    uint32_t s = src == PSI_SRC_INIT ? c->first[k] : c->next[src];
     return s == t ? PSI_HINT_LAST : s;
 }
 
@@ -154,9 +156,12 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     uint64_t n_wr = 0, n_reads = 0, forced = 0, n_so = 0;
     uint32_t last_from = UINT32_MAX, last_to = UINT32_MAX;
     uint32_t *from_of = c->scratch;
+    uint32_t amb = 0; /* the next choice read: idx->amb is in operation order */
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
+        if (amb < idx->n_amb && idx->amb[amb].op == o)
+            src = c->amb_src[amb++];
         if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
             nw[k]++;
             continue; /* its next[] is the order's */
@@ -164,7 +169,7 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
         uint32_t to = idx->op_txn[o];
         /* A final write is never a read's own slot: reading next[src]
          * while writing next[o] sees only the order's entries. */
-        uint32_t s = rw_target(c, o, to);
+        uint32_t s = rw_target(c, src, k, to);
         c->next[o] = s;
         if (src == PSI_SRC_NONE)
             continue;
@@ -189,8 +194,11 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
         c->wr_off[t + 2] += c->wr_off[t + 1];
         n_so += t && h->txns[t].status == PSI_TXN_COMMITTED;
     }
+    amb = 0;
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o];
+        if (amb < idx->n_amb && idx->amb[amb].op == o)
+            src = c->amb_src[amb++];
         if (src < PSI_SRC_INIT)
             c->wr_to[c->wr_off[from_of[o] + 1]++] = idx->op_txn[o];
     }
@@ -219,9 +227,21 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     *acyclic = false;
     memset(cnt, 0, sizeof *cnt);
     /* What the walk has no edges for: the old path's (complete_pass.h). */
-    if (idx->n_amb || idx->opt || h->n_list_reads || h->n_txns >= UINT32_MAX / 2)
+    if (idx->opt || h->n_list_reads || h->n_txns >= UINT32_MAX / 2)
         return PSI_OK;
     cpass c = {.h = h, .idx = idx, .ser = ser};
+    /* Reads with a choice of writers: the order file's read lines name
+     * one for each, or the old path decides. */
+    if (idx->n_amb) {
+        bool all;
+        if (!(c.amb_src = malloc(idx->n_amb * sizeof *c.amb_src)))
+            return psi_diag_nomem(d, "checking the version order");
+        psi_status st = psi_hints_choices(h, idx, vo, c.amb_src, &all, d);
+        if (st != PSI_OK || !all) {
+            free(c.amb_src);
+            return st;
+        }
+    }
     c.next = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.next);
     c.first = malloc(((size_t)h->n_keys ? h->n_keys : 1) * sizeof *c.first);
     c.scratch = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.scratch);
@@ -242,6 +262,7 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     free(c.next);
     free(c.first);
     free(c.scratch);
+    free(c.amb_src);
     free(c.wr_off);
     free(c.wr_to);
     free(c.color);

@@ -797,6 +797,92 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     return st;
 }
 
+/* The choice read (index into idx->amb) of transaction t on key k,
+ * UINT32_MAX when t's read of k has no choice: amb is in operation order
+ * and t's operations are one range. */
+static uint32_t amb_of(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t k)
+{
+    uint32_t b = 0, e = idx->n_amb, lo = h->txns[t].first_op, hi = lo + h->txns[t].n_ops;
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (idx->amb[m].op < lo)
+            b = m + 1;
+        else
+            e = m;
+    }
+    for (; b < idx->n_amb && idx->amb[b].op < hi; b++)
+        if (idx->amb[b].key == k)
+            return b;
+    return UINT32_MAX;
+}
+
+/* The candidate of choice read a that read line x names, UINT32_MAX when
+ * none (or out of memory: *nomem). */
+static uint32_t named_candidate(resolver *r, const psi_amb_read *a, const psi_hint_read *x,
+                                bool *nomem)
+{
+    const psi_index *idx = r->idx;
+    bool init = x->init;
+    uint32_t w = UINT32_MAX;
+    if (!init) {
+        w = find_txn(r, x->writer.sid, x->writer.tid, nomem);
+        if (w == UINT32_MAX)
+            return UINT32_MAX;
+        /* the recorded initial state is merged into the initial value */
+        init = r->h->txns[w].status == PSI_TXN_INITIAL;
+    }
+    for (uint32_t j = 0; j < a->n; j++) {
+        uint32_t c = idx->amb_cand[a->first + j];
+        if (init ? c == PSI_SRC_INIT : c != PSI_SRC_INIT && idx->op_txn[c] == w)
+            return c;
+    }
+    return UINT32_MAX;
+}
+
+psi_status psi_hints_choices(const psi_history *h, const psi_index *idx,
+                             const psi_version_order *vo, uint32_t *src, bool *all, psi_diag *d)
+{
+    *all = false;
+    if (!idx->n_amb) {
+        *all = true;
+        return PSI_OK;
+    }
+    if (!vo->n_reads)
+        return PSI_OK;
+    resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    uint8_t *seen = calloc(idx->n_amb, 1);
+    psi_status st = seen ? resolver_open(&r) : psi_diag_nomem(d, "reading the version order");
+    bool ok = st == PSI_OK, nomem = false;
+    for (size_t i = 0; ok && i < vo->n_reads; i++) {
+        const psi_hint_read *x = &vo->reads[i];
+        /* Only a reader's first read of a key has a writer under SI and
+         * SER; lines that name no choice read of the history are not this
+         * pass's to judge (nothing else reads them). */
+        if (x->event)
+            continue;
+        uint32_t t = find_txn(&r, x->reader.sid, x->reader.tid, &nomem);
+        uint32_t k = t == UINT32_MAX || h->txns[t].status != PSI_TXN_COMMITTED ? UINT32_MAX
+                     : x->key_name ? psi_key_lookup_name(&r.keys, x->key_name)
+                                   : psi_key_lookup_ext(&r.keys, x->key);
+        uint32_t a = k == UINT32_MAX ? UINT32_MAX : amb_of(h, idx, t, k);
+        if (a == UINT32_MAX)
+            continue;
+        /* one line per read, naming one of its candidates */
+        uint32_t c = seen[a] ? UINT32_MAX : named_candidate(&r, &idx->amb[a], x, &nomem);
+        ok = c != UINT32_MAX;
+        seen[a] = 1;
+        src[a] = c;
+    }
+    for (uint32_t a = 0; ok && a < idx->n_amb; a++)
+        ok = seen[a];
+    if (nomem && st == PSI_OK)
+        st = psi_diag_nomem(d, "reading the version order");
+    *all = ok && st == PSI_OK;
+    resolver_close(&r);
+    free(seen);
+    return st;
+}
+
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d)
 {
     for (uint64_t i = 0; i < hs->n; i++) {

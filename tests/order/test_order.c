@@ -941,6 +941,169 @@ static void test_mutated_orders_alike(void **state)
     print_message("mutated orders: %u taken, %u declined, alike by both paths\n", taken, declined);
 }
 
+/* The text of witness w (key and read lines), the caller's to free. */
+static char *witness_text(const psi_witness *w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    psi_diag d;
+    assert_int_equal(psi_witness_write(w, NULL, f, "mem", &d), PSI_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* The verdict of h under the order text, and whether the polygraph-free
+ * pass gave it (no polygraph built). */
+static psi_verdict verdict_with(psi_history *h, bool ser, const char *text, bool *by_pass)
+{
+    hints_mem m;
+    psi_diag d;
+    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    psi_check_opts o = {.ser = ser, .version_order = &m.vo};
+    psi_check_result r;
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+    psi_verdict v = r.verdict;
+    *by_pass = r.g.w_off == NULL && r.reason == PSI_BY_NOTHING;
+    psi_check_result_free(&r);
+    hints_free(&m);
+    return v;
+}
+
+/* Any complete order of h (each key's writers in transaction order) with
+ * read lines naming a random candidate for each choice read of idx: the
+ * verdict is the one without the read lines (the old path's), accept or
+ * reject. Returns 1 (one verdict compared); counts rejects, and accepts
+ * by the pass with choice reads in *passed. */
+static unsigned any_choice_alike(psi_history *h, bool ser, const psi_index *idx, uint64_t *rng,
+                                 unsigned *rejects, unsigned *passed)
+{
+    size_t cap = 1 << 16;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    int len = snprintf(text, cap, "polysi-witness 3\n");
+    for (uint32_t k = 0; k < h->n_keys; k++) {
+        uint32_t w[64], n = key_writers(h, k, w);
+        if (!n)
+            continue;
+        len += snprintf(text + len, cap - (size_t)len, "key %llu", (unsigned long long)h->keys[k]);
+        for (uint32_t i = 0; i < n; i++)
+            len = put_txn(h, w[i], text, cap, len);
+        len += snprintf(text + len, cap - (size_t)len, "\n");
+    }
+    int plain_len = len;
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        const psi_amb_read *x = &idx->amb[a];
+        *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t c = idx->amb_cand[x->first + (*rng >> 33) % x->n];
+        len += snprintf(text + len, cap - (size_t)len, "read");
+        len = put_txn(h, x->txn, text, cap, len);
+        len +=
+            snprintf(text + len, cap - (size_t)len, " %llu", (unsigned long long)h->keys[x->key]);
+        if (c == PSI_SRC_INIT)
+            len += snprintf(text + len, cap - (size_t)len, " init\n");
+        else {
+            len = put_txn(h, idx->op_txn[c], text, cap, len);
+            len += snprintf(text + len, cap - (size_t)len, "\n");
+        }
+        assert_true((size_t)len < cap);
+    }
+    bool pass, pass0;
+    psi_verdict v = verdict_with(h, ser, text, &pass);
+    text[plain_len] = 0;
+    assert_int_equal(v, verdict_with(h, ser, text, &pass0));
+    *rejects += v == PSI_REJECT;
+    *passed += pass && idx->n_amb;
+    free(text);
+    return 1;
+}
+
+/* Reads with a choice of writers (repeated values): the polygraph-free
+ * pass walks them as reads of the writers the order file's read lines
+ * name. On small generated histories with values 1..2 or 1..3, the
+ * check's own witness (key and read lines) as the order: the verdict with
+ * its read lines (the pass) is the verdict without them (the old path,
+ * which searches the choices), also with one read line pointed at another
+ * candidate or at no writer of the value; and on every history (rejected
+ * ones too) an order of writers in transaction order with read lines
+ * naming random candidates (any_choice_alike). */
+static void test_choice_reads_by_read_lines(void **state)
+{
+    (void)state;
+    unsigned compared = 0, by_pass = 0, choice = 0, rejects = 0, any_pass = 0;
+    uint64_t rng = 5;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        psi_gen_opts go;
+        psi_gen_opts_default(&go);
+        go.seed = seed;
+        go.sessions = 2 + seed % 3;
+        go.txns_per_session = 2 + seed % 4;
+        go.ops_per_txn = 2 + seed % 3;
+        go.keys = 2 + seed % 3;
+        go.value_range = 2 + seed % 2;
+        go.dist = PSI_DIST_UNIFORM;
+        go.store = seed % 7 == 0 ? PSI_STORE_RANDOM : seed % 2 ? PSI_STORE_SI : PSI_STORE_SER;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&go, &h, NULL, &d), PSI_OK);
+        for (int ser = 0; ser < 2; ser++) {
+            psi_check_opts o = {.ser = ser, .keep_model = true};
+            psi_check_result r;
+            assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+            bool amb = r.idx.n_amb > 0;
+            if (r.reason != PSI_BY_ANOMALY)
+                compared += any_choice_alike(h, ser, &r.idx, &rng, &rejects, &any_pass);
+            psi_witness w;
+            bool have = r.verdict == PSI_ACCEPT && psi_witness_build(h, &r, ser, &w, &d) == PSI_OK;
+            psi_check_result_free(&r);
+            if (!have)
+                continue;
+            char *text = witness_text(&w);
+            /* without read lines: the old path (the pass declines choices) */
+            psi_witness no_reads = w;
+            no_reads.n_reads = 0;
+            char *plain = witness_text(&no_reads);
+            bool pass, pass0;
+            psi_verdict v0 = verdict_with(h, ser, plain, &pass0);
+            psi_verdict v = verdict_with(h, ser, text, &pass);
+            assert_int_equal(v, v0);
+            if (amb)
+                assert_false(pass0);
+            compared++;
+            by_pass += pass;
+            choice += pass && amb;
+            /* One read line's writer changed to another committed
+             * transaction (a candidate or not), or to the initial value. */
+            if (w.n_reads) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                psi_witness_read *x = &w.reads[(rng >> 33) % w.n_reads];
+                uint32_t t = 1 + (uint32_t)((rng >> 11) % (h->n_txns - 1));
+                if ((rng >> 50) % 4 == 0) {
+                    x->init = true;
+                } else {
+                    x->init = false;
+                    x->writer.sid = h->sessions[h->txns[t].session].id;
+                    x->writer.tid = h->txns[t].id;
+                }
+                char *moved = witness_text(&w);
+                assert_int_equal(verdict_with(h, ser, moved, &pass), v0);
+                free(moved);
+            }
+            free(text);
+            free(plain);
+            psi_witness_free(&w);
+        }
+        psi_history_free(h);
+    }
+    assert_true(compared > 400);
+    assert_true(choice > 30 && rejects > 30 && any_pass > 5);
+    print_message("choice reads: %u verdicts compared (%u rejects); witnesses: %u by the pass, %u "
+                  "of them with choice reads; any order: %u accepts by the pass with choice "
+                  "reads\n",
+                  compared, rejects, by_pass, choice, any_pass);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -955,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_hints_against_oracle),
         cmocka_unit_test(test_complete_order_known_only),
         cmocka_unit_test(test_mutated_orders_alike),
+        cmocka_unit_test(test_choice_reads_by_read_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
