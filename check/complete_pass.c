@@ -2,6 +2,7 @@
  * complete_pass.h). */
 #include "check/complete_pass.h"
 
+#include "core/list_order.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -219,6 +220,112 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     return ok;
 }
 
+/* List-append reads' WW facts (core/list_order.h) against the order. A
+ * fact that agrees with a total order adds no reachability (the order's
+ * WW path already leads from its writer to the other), so only facts
+ * against the order matter: each is a cycle with that path. Key k's
+ * writers are wtx/wop[off[k] .. off[k + 1]) sorted by transaction, pos[i]
+ * the place of writer i's version in k's order. */
+typedef struct list_check {
+    const cpass *c;
+    uint32_t *off, *wtx, *wop, *pos;
+    uint64_t n_facts;
+    bool against; /* a fact goes against the order: a cycle */
+    bool lost;    /* a fact names a writer the order has not placed */
+} list_check;
+
+/* The index of key k's writer t in l's lists, UINT32_MAX when none. */
+static uint32_t list_writer(const list_check *l, uint32_t k, uint32_t t)
+{
+    uint32_t b = l->off[k], e = l->off[k + 1];
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (l->wtx[m] == t)
+            return m;
+        if (l->wtx[m] < t)
+            b = m + 1;
+        else
+            e = m;
+    }
+    return UINT32_MAX;
+}
+
+static bool list_fact(void *ctx, uint32_t from, uint32_t to, uint32_t key)
+{
+    list_check *l = ctx;
+    uint32_t a = list_writer(l, key, from), b = list_writer(l, key, to);
+    l->lost = a == UINT32_MAX || b == UINT32_MAX;
+    l->against |= !l->lost && l->pos[a] >= l->pos[b];
+    l->n_facts++; /* all of them, as the polygraph's known edges */
+    return !l->lost;
+}
+
+/* Checks the list facts against c's order (next, first): *agree when none
+ * goes against it (then *facts is their number, the known edges the old
+ * path adds for them), *placed false when a fact names a writer the order
+ * does not place (the old path decides then). False when out of memory. */
+static bool list_facts_agree(const cpass *c, bool *agree, bool *placed, uint64_t *facts)
+{
+    const psi_history *h = c->h;
+    const psi_index *idx = c->idx;
+    list_check l = {.c = c};
+    *agree = *placed = false;
+    l.off = calloc((size_t)h->n_keys + 2, sizeof *l.off);
+    uint64_t n = 0;
+    for (uint32_t o = 0; l.off && o < h->n_ops; o++)
+        if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+            (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
+            l.off[h->ops[o].key + 2]++;
+            n++;
+        }
+    bool ok = l.off && n < UINT32_MAX;
+    if (ok) {
+        l.wtx = malloc((n ? n : 1) * sizeof *l.wtx);
+        l.wop = malloc((n ? n : 1) * sizeof *l.wop);
+        l.pos = malloc((n ? n : 1) * sizeof *l.pos);
+        ok = l.wtx && l.wop && l.pos;
+    }
+    if (ok) {
+        for (uint32_t k = 0; k < h->n_keys; k++)
+            l.off[k + 2] += l.off[k + 1];
+        /* transaction by transaction: sorted by transaction */
+        for (uint32_t t = 0; t < h->n_txns; t++)
+            for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
+                if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+                    (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
+                    uint32_t i = l.off[h->ops[o].key + 1]++;
+                    l.wtx[i] = t;
+                    l.wop[i] = o;
+                }
+        /* each key's order from its first writer along next[] */
+        *placed = true;
+        for (uint32_t k = 0; k < h->n_keys && *placed; k++) {
+            uint32_t i = 0, t = c->first[k];
+            for (; t != PSI_HINT_LAST && i <= l.off[k + 1] - l.off[k]; i++) {
+                uint32_t w = list_writer(&l, k, t);
+                if (w == UINT32_MAX)
+                    break;
+                l.pos[w] = i;
+                t = c->next[l.wop[w]];
+            }
+            *placed = t == PSI_HINT_LAST && i == l.off[k + 1] - l.off[k];
+        }
+    }
+    bool nomem = false;
+    if (ok && *placed && !psi_list_ww_facts(h, idx, list_fact, &l, &nomem))
+        ok = !nomem;
+    if (ok && *placed) {
+        *placed = !l.lost;
+        *agree = !l.lost && !l.against;
+        *facts = l.n_facts;
+    }
+    free(l.off);
+    free(l.wtx);
+    free(l.wop);
+    free(l.pos);
+    return ok;
+}
+
 psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
                              const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
                              psi_complete_counts *cnt, psi_diag *d)
@@ -227,7 +334,7 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     *acyclic = false;
     memset(cnt, 0, sizeof *cnt);
     /* What the walk has no edges for: the old path's (complete_pass.h). */
-    if (idx->opt || h->n_list_reads || h->n_txns >= UINT32_MAX / 2)
+    if (idx->opt || h->n_txns >= UINT32_MAX / 2)
         return PSI_OK;
     cpass c = {.h = h, .idx = idx, .ser = ser};
     /* Reads with a choice of writers: the order file's read lines name
@@ -254,10 +361,19 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     if (st == PSI_OK && complete) {
         size_t nodes = (size_t)h->n_txns * (ser ? 1 : 2);
         c.color = calloc(nodes, 1);
-        if (!c.color || !prepare(&c, cnt) || !search(&c, acyclic))
+        /* List-append reads: their facts against the order are cycles. */
+        bool agree = true, placed = true;
+        uint64_t facts = 0;
+        if (h->n_list_reads && !list_facts_agree(&c, &agree, &placed, &facts)) {
             st = psi_diag_nomem(d, "checking the version order");
-        else
-            *taken = true;
+        } else if (placed) { /* else not taken: the old path's */
+            if (!c.color || !prepare(&c, cnt) || (agree && !search(&c, acyclic)))
+                st = psi_diag_nomem(d, "checking the version order");
+            else
+                *taken = true;
+        }
+        cnt->known_before += facts;
+        cnt->known_after += facts;
     }
     free(c.next);
     free(c.first);

@@ -23,7 +23,14 @@
  * declines or has edges this pass does not walk: an order that is not
  * complete (psi_hints_next), reads with a choice of writers that the
  * order file's read lines do not all resolve (psi_hints_choices),
- * optional transactions, list-append reads (their WW facts).
+ * optional transactions.
+ *
+ * List-append reads show WW facts (core/list_order.h). With a total
+ * order per key a fact that agrees with it adds nothing the order's WW
+ * path does not already reach, and one against it closes a cycle with
+ * that path: the pass checks each fact's two writers' places in the
+ * order, and reports one against it as a cycle (the old path explains
+ * it). The facts count as known edges, as in the polygraph.
  *
  * A read with a choice of writers (repeated values, index.h's amb) is
  * walked as a read of the writer its read line names (one of its
