@@ -644,6 +644,14 @@ static void test_hints_against_oracle(void **state)
     print_message("hints vs oracle: %u verdicts compared, %u rejects\n", compared, rejects);
 }
 
+/* Field by field: an edge's two padding bytes are whatever its array
+ * held (a Release build's fresh memory is not zeroed). */
+static bool same_edge(const psi_edge *a, const psi_edge *b)
+{
+    return a->from == b->from && a->to == b->to && a->key == b->key && a->type == b->type &&
+           a->origin == b->origin;
+}
+
 /* psi_known_complete against the general path it stands in for
  * (psi_hints_resolve, psi_hints_apply, psi_known_only), each on a fresh
  * polygraph of h with order text: when both take a complete order, they
@@ -705,12 +713,13 @@ static bool complete_same_as_general(psi_history *h, bool ser, const char *text)
             assert_int_equal(hs[0].n, hs[1].n);
             assert_memory_equal(hs[0].e, hs[1].e, hs[0].n * sizeof *hs[0].e);
             assert_int_equal(g[0].n_known, g[1].n_known);
-            assert_memory_equal(g[0].known, g[1].known, g[0].n_known * sizeof *g[0].known);
+            for (uint64_t i = 0; i < g[0].n_known; i++)
+                assert_true(same_edge(&g[0].known[i], &g[1].known[i]));
             assert_int_equal(pr[0].outcome, pr[1].outcome);
             assert_int_equal(pr[0].cycle_len[0], pr[1].cycle_len[0]);
             if (pr[0].cycle_len[0])
-                assert_memory_equal(pr[0].cycle[0], pr[1].cycle[0],
-                                    pr[0].cycle_len[0] * sizeof *pr[0].cycle[0]);
+                for (uint32_t i = 0; i < pr[0].cycle_len[0]; i++)
+                    assert_true(same_edge(&pr[0].cycle[0][i], &pr[1].cycle[0][i]));
         }
         psi_hints_free(&hs[1]);
     }
