@@ -2,6 +2,7 @@
  * complete_pass.h). */
 #include "check/complete_pass.h"
 
+#include "core/list_order.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -22,8 +23,16 @@ typedef struct cpass {
     const psi_index *idx;
     bool ser; /* plain graph; else SI's doubled one (node 2t + copy) */
     /* The order (psi_hints_next): next version's writer per final write,
-     * first writer per key. */
+     * first writer per key. prepare() then turns next[] of every other
+     * operation of a committed transaction into its RW target (rw_target),
+     * so the search finds all of a transaction's edges in its own rows. */
     uint32_t *next, *first;
+    /* [n_ops] psi_hints_next's scratch, then the writer transaction of
+     * each read with a writer (prepare) */
+    uint32_t *scratch;
+    /* [idx->n_amb] the writer the order file's read lines name for each
+     * read with a choice of writers (psi_hints_choices): its read_src */
+    uint32_t *amb_src;
     /* WR successors: the readers of writer t's versions are
      * wr_to[wr_off[t] .. wr_off[t + 1]) (one per read). */
     uint32_t *wr_off, *wr_to;
@@ -40,15 +49,14 @@ static inline uint32_t dep_node(const cpass *c, uint32_t t)
     return c->ser ? t : 2 * t;
 }
 
-/* The RW target read op o forces (the next version's writer after the one
- * it read, or the key's first), PSI_HINT_LAST when none; o is an external
- * read of transaction t. */
-static inline uint32_t rw_target(const cpass *c, uint32_t o, uint32_t t)
+/* The RW target of a read of key k by transaction t that returned src
+ * (the next version's writer after src's, or the key's first),
+ * PSI_HINT_LAST when none. */
+static inline uint32_t rw_target(const cpass *c, uint32_t src, uint32_t k, uint32_t t)
 {
-    uint32_t src = c->idx->read_src[o];
     if (src == PSI_SRC_NONE)
         return PSI_HINT_LAST;
-    uint32_t s = src == PSI_SRC_INIT ? c->first[c->h->ops[o].key] : c->next[src];
+    uint32_t s = src == PSI_SRC_INIT ? c->first[k] : c->next[src];
     return s == t ? PSI_HINT_LAST : s;
 }
 
@@ -77,15 +85,16 @@ static bool push_succs(cpass *c, uint32_t node)
         for (uint32_t i = c->wr_off[t]; i < c->wr_off[t + 1]; i++)
             out[n++] = dep_node(c, c->wr_to[i]);
     }
+    /* next[o]: WW for a final write, RW for any other op (prepare) */
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
-        uint8_t info = idx->op_info[o];
-        if (dep && (info & PSI_OI_FINAL_WRITE) && (info & PSI_OI_LIVE) &&
-            c->next[o] != PSI_HINT_LAST)
-            out[n++] = dep_node(c, c->next[o]); /* WW */
-        if (anti && !(info & PSI_OI_FINAL_WRITE)) {
-            uint32_t s = rw_target(c, o, t);
-            if (s != PSI_HINT_LAST)
-                out[n++] = c->ser ? s : 2 * s + 1; /* RW */
+        uint32_t s = c->next[o];
+        if (s == PSI_HINT_LAST)
+            continue;
+        if (idx->op_info[o] & PSI_OI_FINAL_WRITE) {
+            if (dep)
+                out[n++] = dep_node(c, s); /* WW */
+        } else if (anti) {
+            out[n++] = c->ser ? s : 2 * s + 1; /* RW */
         }
     }
     assert(n <= bound);
@@ -132,9 +141,12 @@ static bool search(cpass *c, bool *acyclic)
     return true;
 }
 
-/* The WR successors (readers per writer transaction) and the old path's
- * counts, in one pass over the operations. */
-static bool count_and_group(cpass *c, psi_complete_counts *cnt)
+/* The WR successors (readers per writer transaction), each read's RW
+ * target in its own next[] slot, and the old path's counts, in one pass
+ * over the operations and one over the reads: the random accesses (a
+ * read's writer, its next version) happen here once, where they do not
+ * wait on each other, instead of inside the search. */
+static bool prepare(cpass *c, psi_complete_counts *cnt)
 {
     const psi_history *h = c->h;
     const psi_index *idx = c->idx;
@@ -144,17 +156,29 @@ static bool count_and_group(cpass *c, psi_complete_counts *cnt)
     bool ok = c->wr_off && nw && rd;
     uint64_t n_wr = 0, n_reads = 0, forced = 0, n_so = 0;
     uint32_t last_from = UINT32_MAX, last_to = UINT32_MAX;
+    uint32_t *from_of = c->scratch;
+    uint32_t amb = 0; /* the next choice read: idx->amb is in operation order */
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
-        if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE))
+        if (amb < idx->n_amb && idx->amb[amb].op == o)
+            src = c->amb_src[amb++];
+        if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
             nw[k]++;
+            continue; /* its next[] is the order's */
+        }
+        uint32_t to = idx->op_txn[o];
+        /* A final write is never a read's own slot: reading next[src]
+         * while writing next[o] sees only the order's entries. */
+        uint32_t s = rw_target(c, src, k, to);
+        c->next[o] = s;
         if (src == PSI_SRC_NONE)
             continue;
-        forced += rw_target(c, o, idx->op_txn[o]) != PSI_HINT_LAST;
+        forced += s != PSI_HINT_LAST;
         if (src == PSI_SRC_INIT)
             continue;
-        uint32_t from = idx->op_txn[src], to = idx->op_txn[o];
+        uint32_t from = idx->op_txn[src];
+        from_of[o] = from;
         c->wr_off[from + 2]++;
         n_reads++;
         rd[k]++;
@@ -171,10 +195,13 @@ static bool count_and_group(cpass *c, psi_complete_counts *cnt)
         c->wr_off[t + 2] += c->wr_off[t + 1];
         n_so += t && h->txns[t].status == PSI_TXN_COMMITTED;
     }
+    amb = 0;
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         uint32_t src = idx->read_src[o];
+        if (amb < idx->n_amb && idx->amb[amb].op == o)
+            src = c->amb_src[amb++];
         if (src < PSI_SRC_INIT)
-            c->wr_to[c->wr_off[idx->op_txn[src] + 1]++] = idx->op_txn[o];
+            c->wr_to[c->wr_off[from_of[o] + 1]++] = idx->op_txn[o];
     }
     uint64_t hint = 0;
     for (uint32_t k = 0; ok && k < h->n_keys; k++) {
@@ -193,6 +220,112 @@ static bool count_and_group(cpass *c, psi_complete_counts *cnt)
     return ok;
 }
 
+/* List-append reads' WW facts (core/list_order.h) against the order. A
+ * fact that agrees with a total order adds no reachability (the order's
+ * WW path already leads from its writer to the other), so only facts
+ * against the order matter: each is a cycle with that path. Key k's
+ * writers are wtx/wop[off[k] .. off[k + 1]) sorted by transaction, pos[i]
+ * the place of writer i's version in k's order. */
+typedef struct list_check {
+    const cpass *c;
+    uint32_t *off, *wtx, *wop, *pos;
+    uint64_t n_facts;
+    bool against; /* a fact goes against the order: a cycle */
+    bool lost;    /* a fact names a writer the order has not placed */
+} list_check;
+
+/* The index of key k's writer t in l's lists, UINT32_MAX when none. */
+static uint32_t list_writer(const list_check *l, uint32_t k, uint32_t t)
+{
+    uint32_t b = l->off[k], e = l->off[k + 1];
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (l->wtx[m] == t)
+            return m;
+        if (l->wtx[m] < t)
+            b = m + 1;
+        else
+            e = m;
+    }
+    return UINT32_MAX;
+}
+
+static bool list_fact(void *ctx, uint32_t from, uint32_t to, uint32_t key)
+{
+    list_check *l = ctx;
+    uint32_t a = list_writer(l, key, from), b = list_writer(l, key, to);
+    l->lost = a == UINT32_MAX || b == UINT32_MAX;
+    l->against |= !l->lost && l->pos[a] >= l->pos[b];
+    l->n_facts++; /* all of them, as the polygraph's known edges */
+    return !l->lost;
+}
+
+/* Checks the list facts against c's order (next, first): *agree when none
+ * goes against it (then *facts is their number, the known edges the old
+ * path adds for them), *placed false when a fact names a writer the order
+ * does not place (the old path decides then). False when out of memory. */
+static bool list_facts_agree(const cpass *c, bool *agree, bool *placed, uint64_t *facts)
+{
+    const psi_history *h = c->h;
+    const psi_index *idx = c->idx;
+    list_check l = {.c = c};
+    *agree = *placed = false;
+    l.off = calloc((size_t)h->n_keys + 2, sizeof *l.off);
+    uint64_t n = 0;
+    for (uint32_t o = 0; l.off && o < h->n_ops; o++)
+        if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+            (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
+            l.off[h->ops[o].key + 2]++;
+            n++;
+        }
+    bool ok = l.off && n < UINT32_MAX;
+    if (ok) {
+        l.wtx = malloc((n ? n : 1) * sizeof *l.wtx);
+        l.wop = malloc((n ? n : 1) * sizeof *l.wop);
+        l.pos = malloc((n ? n : 1) * sizeof *l.pos);
+        ok = l.wtx && l.wop && l.pos;
+    }
+    if (ok) {
+        for (uint32_t k = 0; k < h->n_keys; k++)
+            l.off[k + 2] += l.off[k + 1];
+        /* transaction by transaction: sorted by transaction */
+        for (uint32_t t = 0; t < h->n_txns; t++)
+            for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
+                if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+                    (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
+                    uint32_t i = l.off[h->ops[o].key + 1]++;
+                    l.wtx[i] = t;
+                    l.wop[i] = o;
+                }
+        /* each key's order from its first writer along next[] */
+        *placed = true;
+        for (uint32_t k = 0; k < h->n_keys && *placed; k++) {
+            uint32_t i = 0, t = c->first[k];
+            for (; t != PSI_HINT_LAST && i <= l.off[k + 1] - l.off[k]; i++) {
+                uint32_t w = list_writer(&l, k, t);
+                if (w == UINT32_MAX)
+                    break;
+                l.pos[w] = i;
+                t = c->next[l.wop[w]];
+            }
+            *placed = t == PSI_HINT_LAST && i == l.off[k + 1] - l.off[k];
+        }
+    }
+    bool nomem = false;
+    if (ok && *placed && !psi_list_ww_facts(h, idx, list_fact, &l, &nomem))
+        ok = !nomem;
+    if (ok && *placed) {
+        *placed = !l.lost;
+        *agree = !l.lost && !l.against;
+        *facts = l.n_facts;
+    }
+    free(l.off);
+    free(l.wtx);
+    free(l.wop);
+    free(l.pos);
+    return ok;
+}
+
 psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
                              const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
                              psi_complete_counts *cnt, psi_diag *d)
@@ -201,27 +334,51 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
     *acyclic = false;
     memset(cnt, 0, sizeof *cnt);
     /* What the walk has no edges for: the old path's (complete_pass.h). */
-    if (idx->n_amb || idx->opt || h->n_list_reads || h->n_txns >= UINT32_MAX / 2)
+    if (idx->opt || h->n_txns >= UINT32_MAX / 2)
         return PSI_OK;
     cpass c = {.h = h, .idx = idx, .ser = ser};
+    /* Reads with a choice of writers: the order file's read lines name
+     * one for each, or the old path decides. */
+    if (idx->n_amb) {
+        bool all;
+        if (!(c.amb_src = malloc(idx->n_amb * sizeof *c.amb_src)))
+            return psi_diag_nomem(d, "checking the version order");
+        psi_status st = psi_hints_choices(h, idx, vo, c.amb_src, &all, d);
+        if (st != PSI_OK || !all) {
+            free(c.amb_src);
+            return st;
+        }
+    }
     c.next = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.next);
     c.first = malloc(((size_t)h->n_keys ? h->n_keys : 1) * sizeof *c.first);
+    c.scratch = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.scratch);
     psi_status st = PSI_OK;
     bool complete = false;
-    if (!c.next || !c.first)
+    if (!c.next || !c.first || !c.scratch)
         st = psi_diag_nomem(d, "checking the version order");
     else
-        st = psi_hints_next(h, idx, vo, c.next, c.first, &complete, d);
+        st = psi_hints_next(h, idx, vo, c.next, c.first, c.scratch, &complete, d);
     if (st == PSI_OK && complete) {
         size_t nodes = (size_t)h->n_txns * (ser ? 1 : 2);
         c.color = calloc(nodes, 1);
-        if (!c.color || !count_and_group(&c, cnt) || !search(&c, acyclic))
+        /* List-append reads: their facts against the order are cycles. */
+        bool agree = true, placed = true;
+        uint64_t facts = 0;
+        if (h->n_list_reads && !list_facts_agree(&c, &agree, &placed, &facts)) {
             st = psi_diag_nomem(d, "checking the version order");
-        else
-            *taken = true;
+        } else if (placed) { /* else not taken: the old path's */
+            if (!c.color || !prepare(&c, cnt) || (agree && !search(&c, acyclic)))
+                st = psi_diag_nomem(d, "checking the version order");
+            else
+                *taken = true;
+        }
+        cnt->known_before += facts;
+        cnt->known_after += facts;
     }
     free(c.next);
     free(c.first);
+    free(c.scratch);
+    free(c.amb_src);
     free(c.wr_off);
     free(c.wr_to);
     free(c.color);

@@ -21,12 +21,29 @@
  * which finds the counterexample and names the version-order line exactly
  * as before. It declines (*taken false) wherever the old complete path
  * declines or has edges this pass does not walk: an order that is not
- * complete (psi_hints_next), reads with a choice of writers, optional
- * transactions, list-append reads (their WW facts).
+ * complete (psi_hints_next), reads with a choice of writers that the
+ * order file's read lines do not all resolve (psi_hints_choices),
+ * optional transactions.
+ *
+ * List-append reads show WW facts (core/list_order.h). With a total
+ * order per key a fact that agrees with it adds nothing the order's WW
+ * path does not already reach, and one against it closes a cycle with
+ * that path: the pass checks each fact's two writers' places in the
+ * order, and reports one against it as a cycle (the old path explains
+ * it). The facts count as known edges, as in the polygraph.
+ *
+ * A read with a choice of writers (repeated values, index.h's amb) is
+ * walked as a read of the writer its read line names (one of its
+ * candidates, as `check --witness` writes them): the graph is then the
+ * one of that choice, and its acyclicity is an accept for the history,
+ * which has that choice among others. A cycle says nothing about the
+ * other choices: the old path searches them.
  *
  * The statistics are the old path's (psi_complete_counts): the known
  * edges it would have before and after the forced ones, the writer pairs
- * and the edges of the paper's polygraph, counted while walking.
+ * and the edges of the paper's polygraph, counted while walking. With
+ * choice reads they count the graph of the named writers (the old path
+ * would count each choice's edges as constraints).
  *
  * Ownership: nothing is kept; the pass allocates and frees its scratch. */
 #ifndef PSI_CHECK_COMPLETE_PASS_H

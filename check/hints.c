@@ -1,6 +1,8 @@
 /* Known version orders as known edges (see hints.h). */
 #include "check/hints.h"
 
+#include "check/hints_resolver.h"
+
 #include "core/keyname.h"
 #include "core/txnid.h"
 #include "core/vec.h"
@@ -23,27 +25,6 @@ static int by_key(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-typedef struct resolver {
-    const psi_history *h;
-    const psi_polygraph *g; /* NULL in psi_hints_next, which has idx instead */
-    const psi_index *idx;
-    const psi_version_order *vo;
-    psi_diag *d;
-    /* committed and initial-state transactions, built on the first name
-     * find_txn cannot place directly (tids.e NULL until then) */
-    psi_txn_lookup tids;
-    /* Committed and initial-state transactions by transaction id when the
-     * ids span little more than the transactions (histories that number
-     * them globally): by_tid[tid - tid_min] is the one with that id,
-     * TID_SHARED when several have it, UINT32_MAX when none; NULL when the
-     * ids are too sparse. */
-    uint32_t *by_tid;
-    uint64_t tid_min, tid_span;
-    psi_key_lookup keys; /* by spelling or external integer */
-    psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
-    size_t n_e, cap_e;
-} resolver;
-
 #define TID_SHARED (UINT32_MAX - 1)
 
 /* Whether t is named by hints: committed, or the recorded initial state. */
@@ -54,7 +35,7 @@ static bool nameable(const psi_txn *t)
 
 /* Fills r->by_tid when the committed transactions' ids are dense enough
  * (at most 4 slots a transaction); leaves it NULL otherwise. */
-static psi_status index_tids(resolver *r)
+static psi_status index_tids(psi_resolver *r)
 {
     const psi_history *h = r->h;
     uint64_t lo = UINT64_MAX, hi = 0, n = 0;
@@ -87,7 +68,7 @@ static psi_status index_tids(resolver *r)
  * first session and by a binary search of that session's transactions (a
  * hit is verified). Any other name goes through the sorted table, which
  * is the answer whenever that search misses. */
-static uint32_t find_txn(resolver *r, uint64_t sid, uint64_t tid, bool *nomem)
+uint32_t psi_hints_find_txn(psi_resolver *r, uint64_t sid, uint64_t tid, bool *nomem)
 {
     const psi_history *h = r->h;
     if (r->by_tid && tid >= r->tid_min && tid - r->tid_min < r->tid_span) {
@@ -139,10 +120,10 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
 
 /* The node of hint transaction x on key k (a committed writer of k, or the
  * recorded initial state, which is the initial transaction), or an error. */
-static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
+static psi_status node_of(psi_resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
 {
     bool nomem = false;
-    uint32_t t = find_txn(r, x->sid, x->tid, &nomem);
+    uint32_t t = psi_hints_find_txn(r, x->sid, x->tid, &nomem);
     if (nomem)
         return PSI_ERR_NOMEM;
     if (t == UINT32_MAX)
@@ -165,20 +146,20 @@ static psi_status node_of(resolver *r, const psi_hint_txn *x, uint32_t k, uint32
 }
 
 /* The dense key chain c names, UINT32_MAX when the history has none. */
-static uint32_t chain_key(const resolver *r, const psi_hint_chain *c)
+uint32_t psi_hints_chain_key(const psi_resolver *r, const psi_hint_chain *c)
 {
     return c->key_name ? psi_key_lookup_name(&r->keys, c->key_name)
                        : psi_key_lookup_ext(&r->keys, c->key);
 }
 
 /* The lookups a resolver needs to name chains' transactions and keys. */
-static psi_status resolver_open(resolver *r)
+psi_status psi_hints_open(psi_resolver *r)
 {
     psi_status st = index_tids(r);
     return st == PSI_OK ? psi_key_lookup_init(&r->keys, r->h, r->d) : st;
 }
 
-static void resolver_close(resolver *r)
+void psi_hints_close(psi_resolver *r)
 {
     if (r->keys.h)
         psi_key_lookup_free(&r->keys);
@@ -186,9 +167,9 @@ static void resolver_close(resolver *r)
     free(r->by_tid);
 }
 
-static psi_status chain_edges(resolver *r, const psi_hint_chain *c)
+static psi_status chain_edges(psi_resolver *r, const psi_hint_chain *c)
 {
-    uint32_t key = chain_key(r, c);
+    uint32_t key = psi_hints_chain_key(r, c);
     if (key == UINT32_MAX && c->key_name)
         return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
                              "key %.200s is not in %s", c->key_name,
@@ -264,7 +245,7 @@ static uint64_t cyclic_line(const psi_hint_edge *e, size_t n, uint32_t *indeg, u
 /* Groups r->e by key, keys ascending, keeping each key's edges in chain
  * order: a counting sort, skipped when the chains come key by key in
  * ascending order already (as witnesses write them). */
-static psi_status group_keys(resolver *r)
+static psi_status group_keys(psi_resolver *r)
 {
     size_t i = 1;
     while (i < r->n_e && r->e[i - 1].key <= r->e[i].key)
@@ -313,7 +294,7 @@ static bool simple_path(const psi_hint_edge *e, size_t n, uint32_t *stamp, uint3
  * kept once (its first line). Leaves r->e grouped by key, keys ascending:
  * a key's edges in chain order when they form one path (the common case,
  * checked in one pass), else sorted by (from, to). */
-static psi_status check_consistent(resolver *r)
+static psi_status check_consistent(psi_resolver *r)
 {
     psi_status st = group_keys(r);
     uint32_t *stamp = st == PSI_OK ? calloc(r->h->n_txns, sizeof *stamp) : NULL;
@@ -374,7 +355,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
 {
     memset(out, 0, sizeof *out);
     assert(g->w_off && g->op_txn);
-    resolver r = {.h = h, .g = g, .vo = vo, .d = d};
+    psi_resolver r = {.h = h, .g = g, .vo = vo, .d = d};
     out->file = malloc(strlen(vo->name ? vo->name : "") + 1);
     psi_status st = PSI_OK;
     if (!out->file) {
@@ -382,7 +363,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
         goto out;
     }
     strcpy(out->file, vo->name ? vo->name : "");
-    if ((st = resolver_open(&r)) != PSI_OK)
+    if ((st = psi_hints_open(&r)) != PSI_OK)
         goto out;
     /* One edge per consecutive pair of every chain, at most. */
     for (size_t c = 0; c < vo->n_chains; c++)
@@ -401,7 +382,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     out->n = r.n_e;
     r.e = NULL;
 out:
-    resolver_close(&r);
+    psi_hints_close(&r);
     free(r.e);
     if (st != PSI_OK)
         psi_hints_free(out);
@@ -411,7 +392,7 @@ out:
 /* One chain of psi_hints_complete: key k's writers (marked in mark[], see
  * there) in its order into pos[w_off[k]..], true when it names each of
  * them exactly once (the recorded initial state may come first). */
-static bool complete_chain(resolver *r, const psi_hint_chain *c, uint32_t k, uint32_t *mark,
+static bool complete_chain(psi_resolver *r, const psi_hint_chain *c, uint32_t k, uint32_t *mark,
                            uint32_t *pos, bool *nomem)
 {
     const psi_polygraph *g = r->g;
@@ -420,7 +401,7 @@ static bool complete_chain(resolver *r, const psi_hint_chain *c, uint32_t k, uin
     for (uint32_t i = b; i < e; i++)
         mark[g->op_txn[g->w_op[i]]] = i;
     for (size_t i = 0; i < c->n; i++) {
-        uint32_t t = find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+        uint32_t t = psi_hints_find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
         if (t == UINT32_MAX)
             return false;
         if (r->h->txns[t].status == PSI_TXN_INITIAL && i == 0) {
@@ -441,7 +422,7 @@ static bool complete_chain(resolver *r, const psi_hint_chain *c, uint32_t k, uin
 /* The edges of complete chains, as psi_hints_resolve leaves them: keys
  * ascending, each key's in chain order (the recorded initial state's
  * first when it leads), with its line. */
-static psi_status complete_edges(resolver *r, const uint32_t *chain_of, const uint32_t *pos,
+static psi_status complete_edges(psi_resolver *r, const uint32_t *chain_of, const uint32_t *pos,
                                  psi_hints *out)
 {
     const psi_polygraph *g = r->g;
@@ -479,7 +460,7 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
 {
     *complete = false;
     memset(out, 0, sizeof *out);
-    resolver r = {.h = h, .g = g, .vo = vo, .d = d};
+    psi_resolver r = {.h = h, .g = g, .vo = vo, .d = d};
     /* chain_of[k]: the chain of key k, UINT32_MAX when none */
     uint32_t *chain_of = malloc(((size_t)g->n_keys + 1) * sizeof *chain_of);
     uint32_t *mark = malloc(((size_t)h->n_txns + 1) * sizeof *mark);
@@ -487,14 +468,14 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
     if (!chain_of || !mark || vo->n_chains >= UINT32_MAX)
         st = psi_diag_nomem(d, "reading the version order");
     else
-        st = resolver_open(&r);
+        st = psi_hints_open(&r);
     bool ok = st == PSI_OK, nomem = false;
     if (ok) {
         memset(mark, 0xff, (size_t)h->n_txns * sizeof *mark);
         memset(chain_of, 0xff, (size_t)g->n_keys * sizeof *chain_of);
     }
     for (size_t c = 0; c < vo->n_chains && ok; c++) {
-        uint32_t k = chain_key(&r, &vo->chains[c]);
+        uint32_t k = psi_hints_chain_key(&r, &vo->chains[c]);
         /* one chain per key: several are the general resolution's */
         ok = k != UINT32_MAX && chain_of[k] == UINT32_MAX;
         if (ok) {
@@ -516,209 +497,9 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
     *complete = ok && st == PSI_OK;
     if (!*complete)
         psi_hints_free(out);
-    resolver_close(&r);
+    psi_hints_close(&r);
     free(chain_of);
     free(mark);
-    return st;
-}
-
-/* Whether op o is the final write of its key by a transaction that takes
- * part (committed): the writers a complete order must name. */
-static bool named_write(const psi_index *idx, uint32_t o)
-{
-    return (idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
-           (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
-}
-
-/* Key k's committed writers' final writes, sorted by transaction, as CSR
- * over dense keys: off[k]..off[k + 1] index into wop and wtx (wop's
- * transactions, for a binary search that stays in one array). Built only
- * for a transaction too large to scan (BIG_TXN). */
-typedef struct key_writers {
-    uint32_t *off, *wop, *wtx;
-} key_writers;
-
-/* Transactions with more operations than this are looked up in
- * key_writers instead of scanned: a chain per key naming a transaction
- * that writes every key would make scanning quadratic. */
-#define BIG_TXN 64
-
-static bool key_writers_build(const psi_history *h, const psi_index *idx, key_writers *kw)
-{
-    kw->off = calloc((size_t)h->n_keys + 2, sizeof *kw->off);
-    uint64_t n = 0;
-    for (uint32_t o = 0; kw->off && o < h->n_ops; o++)
-        if (named_write(idx, o)) {
-            kw->off[h->ops[o].key + 2]++;
-            n++;
-        }
-    if (kw->off && n < UINT32_MAX) {
-        kw->wop = malloc((n ? n : 1) * sizeof *kw->wop);
-        kw->wtx = malloc((n ? n : 1) * sizeof *kw->wtx);
-    }
-    if (!kw->wop || !kw->wtx)
-        return false;
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        kw->off[k + 2] += kw->off[k + 1];
-    /* operations are in transaction order, so each key's list is too */
-    for (uint32_t o = 0; o < h->n_ops; o++)
-        if (named_write(idx, o)) {
-            uint32_t i = kw->off[h->ops[o].key + 1]++;
-            kw->wop[i] = o;
-            kw->wtx[i] = idx->op_txn[o];
-        }
-    return true;
-}
-
-/* Committed transaction t's final write of key k, UINT32_MAX when it has
- * none (or when out of memory: *nomem set). */
-static uint32_t write_of(const resolver *r, key_writers *kw, uint32_t t, uint32_t k, bool *nomem)
-{
-    const psi_txn *tx = &r->h->txns[t];
-    if (tx->n_ops <= BIG_TXN) {
-        for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++)
-            if (r->h->ops[o].key == k && named_write(r->idx, o))
-                return o;
-        return UINT32_MAX;
-    }
-    if (!kw->off && !key_writers_build(r->h, r->idx, kw)) {
-        *nomem = true;
-        return UINT32_MAX;
-    }
-    uint32_t b = kw->off[k], e = kw->off[k + 1];
-    while (b < e) {
-        uint32_t m = b + (e - b) / 2;
-        if (kw->wtx[m] == t)
-            return kw->wop[m];
-        if (kw->wtx[m] < t)
-            b = m + 1;
-        else
-            e = m;
-    }
-    return UINT32_MAX;
-}
-
-/* A final write no chain has named yet (psi_hints_next's marker). */
-#define UNNAMED (UINT32_MAX - 1)
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
-
-/* How far ahead psi_hints_next fetches a chain's entries: every entry is
- * a transaction anywhere in the history, whose lookup (id table slot, then
- * the transaction, then its operations) waits for memory unless each step
- * was fetched AHEAD entries earlier. */
-#define AHEAD 8
-
-/* The transaction the id table names for entry x, UINT32_MAX when it
- * does not say (find_txn decides those). */
-static inline uint32_t table_txn(const resolver *r, const psi_hint_txn *x)
-{
-    if (!r->by_tid || x->tid - r->tid_min >= r->tid_span)
-        return UINT32_MAX;
-    uint32_t t = r->by_tid[x->tid - r->tid_min];
-    return t < r->h->n_txns ? t : UINT32_MAX;
-}
-
-/* One chain of psi_hints_next, for key k (nw writers): true when it names
- * each of them once (the recorded initial state may come first). */
-static bool next_chain(resolver *r, key_writers *kw, const psi_hint_chain *c, uint32_t k,
-                       uint32_t nw, uint32_t *next, uint32_t *first, bool *nomem)
-{
-    uint32_t prev = UINT32_MAX, named = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        /* The id slot of entry i + 3 AHEAD, the transaction of i + 2
-         * AHEAD, the operations of i + AHEAD. Here, not in a function of
-         * their own: GCC finds such a function pure and drops its calls. */
-        if (r->by_tid && i + 3 * AHEAD < c->n &&
-            c->tx[i + 3 * AHEAD].tid - r->tid_min < r->tid_span)
-            PREFETCH(&r->by_tid[c->tx[i + 3 * AHEAD].tid - r->tid_min]);
-        uint32_t ta = i + 2 * AHEAD < c->n ? table_txn(r, &c->tx[i + 2 * AHEAD]) : UINT32_MAX;
-        if (ta != UINT32_MAX)
-            PREFETCH(&r->h->txns[ta]);
-        ta = i + AHEAD < c->n ? table_txn(r, &c->tx[i + AHEAD]) : UINT32_MAX;
-        if (ta != UINT32_MAX) {
-            const psi_txn *tx = &r->h->txns[ta];
-            PREFETCH(&r->h->ops[tx->first_op]);
-            PREFETCH(&r->h->ops[tx->first_op + tx->n_ops / 2]);
-            PREFETCH(&r->idx->op_info[tx->first_op]);
-        }
-        uint32_t t = find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
-        if (t == UINT32_MAX)
-            return false;
-        if (r->h->txns[t].status == PSI_TXN_INITIAL) {
-            if (i == 0)
-                continue; /* the initial version comes first anyway */
-            return false;
-        }
-        uint32_t o = write_of(r, kw, t, k, nomem);
-        if (o == UINT32_MAX || next[o] != UNNAMED)
-            return false; /* not a writer of k, or named twice */
-        next[o] = PSI_HINT_LAST;
-        if (prev == UINT32_MAX)
-            first[k] = t;
-        else
-            next[prev] = t;
-        prev = o;
-        named++;
-    }
-    return named == nw;
-}
-
-psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d)
-{
-    *complete = false;
-    resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
-    key_writers kw = {0};
-    uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
-    uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
-    psi_status st = PSI_OK;
-    if (!has_chain || !nw)
-        st = psi_diag_nomem(d, "reading the version order");
-    else
-        st = resolver_open(&r);
-    bool ok = st == PSI_OK, nomem = false;
-    if (ok) {
-        memset(first, 0xff, (size_t)h->n_keys * sizeof *first);
-        for (uint32_t o = 0; o < h->n_ops; o++) {
-            next[o] = UNNAMED;
-            nw[h->ops[o].key] += named_write(idx, o);
-        }
-    }
-    for (size_t c = 0; c < vo->n_chains && ok; c++) {
-        uint32_t k = chain_key(&r, &vo->chains[c]);
-        /* one chain per key: several are the general resolution's */
-        ok = k != UINT32_MAX && !has_chain[k];
-        if (ok) {
-            has_chain[k] = 1;
-            ok = next_chain(&r, &kw, &vo->chains[c], k, nw[k], next, first, &nomem);
-        }
-    }
-    /* A key with one writer needs no line; one with more does. */
-    bool lone = false;
-    for (uint32_t k = 0; k < h->n_keys && ok; k++)
-        if (!has_chain[k]) {
-            ok = nw[k] <= 1;
-            lone |= nw[k] == 1;
-        }
-    for (uint32_t o = 0; ok && lone && o < h->n_ops; o++)
-        if (named_write(idx, o) && !has_chain[h->ops[o].key]) {
-            first[h->ops[o].key] = idx->op_txn[o];
-            next[o] = PSI_HINT_LAST;
-        }
-    if (nomem && st == PSI_OK)
-        st = psi_diag_nomem(d, "reading the version order");
-    *complete = ok && st == PSI_OK;
-    resolver_close(&r);
-    free(kw.off);
-    free(kw.wop);
-    free(kw.wtx);
-    free(has_chain);
-    free(nw);
     return st;
 }
 

@@ -48,10 +48,26 @@ typedef struct psi_hint_chain {
     size_t n;
 } psi_hint_chain;
 
+/* A read line of the order file (the witness format's, version 2): the
+ * writer the reader's read of a key returned. Only the polygraph-free pass
+ * of a complete order uses them (complete_pass.h), for reads with a choice
+ * of writers; everything else reads the history alone. */
+typedef struct psi_hint_read {
+    psi_hint_txn reader;
+    uint64_t key;         /* as in psi_hint_chain */
+    const char *key_name; /* as in psi_hint_chain, borrowed */
+    bool init;            /* the initial value (writer unused) */
+    psi_hint_txn writer;
+    uint32_t event; /* which read of the key by the reader, from 0 */
+    uint64_t line;
+} psi_hint_read;
+
 typedef struct psi_version_order {
     const char *name; /* the file, for messages */
     const psi_hint_chain *chains;
     size_t n_chains;
+    const psi_hint_read *reads; /* NULL when n_reads is 0 */
+    size_t n_reads;
 } psi_version_order;
 
 /* One known WW edge: from is installed before to on dense key `key`, as
@@ -104,9 +120,23 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
  * first), a key with one writer needing none. Anything else leaves
  * *complete false (next and first then undefined): bad input is
  * psi_hints_resolve's to name. Fails only when out of memory.
- * next: [h->n_ops], first: [h->n_keys], both the caller's. */
+ * next: [h->n_ops], first: [h->n_keys], both the caller's; kk: [h->n_ops]
+ * of the caller's scratch, undefined afterwards (the key of each entry
+ * while the chains are sorted by transaction). */
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, bool *complete, psi_diag *d);
+                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
+                          psi_diag *d);
+
+/* The writers vo's read lines name for idx's reads with a choice of
+ * writers (idx->amb): src[a] is the candidate (a write op of amb_cand, or
+ * PSI_SRC_INIT) that a read line names for read a, the reader's first read
+ * of the key (event 0). *all says whether every such read has one; a read
+ * without a line, a line naming no candidate, or two lines for one read
+ * leave it false (src then undefined). Lines for other reads are not
+ * looked at: their writer is the history's. Fails only when out of
+ * memory. src: [idx->n_amb], the caller's. */
+psi_status psi_hints_choices(const psi_history *h, const psi_index *idx,
+                             const psi_version_order *vo, uint32_t *src, bool *all, psi_diag *d);
 
 /* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);

@@ -48,7 +48,26 @@ psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, p
         add_chain(out, &n, &w->keys[i]);
     for (size_t i = 0; i < w->n_chains; i++)
         add_chain(out, &n, &w->chains[i]);
-    out->vo = (psi_version_order){.name = name, .chains = out->chains, .n_chains = n};
+    if (w->n_reads && !(out->reads = malloc(w->n_reads * sizeof *out->reads))) {
+        psi_hint_file_free(out);
+        return psi_diag_nomem(d, "reading the version order");
+    }
+    for (size_t i = 0; i < w->n_reads; i++) {
+        const psi_witness_read *x = &w->reads[i];
+        out->reads[i] =
+            (psi_hint_read){.reader = {.sid = x->reader.sid, .tid = x->reader.tid, .line = x->line},
+                            .key = x->key,
+                            .key_name = x->key_name, /* owned by out->w */
+                            .init = x->init,
+                            .writer = {.sid = x->writer.sid, .tid = x->writer.tid, .line = x->line},
+                            .event = x->event,
+                            .line = x->line};
+    }
+    out->vo = (psi_version_order){.name = name,
+                                  .chains = out->chains,
+                                  .n_chains = n,
+                                  .reads = out->reads,
+                                  .n_reads = w->n_reads};
     return PSI_OK;
 }
 
@@ -57,6 +76,7 @@ void psi_hint_file_free(psi_hint_file *f)
     psi_witness_free(&f->w);
     free(f->tx);
     free(f->chains);
+    free(f->reads);
     memset(f, 0, sizeof *f);
 }
 

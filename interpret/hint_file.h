@@ -2,8 +2,9 @@
  * --version-order FILE, in the witness format (formats/witness.h), becomes
  * the plain chains of check/hints.h; --timestamps FILE
  * (formats/timestamps.h) the entries of check/timestamps.h. Every key line and chain line is a
- * chain; the other line kinds (isolation, order, init, read) are read and
- * not used. The caller reads the file (cli/); fuzz/ and tests/ parse text.
+ * chain, and read lines are passed on as read lines (check/hints.h); the
+ * other line kinds (isolation, order, init) are read and not used. The caller reads the file
+ * (cli/); fuzz/ and tests/ parse text.
  *
  * Ownership: psi_hint_file_parse fills a caller-provided psi_hint_file
  * that owns everything it points to (vo included, whose name is the
@@ -23,6 +24,7 @@ typedef struct psi_hint_file {
     psi_witness w;
     psi_hint_txn *tx;
     psi_hint_chain *chains;
+    psi_hint_read *reads;
     psi_version_order vo; /* what psi_check_opts.version_order points to */
 } psi_hint_file;
 

@@ -1,0 +1,371 @@
+/* A complete version order in the form the polygraph-free pass walks, and
+ * the writers read lines name for choice reads (see hints.h:
+ * psi_hints_next, psi_hints_choices). */
+#include "check/hints.h"
+
+#include "check/hints_resolver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether op o is the final write of its key by a transaction that takes
+ * part (committed): the writers a complete order must name. */
+static bool named_write(const psi_index *idx, uint32_t o)
+{
+    return (idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+           (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
+}
+
+/* Key k's committed writers' final writes, sorted by transaction, as CSR
+ * over dense keys: off[k]..off[k + 1] index into wop and wtx (wop's
+ * transactions, for a binary search that stays in one array). Built only
+ * for a transaction too large to scan (BIG_TXN). */
+typedef struct key_writers {
+    uint32_t *off, *wop, *wtx;
+} key_writers;
+
+/* Transactions with more operations than this are looked up in
+ * key_writers instead of scanned: a chain per key naming a transaction
+ * that writes every key would make scanning quadratic. */
+#define BIG_TXN 64
+
+static bool key_writers_build(const psi_history *h, const psi_index *idx, key_writers *kw)
+{
+    kw->off = calloc((size_t)h->n_keys + 2, sizeof *kw->off);
+    uint64_t n = 0;
+    for (uint32_t o = 0; kw->off && o < h->n_ops; o++)
+        if (named_write(idx, o)) {
+            kw->off[h->ops[o].key + 2]++;
+            n++;
+        }
+    if (kw->off && n < UINT32_MAX) {
+        kw->wop = malloc((n ? n : 1) * sizeof *kw->wop);
+        kw->wtx = malloc((n ? n : 1) * sizeof *kw->wtx);
+    }
+    if (!kw->wop || !kw->wtx)
+        return false;
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        kw->off[k + 2] += kw->off[k + 1];
+    /* Transaction by transaction, so each key's list is sorted by
+     * transaction: operations need not be in transaction order (a
+     * generated history keeps them in the order they ran). */
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
+            if (named_write(idx, o)) {
+                uint32_t i = kw->off[h->ops[o].key + 1]++;
+                kw->wop[i] = o;
+                kw->wtx[i] = t;
+            }
+    return true;
+}
+
+/* Committed transaction t's final write of key k, UINT32_MAX when it has
+ * none (or when out of memory: *nomem set). */
+static uint32_t write_of(const psi_resolver *r, key_writers *kw, uint32_t t, uint32_t k,
+                         bool *nomem)
+{
+    const psi_txn *tx = &r->h->txns[t];
+    if (tx->n_ops <= BIG_TXN) {
+        for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++)
+            if (r->h->ops[o].key == k && named_write(r->idx, o))
+                return o;
+        return UINT32_MAX;
+    }
+    if (!kw->off && !key_writers_build(r->h, r->idx, kw)) {
+        *nomem = true;
+        return UINT32_MAX;
+    }
+    uint32_t b = kw->off[k], e = kw->off[k + 1];
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (kw->wtx[m] == t)
+            return kw->wop[m];
+        if (kw->wtx[m] < t)
+            b = m + 1;
+        else
+            e = m;
+    }
+    return UINT32_MAX;
+}
+
+/* A final write no chain has named yet (psi_hints_next's marker). */
+#define UNNAMED (UINT32_MAX - 1)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p)   __builtin_prefetch(p)
+#define PREFETCH_W(p) __builtin_prefetch(p, 1)
+#else
+#define PREFETCH(p)   ((void)(p))
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+/* How far ahead psi_hints_next fetches the id table slot of a chain's
+ * entries (its transaction record is fetched half as far ahead). */
+#define AHEAD 16
+
+/* What psi_hints_next keeps per transaction, in one 16-byte record so a
+ * chain entry costs one random line, not the transaction, its operations
+ * and their flags (the chains visit transactions in version order, which
+ * is all over the history). */
+typedef struct txn_rec {
+    uint32_t first_op, n_ops;
+    uint32_t sess; /* its session; REC_INITIAL, REC_UNNAMEABLE instead */
+    uint32_t used; /* slots taken: entries naming it so far */
+} txn_rec;
+
+#define REC_INITIAL    UINT32_MAX       /* the recorded initial state */
+#define REC_UNNAMEABLE (UINT32_MAX - 1) /* not committed: no chain names it */
+
+/* The transaction the id table names for entry x without a doubt,
+ * UINT32_MAX when it does not say (find_txn decides those). */
+static inline uint32_t table_txn(const psi_resolver *r, const psi_hint_txn *x)
+{
+    if (!r->by_tid || x->tid - r->tid_min >= r->tid_span)
+        return UINT32_MAX;
+    uint32_t t = r->by_tid[x->tid - r->tid_min];
+    return t < r->h->n_txns ? t : UINT32_MAX;
+}
+
+/* The transaction chain entry x names, UINT32_MAX when none (find_txn's
+ * answer, from the records when the id table says). */
+static inline uint32_t entry_txn(psi_resolver *r, const txn_rec *rec, const psi_hint_txn *x,
+                                 bool *nomem)
+{
+    uint32_t t = table_txn(r, x);
+    if (t == UINT32_MAX)
+        return psi_hints_find_txn(r, x->sid, x->tid, nomem);
+    uint32_t s = rec[t].sess;
+    if (s == REC_INITIAL)
+        return r->h->sessions[r->h->txns[t].session].id == x->sid ? t : UINT32_MAX;
+    return s < r->h->n_sessions && r->h->sessions[s].id == x->sid ? t : UINT32_MAX;
+}
+
+/* One chain of psi_hints_next, for key k (nw writers), first pass: each
+ * entry takes a slot in its transaction's range of next[] and kk[] (its
+ * j-th slot at first_op + j), kk the key, next the transaction of the
+ * chain's next entry (PSI_HINT_LAST after the last). False when the chain
+ * cannot be complete: an entry that names no committed transaction, the
+ * initial state after the first entry, more entries than k has writers or
+ * a transaction than it has operations. */
+static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, uint32_t k,
+                        uint32_t nw, uint32_t *next, uint32_t *kk, uint32_t *first, bool *nomem)
+{
+    uint32_t named = 0, prev = UINT32_MAX;
+    for (size_t i = 0; i < c->n; i++) {
+        /* Independent loads, fetched ahead: the id slot of entry
+         * i + AHEAD, the record of i + AHEAD / 2. Here, not in a function
+         * of their own: GCC finds such a function pure and drops its
+         * calls. */
+        if (r->by_tid && i + AHEAD < c->n && c->tx[i + AHEAD].tid - r->tid_min < r->tid_span)
+            PREFETCH(&r->by_tid[c->tx[i + AHEAD].tid - r->tid_min]);
+        uint32_t ta = i + AHEAD / 2 < c->n ? table_txn(r, &c->tx[i + AHEAD / 2]) : UINT32_MAX;
+        if (ta != UINT32_MAX)
+            PREFETCH_W(&rec[ta]);
+        uint32_t t = entry_txn(r, rec, &c->tx[i], nomem);
+        if (t == UINT32_MAX || rec[t].sess == REC_UNNAMEABLE)
+            return false;
+        if (rec[t].sess == REC_INITIAL) {
+            if (i == 0)
+                continue; /* the initial version comes first anyway */
+            return false;
+        }
+        txn_rec *x = &rec[t];
+        if (++named > nw || x->used == x->n_ops)
+            return false;
+        uint32_t slot = x->first_op + x->used++;
+        kk[slot] = k;
+        if (prev == UINT32_MAX)
+            first[k] = t;
+        else
+            next[prev] = t;
+        prev = slot;
+    }
+    if (prev != UINT32_MAX)
+        next[prev] = PSI_HINT_LAST;
+    return named == nw;
+}
+
+/* The second pass, over transactions in order: transaction t's slots
+ * (place_chain) become next[] of its final writes of their keys. False
+ * when a slot's key has no final write in t, or two slots name one
+ * (a writer named twice). scratch: room for 2 * t's operations. */
+static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint32_t t,
+                       uint32_t *next, const uint32_t *kk, uint32_t *scratch, bool *nomem)
+{
+    uint32_t b = x->first_op, m = x->used;
+    for (uint32_t j = 0; j < m; j++) {
+        scratch[2 * j] = kk[b + j];
+        scratch[2 * j + 1] = next[b + j];
+    }
+    for (uint32_t o = b; o < b + x->n_ops; o++)
+        next[o] = UNNAMED;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t o = write_of(r, kw, t, scratch[2 * j], nomem);
+        if (o == UINT32_MAX || next[o] != UNNAMED)
+            return false;
+        next[o] = scratch[2 * j + 1];
+    }
+    return true;
+}
+
+psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
+                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
+                          psi_diag *d)
+{
+    *complete = false;
+    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    key_writers kw = {0};
+    uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
+    uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
+    /* kk: the key of each slot (place_chain); scratch: settle_txn's */
+    txn_rec *rec = malloc(((size_t)h->n_txns + 1) * sizeof *rec);
+    uint32_t *scratch = NULL, max_ops = 0;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        max_ops = h->txns[t].n_ops > max_ops ? h->txns[t].n_ops : max_ops;
+    scratch = malloc((2 * (size_t)max_ops + 2) * sizeof *scratch);
+    psi_status st = PSI_OK;
+    if (!has_chain || !nw || !rec || !scratch)
+        st = psi_diag_nomem(d, "reading the version order");
+    else
+        st = psi_hints_open(&r);
+    bool ok = st == PSI_OK, nomem = false;
+    if (ok) {
+        memset(first, 0xff, (size_t)h->n_keys * sizeof *first);
+        for (uint32_t o = 0; o < h->n_ops; o++)
+            nw[h->ops[o].key] += named_write(idx, o);
+        for (uint32_t t = 0; t < h->n_txns; t++) {
+            const psi_txn *tx = &h->txns[t];
+            uint32_t s = tx->status == PSI_TXN_INITIAL     ? REC_INITIAL
+                         : tx->status == PSI_TXN_COMMITTED ? tx->session
+                                                           : REC_UNNAMEABLE;
+            /* the initial transaction (t 0) is named only as the
+             * recorded initial state, which is another transaction */
+            rec[t] = (txn_rec){.first_op = tx->first_op,
+                               .n_ops = tx->n_ops,
+                               .sess = t ? s : REC_UNNAMEABLE,
+                               .used = 0};
+        }
+    }
+    for (size_t c = 0; c < vo->n_chains && ok; c++) {
+        uint32_t k = psi_hints_chain_key(&r, &vo->chains[c]);
+        /* one chain per key: several are the general resolution's */
+        ok = k != UINT32_MAX && !has_chain[k];
+        if (ok) {
+            has_chain[k] = 1;
+            ok = place_chain(&r, rec, &vo->chains[c], k, nw[k], next, kk, first, &nomem);
+        }
+    }
+    /* Every operation's next[] is set here, chained or not. */
+    for (uint32_t t = 0; t < h->n_txns && ok; t++)
+        ok = settle_txn(&r, &kw, &rec[t], t, next, kk, scratch, &nomem);
+    /* A key with one writer needs no line; one with more does. */
+    bool lone = false;
+    for (uint32_t k = 0; k < h->n_keys && ok; k++)
+        if (!has_chain[k]) {
+            ok = nw[k] <= 1;
+            lone |= nw[k] == 1;
+        }
+    for (uint32_t o = 0; ok && lone && o < h->n_ops; o++)
+        if (named_write(idx, o) && !has_chain[h->ops[o].key]) {
+            first[h->ops[o].key] = idx->op_txn[o];
+            next[o] = PSI_HINT_LAST;
+        }
+    if (nomem && st == PSI_OK)
+        st = psi_diag_nomem(d, "reading the version order");
+    *complete = ok && st == PSI_OK;
+    psi_hints_close(&r);
+    free(kw.off);
+    free(kw.wop);
+    free(kw.wtx);
+    free(has_chain);
+    free(nw);
+    free(rec);
+    free(scratch);
+    return st;
+}
+
+/* The choice read (index into idx->amb) of transaction t on key k,
+ * UINT32_MAX when t's read of k has no choice: amb is in operation order
+ * and t's operations are one range. */
+static uint32_t amb_of(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t k)
+{
+    uint32_t b = 0, e = idx->n_amb, lo = h->txns[t].first_op, hi = lo + h->txns[t].n_ops;
+    while (b < e) {
+        uint32_t m = b + (e - b) / 2;
+        if (idx->amb[m].op < lo)
+            b = m + 1;
+        else
+            e = m;
+    }
+    for (; b < idx->n_amb && idx->amb[b].op < hi; b++)
+        if (idx->amb[b].key == k)
+            return b;
+    return UINT32_MAX;
+}
+
+/* The candidate of choice read a that read line x names, UINT32_MAX when
+ * none (or out of memory: *nomem). */
+static uint32_t named_candidate(psi_resolver *r, const psi_amb_read *a, const psi_hint_read *x,
+                                bool *nomem)
+{
+    const psi_index *idx = r->idx;
+    bool init = x->init;
+    uint32_t w = UINT32_MAX;
+    if (!init) {
+        w = psi_hints_find_txn(r, x->writer.sid, x->writer.tid, nomem);
+        if (w == UINT32_MAX)
+            return UINT32_MAX;
+        /* the recorded initial state is merged into the initial value */
+        init = r->h->txns[w].status == PSI_TXN_INITIAL;
+    }
+    for (uint32_t j = 0; j < a->n; j++) {
+        uint32_t c = idx->amb_cand[a->first + j];
+        if (init ? c == PSI_SRC_INIT : c != PSI_SRC_INIT && idx->op_txn[c] == w)
+            return c;
+    }
+    return UINT32_MAX;
+}
+
+psi_status psi_hints_choices(const psi_history *h, const psi_index *idx,
+                             const psi_version_order *vo, uint32_t *src, bool *all, psi_diag *d)
+{
+    *all = false;
+    if (!idx->n_amb) {
+        *all = true;
+        return PSI_OK;
+    }
+    if (!vo->n_reads)
+        return PSI_OK;
+    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    uint8_t *seen = calloc(idx->n_amb, 1);
+    psi_status st = seen ? psi_hints_open(&r) : psi_diag_nomem(d, "reading the version order");
+    bool ok = st == PSI_OK, nomem = false;
+    for (size_t i = 0; ok && i < vo->n_reads; i++) {
+        const psi_hint_read *x = &vo->reads[i];
+        /* Only a reader's first read of a key has a writer under SI and
+         * SER; lines that name no choice read of the history are not this
+         * pass's to judge (nothing else reads them). */
+        if (x->event)
+            continue;
+        uint32_t t = psi_hints_find_txn(&r, x->reader.sid, x->reader.tid, &nomem);
+        uint32_t k = t == UINT32_MAX || h->txns[t].status != PSI_TXN_COMMITTED ? UINT32_MAX
+                     : x->key_name ? psi_key_lookup_name(&r.keys, x->key_name)
+                                   : psi_key_lookup_ext(&r.keys, x->key);
+        uint32_t a = k == UINT32_MAX ? UINT32_MAX : amb_of(h, idx, t, k);
+        if (a == UINT32_MAX)
+            continue;
+        /* one line per read, naming one of its candidates */
+        uint32_t c = seen[a] ? UINT32_MAX : named_candidate(&r, &idx->amb[a], x, &nomem);
+        ok = c != UINT32_MAX;
+        seen[a] = 1;
+        src[a] = c;
+    }
+    for (uint32_t a = 0; ok && a < idx->n_amb; a++)
+        ok = seen[a];
+    if (nomem && st == PSI_OK)
+        st = psi_diag_nomem(d, "reading the version order");
+    *all = ok && st == PSI_OK;
+    psi_hints_close(&r);
+    free(seen);
+    return st;
+}

@@ -1,0 +1,50 @@
+/* The name resolution check/hints.c and check/hints_next.c share (internal
+ * to check/): a hint file's transactions and keys looked up in a history.
+ *
+ * Ownership: psi_hints_open builds the lookups of a resolver the caller
+ * filled (h, g or idx, vo, d); psi_hints_close frees them; the resolver
+ * borrows everything else. */
+#ifndef PSI_CHECK_HINTS_RESOLVER_H
+#define PSI_CHECK_HINTS_RESOLVER_H
+
+#include "check/hints.h"
+#include "core/keyname.h"
+#include "core/txnid.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct psi_resolver {
+    const psi_history *h;
+    const psi_polygraph *g; /* NULL in psi_hints_next, which has idx instead */
+    const psi_index *idx;
+    const psi_version_order *vo;
+    psi_diag *d;
+    /* committed and initial-state transactions, built on the first name
+     * find_txn cannot place directly (tids.e NULL until then) */
+    psi_txn_lookup tids;
+    /* Committed and initial-state transactions by transaction id when the
+     * ids span little more than the transactions (histories that number
+     * them globally): by_tid[tid - tid_min] is the one with that id,
+     * TID_SHARED when several have it, UINT32_MAX when none; NULL when the
+     * ids are too sparse. */
+    uint32_t *by_tid;
+    uint64_t tid_min, tid_span;
+    psi_key_lookup keys; /* by spelling or external integer */
+    psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
+    size_t n_e, cap_e;
+} psi_resolver;
+
+/* The lookups a resolver needs to name chains' transactions and keys. */
+psi_status psi_hints_open(psi_resolver *r);
+void psi_hints_close(psi_resolver *r);
+
+/* Committed (or initial-state) transaction (sid, tid), UINT32_MAX when
+ * there is none (or when out of memory: *nomem set). */
+uint32_t psi_hints_find_txn(psi_resolver *r, uint64_t sid, uint64_t tid, bool *nomem);
+
+/* The dense key chain c names, UINT32_MAX when the history has none. */
+uint32_t psi_hints_chain_key(const psi_resolver *r, const psi_hint_chain *c);
+
+#endif
