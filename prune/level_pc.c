@@ -23,19 +23,16 @@ static bool so_wr(const psi_edge *e)
 
 /* The known edges PC's rules keep (core/known_reduce.h), as a bitmap in
  * *keep (malloc'd, the caller frees it); NULL when every edge is kept
- * (x->full, or too many edges for 32-bit ids). Returns false on ENOMEM. */
-static bool kept_edges(const psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
+ * (x->full, or too many edges for 32-bit ids). The packed copy of the
+ * edges is x's, brought up to the round's edges. Returns false on ENOMEM. */
+static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
 {
     *keep = NULL;
     if (x->full || !g->n_known || g->n_known >= UINT32_MAX)
         return true;
-    uint32_t *off = NULL, *by_src = NULL;
     *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof **keep);
-    bool ok = *keep && psi_known_group_by_source(g, &off, &by_src) &&
-              psi_known_mark_kept(g, PSI_RULES_PC, off, by_src, *keep);
-    free(off);
-    free(by_src);
-    return ok;
+    return *keep && psi_known_packed_update(&x->packed, g) &&
+           psi_known_packed_mark(&x->packed, PSI_RULES_PC, *keep);
 }
 
 static bool is_kept(const uint64_t *keep, uint64_t i)
@@ -144,6 +141,7 @@ void psi_pc_free(psi_pc_extra *x)
     free(x->base);
     free(x->comp);
     free(x->view);
+    psi_known_packed_free(&x->packed);
     bool full = x->full;
     memset(x, 0, sizeof *x);
     x->full = full;

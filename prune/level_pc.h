@@ -30,7 +30,9 @@
  * paths found in it are turned back into known edges with psi_pc_path.
  * Each round builds it from scratch (a round's new known edges may make
  * old ones redundant) into buffers kept across rounds, so the pages are
- * faulted in once.
+ * faulted in once. The reduction reads a packed copy of the known edges
+ * by source (core/known_reduce.h), kept across rounds and appended to
+ * with each round's new edges instead of regrouped.
  *
  * Ownership: psi_pc_reach_build updates x (zeroed before the first round,
  * maybe with `full` set; psi_pc_free releases it, after the last) and
@@ -39,6 +41,7 @@
 #define PSI_PRUNE_LEVEL_PC_H
 
 #include "core/history.h"
+#include "core/known_reduce.h"
 #include "core/polygraph.h"
 #include "prune/reach.h"
 
@@ -52,7 +55,8 @@ typedef struct psi_pc_extra {
     uint32_t (*comp)[2]; /* [n_comp] composed edge: its SO/WR and RW known edges */
     /* kept across rounds */
     size_t cap_base, cap_comp, cap_view;
-    psi_edge *view; /* [cap_view] the kept DEP edges, then the composed ones */
+    psi_edge *view;          /* [cap_view] the kept DEP edges, then the composed ones */
+    psi_known_packed packed; /* the known edges by source, appended to each round */
 } psi_pc_extra;
 
 /* The reach over DEP and the composed edges, run as cfg says (as
