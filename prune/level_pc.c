@@ -89,13 +89,16 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
     if (cap > UINT32_MAX - x->n_base)
         cap = UINT32_MAX - x->n_base; /* view ids are 32-bit */
     /* By RW edge, then SO/WR edge; beyond the cap the rest are left out. */
-    for (uint64_t i = 0; i < n1 && x->n_comp < cap; i++) {
+    x->capped = false;
+    for (uint64_t i = 0; i < n1; i++) {
         const psi_edge *rw = &g->known[i];
         if (!psi_edge_is_anti((psi_edge_type)rw->type) || !is_kept(keep, i))
             continue;
         uint64_t b = off[rw->from], e = off[rw->from + 1];
-        if (e - b > cap - x->n_comp)
+        if (e - b > cap - x->n_comp) {
             e = b + (cap - x->n_comp);
+            x->capped = true;
+        }
         if (!psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + (e - b), sizeof *x->comp))
             goto nomem;
         for (; b < e; b++) {

@@ -53,6 +53,10 @@ typedef struct psi_pc_extra {
     uint64_t n_comp;
     uint32_t *base;      /* [n_base] */
     uint32_t (*comp)[2]; /* [n_comp] composed edge: its SO/WR and RW known edges */
+    /* Some composed pairs were left out (the cap in level_pc.c): the view
+     * may then miss a forbidden cycle of known edges, which its caller
+     * looks for itself (prune.c pc_index_build). */
+    bool capped;
     /* kept across rounds */
     size_t cap_base, cap_comp, cap_view;
     psi_edge *view;          /* [cap_view] the kept DEP edges, then the composed ones */
