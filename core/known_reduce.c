@@ -281,7 +281,7 @@ typedef struct rules {
 } rules;
 
 /* Per target chain and kind, the earliest positions some edges reach
- * (UINT32_MAX: none) and, for a node's own edges, the edge at it; valid
+ * (UINT32_MAX: none) and, for a node's own edges, the record at it (its place in rec); valid
  * while stamp says so. pos, at: [chain * PC_KINDS + kind]. */
 typedef struct kind_row {
     uint32_t *stamp, *pos, *at;
@@ -377,38 +377,49 @@ static bool mark_kept(const psi_known_packed *c, const rules *r, uint64_t *keep)
     enum { K = PC_KINDS };
     kind_row own = {0}, later = {0};
     size_t C = c->n_chains ? c->n_chains : 1;
-    bool ok = row_new(&own, C) && row_new(&later, C);
+    /* the chains u has edges into, each once (own's stamp says which) */
+    uint32_t *touched = malloc(C * sizeof *touched);
+    bool ok = touched && row_new(&own, C) && row_new(&later, C);
     for (uint32_t k = 0; ok && k < c->n_chains; k++) {
         for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
-            uint32_t u = c->order[q];
-            const psi_known_rec *b = c->rec + c->off[u], *end = c->rec + c->off[u + 1];
-            /* u's own earliest edge of each kind (a link first) */
-            for (const psi_known_rec *e = b; e < end; e++) {
+            uint32_t u = c->order[q], n_touched = 0;
+            /* u's own earliest edge of each kind (a link first), `at` its
+             * record; links and self-loops are kept whatever the rules say */
+            for (uint32_t j = c->off[u]; j < c->off[u + 1]; j++) {
+                const psi_known_rec *e = &c->rec[j];
                 int t = edge_kind(r, e);
+                if (own.stamp[e->chain] != u + 1)
+                    touched[n_touched++] = e->chain;
                 uint32_t *o = row_touch(&own, e->chain, u + 1), *at = own.at + (size_t)e->chain * K;
-                row_touch(&later, e->chain, k + 1);
                 if (e->pos < o[t] || (e->pos == o[t] && t == K_S && (e->flags & PSI_REC_LINK)))
-                    o[t] = e->pos, at[t] = e->idx;
-            }
-            for (const psi_known_rec *e = b; e < end; e++) {
-                size_t row = (size_t)e->chain * K;
-                int t = edge_kind(r, e);
-                bool kept = e->flags & (PSI_REC_LINK | PSI_REC_SELF);
-                if (!kept && own.at[row + t] == e->idx)
-                    kept = r->pc ? pc_kept(t, e->pos, own.pos + row, later.pos + row)
-                                 : si_kept(t, e->pos, own.pos + row, later.pos + row);
-                if (kept)
+                    o[t] = e->pos, at[t] = j;
+                if (e->flags & (PSI_REC_LINK | PSI_REC_SELF))
                     keep[e->idx / 64] |= (uint64_t)1 << (e->idx % 64);
             }
-            /* u's edges become "later" for the nodes before u */
-            for (const psi_known_rec *e = b; e < end; e++) {
-                uint32_t *l = later.pos + (size_t)e->chain * K;
-                int t = edge_kind(r, e);
-                if (e->pos < l[t])
-                    l[t] = e->pos;
+            /* Per chain u reaches: only the earliest edge of a kind can be
+             * kept by the rules (rule 1 drops the rest), unless it is a
+             * link or a self-loop (kept above); then u's earliest
+             * positions become "later" for the nodes before u. */
+            for (uint32_t i = 0; i < n_touched; i++) {
+                size_t row = (size_t)touched[i] * K;
+                const uint32_t *o = own.pos + row;
+                uint32_t *l = row_touch(&later, touched[i], k + 1);
+                for (int t = 0; t < K; t++) {
+                    if (o[t] == UINT32_MAX)
+                        continue;
+                    const psi_known_rec *e = &c->rec[own.at[row + t]];
+                    bool kept = !(e->flags & (PSI_REC_LINK | PSI_REC_SELF)) &&
+                                (r->pc ? pc_kept(t, e->pos, o, l) : si_kept(t, e->pos, o, l));
+                    if (kept)
+                        keep[e->idx / 64] |= (uint64_t)1 << (e->idx % 64);
+                }
+                for (int t = 0; t < K; t++)
+                    if (o[t] < l[t])
+                        l[t] = o[t];
             }
         }
     }
+    free(touched);
     row_free(&own);
     row_free(&later);
     return ok;
