@@ -22,17 +22,26 @@ static bool so_wr(const psi_edge *e)
 }
 
 /* The known edges PC's rules keep (core/known_reduce.h), as a bitmap in
- * *keep (malloc'd, the caller frees it); NULL when every edge is kept
- * (x->full, or too many edges for 32-bit ids). The packed copy of the
- * edges is x's, brought up to the round's edges. Returns false on ENOMEM. */
+ * *keep (x->keep, for g->n_known edges: x->keep_of); NULL when every edge
+ * is kept (x->full, or too many edges for 32-bit ids). The packed copy of
+ * the edges is x's, brought up to the round's edges. Returns false on
+ * ENOMEM. */
 static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
 {
     *keep = NULL;
+    x->keep_of = 0;
     if (x->full || !g->n_known || g->n_known >= UINT32_MAX)
         return true;
-    *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof **keep);
-    return *keep && psi_known_packed_update(&x->packed, g) &&
-           psi_known_packed_mark(&x->packed, PSI_RULES_PC, *keep);
+    size_t words = (size_t)(g->n_known + 63) / 64;
+    if (!psi_grow((void **)&x->keep, &x->cap_keep, words, sizeof *x->keep))
+        return false;
+    memset(x->keep, 0, words * sizeof *x->keep);
+    if (!psi_known_packed_update(&x->packed, g) ||
+        !psi_known_packed_mark(&x->packed, PSI_RULES_PC, x->keep))
+        return false;
+    *keep = x->keep;
+    x->keep_of = g->n_known;
+    return true;
 }
 
 static bool is_kept(const uint64_t *keep, uint64_t i)
@@ -145,7 +154,6 @@ nomem:
     st = psi_diag_nomem(d, "pruning");
 out:
     free(rws);
-    free(keep);
     free(off);
     free(ids);
     if (st != PSI_OK)
@@ -159,9 +167,28 @@ void psi_pc_free(psi_pc_extra *x)
     free(x->comp);
     free(x->view);
     psi_known_packed_free(&x->packed);
+    free(x->keep);
     bool full = x->full;
     memset(x, 0, sizeof *x);
     x->full = full;
+}
+
+bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n)
+{
+    *kept = NULL;
+    *n = 0;
+    if (!x->keep || x->keep_of != g->n_known)
+        return true;
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        m += x->keep[i / 64] >> (i % 64) & 1u;
+    *kept = malloc((m ? m : 1) * sizeof **kept);
+    if (!*kept)
+        return false;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (x->keep[i / 64] >> (i % 64) & 1u)
+            (*kept)[(*n)++] = (uint32_t)i;
+    return true;
 }
 
 uint32_t psi_pc_path(const psi_pc_extra *x, const psi_polygraph *g, const uint32_t *path,

@@ -61,6 +61,9 @@ typedef struct psi_pc_extra {
     size_t cap_base, cap_comp, cap_view;
     psi_edge *view;          /* [cap_view] the kept DEP edges, then the composed ones */
     psi_known_packed packed; /* the known edges by source, appended to each round */
+    uint64_t *keep;          /* the last build's kept edges (a bitmap), NULL: all */
+    size_t cap_keep;         /* in words */
+    uint64_t keep_of;        /* how many known edges keep is for (0: none) */
 } psi_pc_extra;
 
 /* The reach over DEP and the composed edges, run as cfg says (as
@@ -72,6 +75,13 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                               const psi_polygraph *g, const psi_reach_cfg *cfg,
                               uint32_t *cycle_node, psi_diag *d);
 void psi_pc_free(psi_pc_extra *x);
+
+/* The known edges PC's rules kept in the last build, ascending, into
+ * *kept (malloc'd, the caller frees it; *n of them), if that build reduced
+ * g's known edges as they are now (none appended since); else *kept is
+ * NULL. The encoding's reduction of the same graph keeps the same ones
+ * (psi_reduce_known_pc, same rules). Returns false on ENOMEM. */
+bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n);
 
 /* The known edges of path[0..n) (ids of the view, as psi_reach_path
  * gives them) into out, which has room for 2 * n: returns how many. */

@@ -805,6 +805,12 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             break;
         }
     }
+    /* PC: the last round's reduction, for the encoding (prune.h) */
+    if (ser == RULE_PC && !psi_pc_kept(&pcx, g, &res->pc_kept, &res->n_pc_kept)) {
+        psi_pc_free(&pcx);
+        return psi_diag_nomem(d, "pruning");
+    }
+    res->pc_kept_of = res->pc_kept ? g->n_known : 0;
     psi_pc_free(&pcx);
     /* No more known edges from here: return the doubling slack before the
      * solver copies them. */
@@ -848,5 +854,6 @@ void psi_prune_result_free(psi_prune_result *res)
 {
     free(res->cycle[0]);
     free(res->cycle[1]);
+    free(res->pc_kept);
     memset(res, 0, sizeof *res);
 }

@@ -84,6 +84,12 @@ typedef struct psi_prune_result {
     psi_edge *cycle[2];
     uint32_t cycle_len[2];
     size_t peak_bytes; /* reachability memory */
+    /* PC: the known edges PC's reduction keeps (core/known_reduce.h) in the
+     * known graph pruning left, ascending, when its last round reduced
+     * that graph (pc_kept_of == its n_known), for the encoding to take
+     * instead of reducing it again (psi_encode_opts.pc_kept); else NULL. */
+    uint32_t *pc_kept;
+    uint64_t n_pc_kept, pc_kept_of;
 } psi_prune_result;
 
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
