@@ -64,7 +64,10 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     psi_encode_opts eo = {.ser = l == PSI_LEVEL_SER,
                           .pc = l == PSI_LEVEL_PC,
                           .psi = l == PSI_LEVEL_PSI,
-                          .no_theory_propagation = opts->no_theory_propagation};
+                          .no_theory_propagation = opts->no_theory_propagation,
+                          .pc_kept = res->prune.pc_kept,
+                          .n_pc_kept = res->prune.n_pc_kept,
+                          .pc_kept_of = res->prune.pc_kept_of};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
     if (st != PSI_OK)
         return st;

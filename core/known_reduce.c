@@ -54,9 +54,13 @@
  * R has a cycle. SI's induced-graph rule (DEP ∪ DEP;ANTI, acyclic.h) is
  * exactly the doubled graph's acyclicity, so it is decided the same way.
  *
- * Cost: linear in nodes + known edges; temporary memory about 60 bytes
- * per node. */
+ * Cost: linear in nodes + known edges; memory 16 bytes per known edge
+ * (the packed copy) plus about 60 bytes per node. Appending a round's
+ * edges to a packed copy is linear in the new edges plus a sequential move
+ * of the old ones. */
 #include "core/known_reduce.h"
+
+#include "core/vec.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -64,20 +68,14 @@
 
 enum { LINK_OUT = 1, LINK_IN = 2 };
 
-/* chain[v], pos[v]: v's chain and place in it; order: the nodes chain by
- * chain in chain order, chain k at order[start[k] .. start[k + 1]). */
-typedef struct chains {
-    uint32_t *chain, *pos, *order, *start;
-    uint32_t n;
-} chains;
-
 static bool so_candidate(const psi_edge *e)
 {
     return e->type == PSI_EDGE_SO && e->origin == PSI_FROM_HISTORY && e->from != e->to;
 }
 
-/* Links and chains (above). Returns false on ENOMEM. */
-static bool build_chains(const psi_polygraph *g, chains *c)
+/* Links and chains (above) into p->chain, pos, order, start, n_chains
+ * (allocated here). Returns false on ENOMEM. */
+static bool build_chains(const psi_polygraph *g, psi_known_packed *c)
 {
     uint32_t N = g->n_nodes;
     uint8_t *out_n = calloc(N ? N : 1, 1), *in_n = calloc(N ? N : 1, 1);
@@ -104,36 +102,36 @@ static bool build_chains(const psi_polygraph *g, chains *c)
             out_n[succ[u]] |= LINK_IN;
     if (ok) {
         memset(c->chain, 0xff, N * sizeof *c->chain);
-        c->n = 0;
+        c->n_chains = 0;
         uint32_t placed = 0;
         /* Each chain from its start (no link in); a start is never
          * reached again, as every node has at most one link in. */
         for (uint32_t v = 0; v < N; v++) {
             if (out_n[v] & LINK_IN)
                 continue;
-            c->start[c->n] = placed;
+            c->start[c->n_chains] = placed;
             uint32_t x = v, p = 0;
             for (;;) {
                 assert(c->chain[x] == UINT32_MAX);
-                c->chain[x] = c->n;
+                c->chain[x] = c->n_chains;
                 c->pos[x] = p++;
                 c->order[placed++] = x;
                 if (!(out_n[x] & LINK_OUT))
                     break;
                 x = succ[x];
             }
-            c->n++;
+            c->n_chains++;
         }
         /* Nodes on a cycle of links: chains of their own. */
         for (uint32_t v = 0; v < N; v++)
             if (c->chain[v] == UINT32_MAX) {
-                c->start[c->n] = placed;
-                c->chain[v] = c->n++;
+                c->start[c->n_chains] = placed;
+                c->chain[v] = c->n_chains++;
                 c->pos[v] = 0;
                 c->order[placed++] = v;
             }
         assert(placed == N);
-        c->start[c->n] = placed;
+        c->start[c->n_chains] = placed;
     }
     free(out_n);
     free(in_n);
@@ -141,10 +139,128 @@ static bool build_chains(const psi_polygraph *g, chains *c)
     return ok;
 }
 
-static bool is_link(const chains *c, const psi_edge *e)
+static bool is_link(const psi_known_packed *c, const psi_edge *e)
 {
     return so_candidate(e) && c->chain[e->from] == c->chain[e->to] &&
            c->pos[e->to] == c->pos[e->from] + 1;
+}
+
+static uint8_t rec_kinds(psi_edge_type type);
+
+/* Known edge i as the rules read it (chains built). */
+static psi_known_rec make_rec(const psi_known_packed *c, const psi_edge *e, uint32_t i)
+{
+    return (psi_known_rec){.idx = i,
+                           .chain = c->chain[e->to],
+                           .pos = c->pos[e->to],
+                           .type = e->type,
+                           .kinds = rec_kinds((psi_edge_type)e->type),
+                           .flags = (uint8_t)((is_link(c, e) ? PSI_REC_LINK : 0) |
+                                              (e->from == e->to ? PSI_REC_SELF : 0))};
+}
+
+void psi_known_packed_free(psi_known_packed *p)
+{
+    free(p->chain);
+    free(p->pos);
+    free(p->order);
+    free(p->start);
+    free(p->off);
+    free(p->cur);
+    free(p->rec);
+    memset(p, 0, sizeof *p);
+}
+
+/* Every known edge of g, from scratch (p released first). */
+static bool pack_all(psi_known_packed *p, const psi_polygraph *g)
+{
+    psi_known_packed_free(p);
+    uint32_t N = g->n_nodes, n = (uint32_t)g->n_known;
+    p->n_nodes = N;
+    p->off = calloc((size_t)N + 1, sizeof *p->off);
+    p->cur = malloc(((size_t)N + 1) * sizeof *p->cur);
+    if (!p->off || !p->cur || !build_chains(g, p) ||
+        !psi_grow((void **)&p->rec, &p->cap_rec, n ? n : 1, sizeof *p->rec))
+        return false;
+    uint32_t *o = p->off;
+    for (uint32_t i = 0; i < n; i++)
+        o[g->known[i].from + 1]++;
+    for (uint32_t v = 0; v < N; v++)
+        o[v + 1] += o[v];
+    memcpy(p->cur, o, ((size_t)N + 1) * sizeof *o);
+    for (uint32_t i = 0; i < n; i++)
+        p->rec[p->cur[g->known[i].from]++] = make_rec(p, &g->known[i], i);
+    p->n_edges = n;
+    return true;
+}
+
+/* g's edges past p->n_edges into their sources' runs, in known order
+ * (none of them an SO edge of the history: the chains stay). Each run
+ * moves right by the new edges of the sources before it and its own, so
+ * moving the runs from the last source down never overwrites one not yet
+ * moved. */
+static bool pack_append(psi_known_packed *p, const psi_polygraph *g)
+{
+    uint32_t N = p->n_nodes, n0 = (uint32_t)p->n_edges, n = (uint32_t)g->n_known;
+    if (!psi_grow((void **)&p->rec, &p->cap_rec, n, sizeof *p->rec))
+        return false;
+    uint32_t *o = p->off, *add = p->cur;
+    /* add[v + 1]: v's new edges */
+    memset(add, 0, ((size_t)N + 1) * sizeof *add);
+    for (uint32_t i = n0; i < n; i++)
+        add[g->known[i].from + 1]++;
+    /* add[v + 1] becomes the new edges of sources <= v: v's run moves by
+     * add[v] (those before it) */
+    for (uint32_t v = 0; v < N; v++)
+        add[v + 1] += add[v];
+    for (uint32_t v = N; v-- > 0;) {
+        uint32_t len = o[v + 1] - o[v];
+        if (add[v] && len)
+            memmove(p->rec + o[v] + add[v], p->rec + o[v], len * sizeof *p->rec);
+    }
+    /* the new edges go after each moved run: cur[v] = its end */
+    for (uint32_t v = 0; v < N; v++)
+        add[v] += o[v + 1];
+    for (uint32_t i = n0; i < n; i++)
+        p->rec[add[g->known[i].from]++] = make_rec(p, &g->known[i], i);
+    /* add[v] is now v's new end, the start of v + 1's run */
+    for (uint32_t v = 0; v < N; v++)
+        o[v + 1] = add[v];
+    p->n_edges = n;
+    return true;
+}
+
+#ifndef NDEBUG
+/* The packing is g's: every edge once, under its source, in known order,
+ * resolved against chains g's links still make. */
+static bool packed_matches(const psi_known_packed *p, const psi_polygraph *g)
+{
+    if (p->off[p->n_nodes] != g->n_known)
+        return false;
+    for (uint32_t v = 0; v < p->n_nodes; v++)
+        for (uint32_t j = p->off[v]; j < p->off[v + 1]; j++) {
+            const psi_known_rec *r = &p->rec[j];
+            psi_known_rec want = make_rec(p, &g->known[r->idx], r->idx);
+            if (g->known[r->idx].from != v || (j > p->off[v] && p->rec[j - 1].idx >= r->idx) ||
+                r->chain != want.chain || r->pos != want.pos || r->type != want.type ||
+                r->kinds != want.kinds || r->flags != want.flags)
+                return false;
+        }
+    return true;
+}
+#endif
+
+bool psi_known_packed_update(psi_known_packed *p, const psi_polygraph *g)
+{
+    assert(g->n_known < UINT32_MAX && g->n_known >= p->n_edges);
+    bool fresh = !p->off || p->n_nodes != g->n_nodes;
+    for (uint64_t i = p->n_edges; !fresh && i < g->n_known; i++)
+        fresh = so_candidate(&g->known[i]);
+    bool ok = fresh ? pack_all(p, g) : pack_append(p, g);
+    if (!ok)
+        psi_known_packed_free(p);
+    assert(!ok || packed_matches(p, g));
+    return ok;
 }
 
 /* The edge kinds the rules tell apart. SI: DEP (K_S) and ANTI (K_A1);
@@ -152,25 +268,30 @@ static bool is_link(const chains *c, const psi_edge *e)
  * earliest edge into a chain prefers a link. */
 enum { K_S, K_A1 };
 enum { PC_S = K_S, PC_W, PC_A, PC_KINDS };
+_Static_assert(PC_KINDS == 3, "row_touch resets three entries");
 
-/* Which rules mark_kept applies: SI's or SER's (ser), or PC's (pc). */
+/* Which rules mark_kept applies: SI's or SER's (ser), or PC's (pc). Rows
+ * hold PC_KINDS entries per chain under every rule set (SI and SER use
+ * two): a fixed width lets the reset below be three plain stores, where a
+ * variable one became a memset call whose stores the next load waited
+ * for. */
 typedef struct rules {
     bool ser, pc;
-    int kinds; /* kinds per chain entry: 2 (SI, SER) or 3 (PC) */
+    unsigned shift, mask; /* the kind in a record's kinds byte (rec_kinds) */
 } rules;
 
 /* Per target chain and kind, the earliest positions some edges reach
- * (UINT32_MAX: none) and, for a node's own edges, the edge at it; valid
- * while stamp says so. pos, at: [chain * kinds + kind]. */
+ * (UINT32_MAX: none) and, for a node's own edges, the record at it (its place in rec); valid
+ * while stamp says so. pos, at: [chain * PC_KINDS + kind]. */
 typedef struct kind_row {
     uint32_t *stamp, *pos, *at;
 } kind_row;
 
-static bool row_new(kind_row *r, size_t C, int kinds)
+static bool row_new(kind_row *r, size_t C)
 {
     r->stamp = calloc(C, sizeof *r->stamp);
-    r->pos = malloc(C * (size_t)kinds * sizeof *r->pos);
-    r->at = malloc(C * (size_t)kinds * sizeof *r->at);
+    r->pos = malloc(C * PC_KINDS * sizeof *r->pos);
+    r->at = malloc(C * PC_KINDS * sizeof *r->at);
     return r->stamp && r->pos && r->at;
 }
 
@@ -184,13 +305,12 @@ static void row_free(kind_row *r)
 /* Chain ch's positions in r, reset first if its stamp is not `stamp`. An
  * `at` entry is read only for a kind the node has an edge of into ch, and
  * that edge sets it, so it needs no reset. */
-static uint32_t *row_touch(kind_row *r, uint32_t ch, uint32_t stamp, int kinds)
+static uint32_t *row_touch(kind_row *r, uint32_t ch, uint32_t stamp)
 {
-    uint32_t *p = r->pos + (size_t)ch * (size_t)kinds;
+    uint32_t *p = r->pos + (size_t)ch * PC_KINDS;
     if (r->stamp[ch] != stamp) {
         r->stamp[ch] = stamp;
-        for (int t = 0; t < kinds; t++)
-            p[t] = UINT32_MAX;
+        p[0] = p[1] = p[2] = UINT32_MAX;
     }
     return p;
 }
@@ -217,14 +337,20 @@ bool psi_known_group_by_source(const psi_polygraph *g, uint32_t **off, uint32_t 
     return true;
 }
 
-static int pc_kind(const psi_edge *e);
+static int pc_kind(psi_edge_type type);
 static bool pc_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *later);
 
-static int edge_kind(const rules *r, const psi_edge *e)
+/* A record's kinds byte: PC's kind in bits 0-1, SI's in bit 2 (SER's is
+ * always K_S), so that the rules read a kind with a shift and a mask
+ * instead of branching on the edge type. */
+static uint8_t rec_kinds(psi_edge_type type)
 {
-    if (r->pc)
-        return pc_kind(e);
-    return !r->ser && psi_edge_is_anti((psi_edge_type)e->type) ? K_A1 : K_S;
+    return (uint8_t)(pc_kind(type) | (psi_edge_is_anti(type) ? K_A1 << 2 : K_S << 2));
+}
+
+static int edge_kind(const rules *r, const psi_known_rec *e)
+{
+    return e->kinds >> r->shift & r->mask;
 }
 
 /* SI's and SER's rules above for u's edge of kind t at position p, the
@@ -242,54 +368,58 @@ static bool si_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *late
 }
 
 /* The rules (SI's and SER's above, PC's below): marks kept edges in keep
- * (a bitmap), given the edges grouped by source. Each chain is walked
- * from its end, `later` holding what the nodes after the current one
- * reach (rule 2) and `own` the current node's earliest edges per kind
- * (rule 1). Returns false on ENOMEM. */
-static bool mark_kept(const psi_polygraph *g, const rules *r, const chains *c, const uint32_t *off,
-                      const uint32_t *by_src, uint64_t *keep)
+ * (a bitmap), reading the packed edges. Each chain is walked from its
+ * end, `later` holding what the nodes after the current one reach (rule
+ * 2) and `own` the current node's earliest edges per kind (rule 1).
+ * Returns false on ENOMEM. */
+static bool mark_kept(const psi_known_packed *c, const rules *r, uint64_t *keep)
 {
-    int K = r->kinds;
+    enum { K = PC_KINDS };
     kind_row own = {0}, later = {0};
-    size_t C = c->n ? c->n : 1;
-    bool ok = row_new(&own, C, K) && row_new(&later, C, K);
-    for (uint32_t k = 0; ok && k < c->n; k++) {
+    size_t C = c->n_chains ? c->n_chains : 1;
+    /* the chains u has edges into, each once (own's stamp says which) */
+    uint32_t *touched = malloc(C * sizeof *touched);
+    bool ok = touched && row_new(&own, C) && row_new(&later, C);
+    for (uint32_t k = 0; ok && k < c->n_chains; k++) {
         for (uint32_t q = c->start[k + 1]; q-- > c->start[k];) {
-            uint32_t u = c->order[q];
-            /* u's own earliest edge of each kind (a link first) */
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                uint32_t i = by_src[j];
-                const psi_edge *e = &g->known[i];
-                uint32_t ch = c->chain[e->to], p = c->pos[e->to];
+            uint32_t u = c->order[q], n_touched = 0;
+            /* u's own earliest edge of each kind (a link first), `at` its
+             * record; links and self-loops are kept whatever the rules say */
+            for (uint32_t j = c->off[u]; j < c->off[u + 1]; j++) {
+                const psi_known_rec *e = &c->rec[j];
                 int t = edge_kind(r, e);
-                uint32_t *o = row_touch(&own, ch, u + 1, K), *at = own.at + (size_t)ch * K;
-                row_touch(&later, ch, k + 1, K);
-                if (p < o[t] || (p == o[t] && t == K_S && is_link(c, e)))
-                    o[t] = p, at[t] = i;
+                if (own.stamp[e->chain] != u + 1)
+                    touched[n_touched++] = e->chain;
+                uint32_t *o = row_touch(&own, e->chain, u + 1), *at = own.at + (size_t)e->chain * K;
+                if (e->pos < o[t] || (e->pos == o[t] && t == K_S && (e->flags & PSI_REC_LINK)))
+                    o[t] = e->pos, at[t] = j;
+                if (e->flags & (PSI_REC_LINK | PSI_REC_SELF))
+                    keep[e->idx / 64] |= (uint64_t)1 << (e->idx % 64);
             }
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                uint32_t i = by_src[j];
-                const psi_edge *e = &g->known[i];
-                size_t row = (size_t)c->chain[e->to] * K;
-                int t = edge_kind(r, e);
-                uint32_t p = c->pos[e->to];
-                bool kept = e->from == e->to || is_link(c, e);
-                if (!kept && own.at[row + t] == i)
-                    kept = r->pc ? pc_kept(t, p, own.pos + row, later.pos + row)
-                                 : si_kept(t, p, own.pos + row, later.pos + row);
-                if (kept)
-                    keep[i / 64] |= (uint64_t)1 << (i % 64);
-            }
-            /* u's edges become "later" for the nodes before u */
-            for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-                const psi_edge *e = &g->known[by_src[j]];
-                uint32_t *l = later.pos + (size_t)c->chain[e->to] * K;
-                int t = edge_kind(r, e);
-                if (c->pos[e->to] < l[t])
-                    l[t] = c->pos[e->to];
+            /* Per chain u reaches: only the earliest edge of a kind can be
+             * kept by the rules (rule 1 drops the rest), unless it is a
+             * link or a self-loop (kept above); then u's earliest
+             * positions become "later" for the nodes before u. */
+            for (uint32_t i = 0; i < n_touched; i++) {
+                size_t row = (size_t)touched[i] * K;
+                const uint32_t *o = own.pos + row;
+                uint32_t *l = row_touch(&later, touched[i], k + 1);
+                for (int t = 0; t < K; t++) {
+                    if (o[t] == UINT32_MAX)
+                        continue;
+                    const psi_known_rec *e = &c->rec[own.at[row + t]];
+                    bool kept = !(e->flags & (PSI_REC_LINK | PSI_REC_SELF)) &&
+                                (r->pc ? pc_kept(t, e->pos, o, l) : si_kept(t, e->pos, o, l));
+                    if (kept)
+                        keep[e->idx / 64] |= (uint64_t)1 << (e->idx % 64);
+                }
+                for (int t = 0; t < K; t++)
+                    if (o[t] < l[t])
+                        l[t] = o[t];
             }
         }
     }
+    free(touched);
     row_free(&own);
     row_free(&later);
     return ok;
@@ -340,11 +470,11 @@ static bool mark_kept(const psi_polygraph *g, const rules *r, const chains *c, c
  * ends at its target or at its dominator, the same transaction), and R's
  * paths are G's: every transaction reaches the same ones in R as in G. */
 
-static int pc_kind(const psi_edge *e)
+static int pc_kind(psi_edge_type type)
 {
-    if (psi_edge_is_anti((psi_edge_type)e->type))
+    if (psi_edge_is_anti(type))
         return PC_A;
-    return e->type == PSI_EDGE_WW ? PC_W : PC_S;
+    return type == PSI_EDGE_WW ? PC_W : PC_S;
 }
 
 /* PC's rules above for u's edge of kind t at position p, the earliest of
@@ -363,18 +493,18 @@ static bool pc_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *late
     return own[PC_A] < own[PC_S] && own[PC_A] < own[PC_W];
 }
 
-bool psi_known_mark_kept(const psi_polygraph *g, psi_reduce_rules which, const uint32_t *off,
-                         const uint32_t *by_src, uint64_t *keep)
+bool psi_known_packed_mark(const psi_known_packed *p, psi_reduce_rules which, uint64_t *keep)
 {
-    assert(g->n_known < UINT32_MAX);
-    chains c = {0};
-    rules r = {.ser = which == PSI_RULES_SER,
-               .pc = which == PSI_RULES_PC,
-               .kinds = which == PSI_RULES_PC ? PC_KINDS : 2};
-    bool ok = build_chains(g, &c) && mark_kept(g, &r, &c, off, by_src, keep);
-    free(c.chain);
-    free(c.pos);
-    free(c.order);
-    free(c.start);
+    rules r = {.ser = which == PSI_RULES_SER, .pc = which == PSI_RULES_PC};
+    r.shift = r.pc ? 0 : 2;
+    r.mask = r.pc ? 3 : r.ser ? 0 : 1;
+    return mark_kept(p, &r, keep);
+}
+
+bool psi_known_mark_kept(const psi_polygraph *g, psi_reduce_rules which, uint64_t *keep)
+{
+    psi_known_packed p = {0};
+    bool ok = psi_known_packed_update(&p, g) && psi_known_packed_mark(&p, which, keep);
+    psi_known_packed_free(&p);
     return ok;
 }

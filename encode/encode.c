@@ -348,8 +348,35 @@ static psi_status pc_phases(const psi_polygraph *g, const psi_encoding *enc, psi
  * (encode.h), by rules of their own there), or all of them on request.
  * Theory ids 0 .. n_known_edges-1 follow known order; known_id maps them
  * back. */
+/* PC: the kept edges pruning handed over (psi_encode_opts.pc_kept) as
+ * psi_reduce_known_pc would give them: NULL when none was dropped. */
+static psi_status take_pc_kept(const psi_polygraph *g, const psi_encode_opts *o, uint32_t **kept,
+                               uint64_t *n, psi_diag *d)
+{
+    *kept = NULL;
+    *n = g->n_known;
+    if (o->n_pc_kept < g->n_known) {
+        *kept = malloc((o->n_pc_kept ? o->n_pc_kept : 1) * sizeof **kept);
+        if (!*kept)
+            return psi_diag_nomem(d, "reducing the known edges");
+        memcpy(*kept, o->pc_kept, o->n_pc_kept * sizeof **kept);
+        *n = o->n_pc_kept;
+    }
+#ifndef NDEBUG
+    /* the same rules on the same graph: check that they agree */
+    uint32_t *fresh = NULL;
+    uint64_t m = 0;
+    if (psi_reduce_known_pc(g, &fresh, &m, d) == PSI_OK) {
+        assert(m == *n && !fresh == !*kept);
+        assert(!fresh || memcmp(fresh, *kept, m * sizeof *fresh) == 0);
+        free(fresh);
+    }
+#endif
+    return PSI_OK;
+}
+
 static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool ser, bool all,
-                               psi_diag *d)
+                               const psi_encode_opts *opts, psi_diag *d)
 {
     uint64_t n = g->n_known;
     /* Optional transactions: the reduction's replacement paths run
@@ -366,7 +393,9 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
     if (!all && !g->opt && (!g->n_amb || (!enc->pc && !enc->psi))) {
         uint32_t *key = NULL;
         /* PC and PSI move edge targets (encode.h): rules of their own */
-        psi_status st = enc->pc    ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
+        bool handed = enc->pc && opts && opts->pc_kept && opts->pc_kept_of == g->n_known;
+        psi_status st = handed     ? take_pc_kept(g, opts, &enc->known_id, &n, d)
+                        : enc->pc  ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
                         : enc->psi ? psi_reduce_known_dep(g, &enc->known_id, &n, d)
                                    : psi_reduce_known(g, ser, &enc->known_id, &n, &key, d);
         if (st != PSI_OK)
@@ -507,7 +536,7 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
     if (opts && opts->no_theory_propagation)
         psi_acyc_set_propagation(enc->graph, false);
 
-    psi_status kst = encode_known(g, enc, ser, opts && opts->no_known_reduction, d);
+    psi_status kst = encode_known(g, enc, ser, opts && opts->no_known_reduction, opts, d);
     if (kst != PSI_OK) {
         psi_encoding_free(enc);
         return kst;

@@ -71,6 +71,11 @@ typedef struct psi_encode_opts {
     bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
     bool no_known_reduction;    /* hand the theory every known edge (encode/reduce.h) */
     bool no_routing;            /* no relay nodes: one RW edge per reader and target (route.h) */
+    /* PC, optional: the known edges PC's reduction keeps in g, ascending
+     * (pruning's last round has them: psi_prune_result.pc_kept), taken
+     * instead of reducing again when pc_kept_of == g->n_known. Only read. */
+    const uint32_t *pc_kept;
+    uint64_t n_pc_kept, pc_kept_of;
 } psi_encode_opts;
 
 typedef struct psi_encoding {

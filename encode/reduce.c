@@ -17,9 +17,10 @@
  * depths in every known edge, computed here (known_depth) and handed over
  * with psi_acyc_set_order_hint.
  *
- * Cost: linear in nodes + known edges; temporary memory 4 bytes per known
- * edge (the edges grouped by source) plus about 60 bytes per node (and 24
- * more for the depths in SI). */
+ * Cost: linear in nodes + known edges; temporary memory 16 bytes per
+ * known edge (the rules' packed copy, core/known_reduce.h) plus about 60
+ * bytes per node, and for SI's and SER's depths 4 bytes per known edge
+ * (the edges grouped by source) and 24 per node. */
 #include "encode/reduce.h"
 
 #include "core/known_reduce.h"
@@ -96,8 +97,7 @@ static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **k
     uint32_t *off = NULL, *by_src = NULL;
     uint64_t *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof *keep);
     psi_reduce_rules rules = pc ? PSI_RULES_PC : ser ? PSI_RULES_SER : PSI_RULES_SI;
-    bool ok = keep && psi_known_group_by_source(g, &off, &by_src) &&
-              psi_known_mark_kept(g, rules, off, by_src, keep);
+    bool ok = keep && psi_known_mark_kept(g, rules, keep);
     uint64_t m = 0;
     for (uint64_t i = 0; ok && i < g->n_known; i++)
         m += keep[i / 64] >> (i % 64) & 1;
@@ -110,7 +110,8 @@ static psi_status reduce(const psi_polygraph *g, bool ser, bool pc, uint32_t **k
         if (ok)
             *n_kept = m;
         if (ok && key) {
-            *key = known_depth(g, ser, off, by_src);
+            ok = psi_known_group_by_source(g, &off, &by_src);
+            *key = ok ? known_depth(g, ser, off, by_src) : NULL;
             ok = *key != NULL;
         }
     }

@@ -22,20 +22,26 @@ static bool so_wr(const psi_edge *e)
 }
 
 /* The known edges PC's rules keep (core/known_reduce.h), as a bitmap in
- * *keep (malloc'd, the caller frees it); NULL when every edge is kept
- * (x->full, or too many edges for 32-bit ids). Returns false on ENOMEM. */
-static bool kept_edges(const psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
+ * *keep (x->keep, for g->n_known edges: x->keep_of); NULL when every edge
+ * is kept (x->full, or too many edges for 32-bit ids). The packed copy of
+ * the edges is x's, brought up to the round's edges. Returns false on
+ * ENOMEM. */
+static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
 {
     *keep = NULL;
+    x->keep_of = 0;
     if (x->full || !g->n_known || g->n_known >= UINT32_MAX)
         return true;
-    uint32_t *off = NULL, *by_src = NULL;
-    *keep = calloc((size_t)(g->n_known + 63) / 64, sizeof **keep);
-    bool ok = *keep && psi_known_group_by_source(g, &off, &by_src) &&
-              psi_known_mark_kept(g, PSI_RULES_PC, off, by_src, *keep);
-    free(off);
-    free(by_src);
-    return ok;
+    size_t words = (size_t)(g->n_known + 63) / 64;
+    if (!psi_grow((void **)&x->keep, &x->cap_keep, words, sizeof *x->keep))
+        return false;
+    memset(x->keep, 0, words * sizeof *x->keep);
+    if (!psi_known_packed_update(&x->packed, g) ||
+        !psi_known_packed_mark(&x->packed, PSI_RULES_PC, x->keep))
+        return false;
+    *keep = x->keep;
+    x->keep_of = g->n_known;
+    return true;
 }
 
 static bool is_kept(const uint64_t *keep, uint64_t i)
@@ -43,29 +49,45 @@ static bool is_kept(const uint64_t *keep, uint64_t i)
     return !keep || (keep[i / 64] >> (i % 64) & 1u);
 }
 
-/* The kept SO and WR edges by target: CSR over transactions, entries are
- * known-edge indices in ascending order. Returns false on ENOMEM. */
-static bool so_wr_by_target(const psi_polygraph *g, const uint64_t *keep, uint64_t **off_out,
-                            uint32_t **ids_out)
+/* One pass over the kept edges (ascending): the kept DEP edges into
+ * x->base, the kept RW ones into rw (n_known entries, *n_rw of them set),
+ * and the kept SO and WR edges by target: a CSR over transactions
+ * (*off_out, *ids_out, malloc'd, the caller frees them), entries known
+ * indices in ascending order. Returns false on ENOMEM. */
+static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_extra *x, uint32_t *rw,
+                        uint64_t *n_rw, uint64_t **off_out, uint32_t **ids_out)
 {
     uint32_t n = g->n_nodes;
     uint64_t *off = calloc((size_t)n + 1, sizeof *off);
     *off_out = off;
     *ids_out = NULL;
+    *n_rw = 0;
     if (!off)
         return false;
-    for (uint64_t i = 0; i < g->n_known; i++)
-        if (so_wr(&g->known[i]) && is_kept(keep, i))
-            off[g->known[i].to + 1]++;
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        if (!is_kept(keep, i))
+            continue;
+        const psi_edge *e = &g->known[i];
+        if (psi_edge_is_anti((psi_edge_type)e->type)) {
+            rw[(*n_rw)++] = (uint32_t)i;
+            continue;
+        }
+        x->base[x->n_base++] = (uint32_t)i;
+        if (so_wr(e))
+            off[e->to + 1]++;
+    }
     for (uint32_t v = 0; v < n; v++)
         off[v + 1] += off[v];
     uint32_t *ids = malloc((off[n] ? off[n] : 1) * sizeof *ids);
     *ids_out = ids;
     if (!ids)
         return false;
-    for (uint64_t i = 0; i < g->n_known; i++)
-        if (so_wr(&g->known[i]) && is_kept(keep, i))
-            ids[off[g->known[i].to]++] = (uint32_t)i;
+    /* the kept SO and WR edges are among the kept DEP ones, in order */
+    for (uint32_t j = 0; j < x->n_base; j++) {
+        const psi_edge *e = &g->known[x->base[j]];
+        if (so_wr(e))
+            ids[off[e->to]++] = x->base[j];
+    }
     /* the fill moved each start to the next target's: shift back */
     for (uint32_t v = n; v > 0; v--)
         off[v] = off[v - 1];
@@ -77,33 +99,33 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                               const psi_polygraph *g, const psi_reach_cfg *cfg,
                               uint32_t *cycle_node, psi_diag *d)
 {
-    uint64_t n1 = g->n_known, *keep = NULL, *off = NULL;
-    uint32_t *ids = NULL;
+    uint64_t n1 = g->n_known, *keep = NULL, *off = NULL, n_rw = 0;
+    uint32_t *ids = NULL, *rws = malloc((n1 ? n1 : 1) * sizeof *rws);
     psi_status st = PSI_OK;
     x->n_base = 0;
     x->n_comp = 0;
-    if (!kept_edges(x, g, &keep) || !so_wr_by_target(g, keep, &off, &ids) ||
-        !psi_grow((void **)&x->base, &x->cap_base, n1 ? n1 : 1, sizeof *x->base))
+    if (!rws || !kept_edges(x, g, &keep) ||
+        !psi_grow((void **)&x->base, &x->cap_base, n1 ? n1 : 1, sizeof *x->base) ||
+        !gather_kept(g, keep, x, rws, &n_rw, &off, &ids))
         goto nomem;
-    for (uint64_t i = 0; i < n1; i++)
-        if (is_kept(keep, i) && !psi_edge_is_anti((psi_edge_type)g->known[i].type))
-            x->base[x->n_base++] = (uint32_t)i;
     uint64_t cap = COMP_PER_KNOWN * n1 + COMP_FLOOR;
     if (cap > UINT32_MAX - x->n_base)
         cap = UINT32_MAX - x->n_base; /* view ids are 32-bit */
     /* By RW edge, then SO/WR edge; beyond the cap the rest are left out. */
-    for (uint64_t i = 0; i < n1 && x->n_comp < cap; i++) {
+    x->capped = false;
+    for (uint64_t j = 0; j < n_rw; j++) {
+        uint32_t i = rws[j];
         const psi_edge *rw = &g->known[i];
-        if (!psi_edge_is_anti((psi_edge_type)rw->type) || !is_kept(keep, i))
-            continue;
         uint64_t b = off[rw->from], e = off[rw->from + 1];
-        if (e - b > cap - x->n_comp)
+        if (e - b > cap - x->n_comp) {
             e = b + (cap - x->n_comp);
+            x->capped = true;
+        }
         if (!psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + (e - b), sizeof *x->comp))
             goto nomem;
         for (; b < e; b++) {
             x->comp[x->n_comp][0] = ids[b];
-            x->comp[x->n_comp++][1] = (uint32_t)i;
+            x->comp[x->n_comp++][1] = i;
         }
     }
     if (!psi_grow((void **)&x->view, &x->cap_view, x->n_base + x->n_comp + 1, sizeof *x->view))
@@ -131,7 +153,7 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
 nomem:
     st = psi_diag_nomem(d, "pruning");
 out:
-    free(keep);
+    free(rws);
     free(off);
     free(ids);
     if (st != PSI_OK)
@@ -144,9 +166,29 @@ void psi_pc_free(psi_pc_extra *x)
     free(x->base);
     free(x->comp);
     free(x->view);
+    psi_known_packed_free(&x->packed);
+    free(x->keep);
     bool full = x->full;
     memset(x, 0, sizeof *x);
     x->full = full;
+}
+
+bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n)
+{
+    *kept = NULL;
+    *n = 0;
+    if (!x->keep || x->keep_of != g->n_known)
+        return true;
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        m += x->keep[i / 64] >> (i % 64) & 1u;
+    *kept = malloc((m ? m : 1) * sizeof **kept);
+    if (!*kept)
+        return false;
+    for (uint64_t i = 0; i < g->n_known; i++)
+        if (x->keep[i / 64] >> (i % 64) & 1u)
+            (*kept)[(*n)++] = (uint32_t)i;
+    return true;
 }
 
 uint32_t psi_pc_path(const psi_pc_extra *x, const psi_polygraph *g, const uint32_t *path,

@@ -30,7 +30,9 @@
  * paths found in it are turned back into known edges with psi_pc_path.
  * Each round builds it from scratch (a round's new known edges may make
  * old ones redundant) into buffers kept across rounds, so the pages are
- * faulted in once.
+ * faulted in once. The reduction reads a packed copy of the known edges
+ * by source (core/known_reduce.h), kept across rounds and appended to
+ * with each round's new edges instead of regrouped.
  *
  * Ownership: psi_pc_reach_build updates x (zeroed before the first round,
  * maybe with `full` set; psi_pc_free releases it, after the last) and
@@ -39,6 +41,7 @@
 #define PSI_PRUNE_LEVEL_PC_H
 
 #include "core/history.h"
+#include "core/known_reduce.h"
 #include "core/polygraph.h"
 #include "prune/reach.h"
 
@@ -50,9 +53,17 @@ typedef struct psi_pc_extra {
     uint64_t n_comp;
     uint32_t *base;      /* [n_base] */
     uint32_t (*comp)[2]; /* [n_comp] composed edge: its SO/WR and RW known edges */
+    /* Some composed pairs were left out (the cap in level_pc.c): the view
+     * may then miss a forbidden cycle of known edges, which its caller
+     * looks for itself (prune.c pc_index_build). */
+    bool capped;
     /* kept across rounds */
     size_t cap_base, cap_comp, cap_view;
-    psi_edge *view; /* [cap_view] the kept DEP edges, then the composed ones */
+    psi_edge *view;          /* [cap_view] the kept DEP edges, then the composed ones */
+    psi_known_packed packed; /* the known edges by source, appended to each round */
+    uint64_t *keep;          /* the last build's kept edges (a bitmap), NULL: all */
+    size_t cap_keep;         /* in words */
+    uint64_t keep_of;        /* how many known edges keep is for (0: none) */
 } psi_pc_extra;
 
 /* The reach over DEP and the composed edges, run as cfg says (as
@@ -64,6 +75,13 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                               const psi_polygraph *g, const psi_reach_cfg *cfg,
                               uint32_t *cycle_node, psi_diag *d);
 void psi_pc_free(psi_pc_extra *x);
+
+/* The known edges PC's rules kept in the last build, ascending, into
+ * *kept (malloc'd, the caller frees it; *n of them), if that build reduced
+ * g's known edges as they are now (none appended since); else *kept is
+ * NULL. The encoding's reduction of the same graph keeps the same ones
+ * (psi_reduce_known_pc, same rules). Returns false on ENOMEM. */
+bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n);
 
 /* The known edges of path[0..n) (ids of the view, as psi_reach_path
  * gives them) into out, which has room for 2 * n: returns how many. */

@@ -565,12 +565,24 @@ static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, ant
     free(sw);
     if (st != PSI_OK)
         return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    /* A known RW edge x -> y after a known SO or WR edge p -> x with y
+     * reaching p (or y == p) is a forbidden cycle of known edges, and one
+     * of the reach's view too (level_pc.h: the view's paths are PC's,
+     * composed pairs included), unless pairs were left out: the reach
+     * found no cycle, so only then can the scan find one. */
+    bool scan = ai->pc->capped;
+#ifndef NDEBUG
+    scan = true; /* debug builds scan anyway, to check that */
+#endif
+    if (!scan)
+        return PSI_OK;
     uint64_t via;
     for (uint64_t i = 0; i < g->n_known && *bad == UINT32_MAX; i++) {
         const psi_edge *e = &g->known[i];
         if (psi_edge_is_anti((psi_edge_type)e->type) && pc_rw_cycle(r, ai, e->from, e->to, &via))
             *bad = (uint32_t)i;
     }
+    assert(ai->pc->capped || *bad == UINT32_MAX);
     return PSI_OK;
 }
 
@@ -797,6 +809,12 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             break;
         }
     }
+    /* PC: the last round's reduction, for the encoding (prune.h) */
+    if (ser == RULE_PC && !psi_pc_kept(&pcx, g, &res->pc_kept, &res->n_pc_kept)) {
+        psi_pc_free(&pcx);
+        return psi_diag_nomem(d, "pruning");
+    }
+    res->pc_kept_of = res->pc_kept ? g->n_known : 0;
     psi_pc_free(&pcx);
     /* No more known edges from here: return the doubling slack before the
      * solver copies them. */
@@ -840,5 +858,6 @@ void psi_prune_result_free(psi_prune_result *res)
 {
     free(res->cycle[0]);
     free(res->cycle[1]);
+    free(res->pc_kept);
     memset(res, 0, sizeof *res);
 }

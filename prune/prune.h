@@ -94,6 +94,12 @@ typedef struct psi_prune_result {
     uint64_t round_known[PSI_PRUNE_ROUND_MARKS];
     uint32_t n_round_known;
     bool round_marks_full;
+    /* PC: the known edges PC's reduction keeps (core/known_reduce.h) in the
+     * known graph pruning left, ascending, when its last round reduced
+     * that graph (pc_kept_of == its n_known), for the encoding to take
+     * instead of reducing it again (psi_encode_opts.pc_kept); else NULL. */
+    uint32_t *pc_kept;
+    uint64_t n_pc_kept, pc_kept_of;
 } psi_prune_result;
 
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
