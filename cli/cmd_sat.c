@@ -34,6 +34,9 @@ static void sat_usage(FILE *out)
             "  --max-memory MB           give up with an error (exit 2, no answer) when the\n"
             "                            resident set passes MB MiB (0: no limit, the default)\n"
             "  --no-theory-propagation   acyclicity theory: detect cycles only\n"
+            "  --no-symmetry             do not break the symmetries of pigeonhole-like or\n"
+            "                            colouring-like clauses (on by default for pure CNF;\n"
+            "                            always off with --proof: DRAT cannot certify it)\n"
             "  --help                    show this text\n\n"
             "Output: 's SATISFIABLE' and 'v' lines, 's UNSATISFIABLE' or 's UNKNOWN'.\n"
             "Exit codes: 10 satisfiable, 20 unsatisfiable, 0 unknown, 2 error.\n");
@@ -42,7 +45,7 @@ static void sat_usage(FILE *out)
 /* What the command line asks for. */
 typedef struct sat_cli {
     const char *path, *proof_path;
-    bool stats, theory_prop;
+    bool stats, theory_prop, symmetry;
     double time_limit;      /* seconds of solving, < 0: none */
     int64_t conflict_limit; /* < 0: none */
     psi_limits lim;         /* --timeout, --max-memory */
@@ -82,6 +85,8 @@ static int parse(sat_cli *c, int argc, char **argv)
             c->stats = true;
         } else if (psi_args_flag(&a, arg, "--no-theory-propagation")) {
             c->theory_prop = false;
+        } else if (psi_args_flag(&a, arg, "--no-symmetry")) {
+            c->symmetry = false;
         } else if (psi_args_opt(&a, arg, "--proof")) {
             c->proof_path = a.value;
         } else if (psi_args_opt(&a, arg, "--time-limit")) {
@@ -140,7 +145,7 @@ static bool read_input(const char *path, const char *name, psi_dimacs *d, psi_wa
 
 int psi_cmd_sat(int argc, char **argv)
 {
-    sat_cli c = {.theory_prop = true, .time_limit = -1, .conflict_limit = -1};
+    sat_cli c = {.theory_prop = true, .symmetry = true, .time_limit = -1, .conflict_limit = -1};
     int prc = parse(&c, argc, argv);
     if (prc >= 0)
         return prc;
@@ -184,6 +189,15 @@ int psi_cmd_sat(int argc, char **argv)
     }
     if (g)
         psi_acyc_set_propagation(g, c.theory_prop);
+    /* One solve, so symmetry breaking may make the solver one-shot. Its
+     * clauses keep satisfiability but are not implied by the formula, so a
+     * DRAT proof could not justify them: never with --proof (nor with a
+     * theory, which the solver checks itself). Without it tph6 and the
+     * pigeonhole files are out of reach. */
+    if (c.symmetry && !proof && !g && psi_sat_set_option(s, "symmetry", 1)) {
+        fprintf(stderr, "polysi-solve sat: cannot set symmetry breaking\n");
+        goto out;
+    }
     psi_sat_set_time_limit(s, c.time_limit);
     psi_sat_set_conflict_limit(s, c.conflict_limit);
     psi_limits_stage(wd, "solve");

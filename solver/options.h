@@ -90,6 +90,9 @@
       "1: the first solve breaks verified row/column symmetries of a pigeonhole-like matrix "    \
       "(symmetry.c); one-shot: later clauses and assumptions are refused; not with a proof, a "  \
       "theory or assumptions")                                                                     \
+    X(symmetry_clique,   INT,  1,     0,   1,                                                      \
+      "with symmetry: when only the columns are interchangeable (a colouring's colours), fix "   \
+      "the columns of a greedy clique of mutually exclusive rows (symmetry.c)")                    \
     X(binary_minimize,   INT,  30,    0,   1e9,                                                    \
       "learned clauses of up to this many literals lose those a binary clause with the asserting "\
       "literal resolves away (Glucose; 0: off; not with a theory)")                               \

@@ -11,8 +11,10 @@
  * clause containing a moved variable onto a clause of the formula (sets of
  * sorted literals, looked up in a hash table) and keep root values.
  *
- * Breaking, only when every one of them holds (the full row and column
- * symmetry group of a pigeonhole-like formula): for each swap sigma, the
+ * When only the column swaps all hold (a colouring's colours), the
+ * colours of a clique of rows are fixed instead (fix_clique, with
+ * opt.symmetry_clique). Lex-leader breaking, only when every swap holds
+ * (the full row and column symmetry group of a pigeonhole-like formula): for each swap sigma, the
  * lex-leader constraint "alpha <=lex sigma(alpha)" under one fixed
  * variable order (the matrix row by row, then everything else). For a row
  * swap (i, i+1) it says row i <=lex row i+1; for a column swap (k, k+1),
@@ -27,7 +29,7 @@
  * 0..j", with (~e_{j-1} | ~x_j | y_j), (~e_{j-1} | ~x_j | e_j) and
  * (~e_{j-1} | y_j | e_j).
  *
- * The new clauses are not implied by the formula, so the solver refuses
+ * The new clauses (and units) are not implied by the formula, so the solver refuses
  * clauses and assumptions afterwards (sat.c), and a proof cannot contain
  * them: the step is skipped with a proof, a theory or assumptions. */
 #include "internal.h"
@@ -282,6 +284,103 @@ static size_t swap_of(const sym_ctx *x, const uint32_t *mat, size_t r, size_t m,
     return len;
 }
 
+/* Do rows i and j exclude each other in every column (a clause
+ * (~M[i][k] | ~M[j][k]) for each k: adjacent vertices of a colouring)? */
+static bool rows_exclude(const sym_ctx *x, const uint32_t *mat, size_t m, size_t i, size_t j)
+{
+    for (size_t k = 0; k < m; k++) {
+        lit_t a = 2 * mat[i * m + k] + 1, b = 2 * mat[j * m + k] + 1, c[2];
+        c[0] = a < b ? a : b;
+        c[1] = a < b ? b : a;
+        if (!has_clause(x, c, 2))
+            return false;
+    }
+    return true;
+}
+
+/* The row that the o-th clause on row i's first variable pairs it with,
+ * if that clause is binary and negative and the two rows exclude each
+ * other; else UINT32_MAX. row_of maps a first-column variable to its row. */
+static uint32_t neighbour(const sym_ctx *x, const uint32_t *mat, size_t m, const uint32_t *row_of,
+                          size_t i, uint32_t o)
+{
+    uint32_t c = x->occ[o];
+    const lit_t *l = x->lits + x->start[c];
+    if (x->start[c + 1] - x->start[c] != 2 || !(l[0] & l[1] & 1u))
+        return UINT32_MAX;
+    uint32_t w = lit_var(l[0]) == mat[i * m] ? lit_var(l[1]) : lit_var(l[0]);
+    uint32_t j = row_of[w];
+    return j != UINT32_MAX && j != i && rows_exclude(x, mat, m, i, j) ? j : UINT32_MAX;
+}
+
+/* Value symmetry of a colouring: when every adjacent column swap holds,
+ * the columns are interchangeable (the swaps generate every permutation
+ * of them). Rows pairwise exclusive in every column (a clique) take
+ * distinct columns in any model: each has some true variable (its row
+ * clause) and no two share a column. A column permutation mapping the
+ * column of clique row c_t to t turns any model into one with M[c_t][t]
+ * true, so the units M[c_t][t] keep satisfiability (and a model found is
+ * one of the formula: no variable is added). A simple, strong breaking
+ * for graph colouring: the q clique vertices' q! * (m choose q) colour
+ * choices collapse to one (Van Gelder, "Another look at graph coloring
+ * via propositional satisfiability", 2008). The clique is greedy: the row
+ * with the most exclusive neighbours among those of its first column's
+ * binary clauses, then repeatedly the candidate adjacent to all chosen
+ * with the most neighbours. Returns 0 or PSI_SAT_ENOMEM. */
+static int fix_clique(sym_ctx *x, const uint32_t *mat, size_t r, size_t m)
+{
+    psi_sat *s = x->s;
+    uint32_t *row_of = malloc(((size_t)s->nvars + 1) * sizeof *row_of);
+    uint32_t *deg = calloc(r, sizeof *deg);
+    uint32_t *clique = malloc((m + 1) * sizeof *clique);
+    int rc = PSI_SAT_ENOMEM;
+    if (!row_of || !deg || !clique)
+        goto out;
+    for (uint32_t v = 0; v < s->nvars; v++)
+        row_of[v] = UINT32_MAX;
+    for (size_t i = 0; i < r; i++)
+        row_of[mat[i * m]] = (uint32_t)i;
+    size_t best = 0;
+    for (size_t i = 0; i < r; i++) {
+        uint32_t v = mat[i * m];
+        for (uint32_t o = x->occ_at[v]; o < x->occ_at[v + 1]; o++)
+            deg[i] += neighbour(x, mat, m, row_of, i, o) != UINT32_MAX;
+        if (deg[i] > deg[best])
+            best = i;
+    }
+    size_t q = 0;
+    clique[q++] = (uint32_t)best;
+    while (q < m) {
+        uint32_t pick = UINT32_MAX, v = mat[best * m];
+        for (uint32_t o = x->occ_at[v]; o < x->occ_at[v + 1]; o++) {
+            uint32_t j = neighbour(x, mat, m, row_of, best, o);
+            if (j == UINT32_MAX || (pick != UINT32_MAX && deg[j] <= deg[pick]))
+                continue;
+            bool all = true;
+            for (size_t t = 0; t < q && all; t++)
+                all = clique[t] != j && rows_exclude(x, mat, m, clique[t], j);
+            if (all)
+                pick = j;
+        }
+        if (pick == UINT32_MAX)
+            break;
+        clique[q++] = pick;
+    }
+    rc = 0;
+    if (q < 2)
+        goto out; /* one row alone: fixing it is still sound, but worth little */
+    for (size_t t = 0; t < q && !rc; t++) {
+        int unit = (int)mat[clique[t] * m + t] + 1;
+        rc = psi_sat_add_clause(s, &unit, 1);
+    }
+    s->st.symmetries += q;
+out:
+    free(row_of);
+    free(deg);
+    free(clique);
+    return rc;
+}
+
 /* Builds the row matrix, verifies the adjacent row and column swaps and
  * adds the lex-leader constraint of each verified one. Returns 0 or
  * PSI_SAT_ENOMEM. */
@@ -328,17 +427,25 @@ static int run(sym_ctx *x)
             goto out;
         ok[a] = (uint8_t)v;
     }
-    /* Only the pigeonhole-like case, where every adjacent row swap and
-     * every column swap holds (the full row and column symmetry group):
-     * breaking the colour symmetry alone of a colouring (columns without
-     * rows) was measured to slow satisfiable instances down (16 random
-     * 6-colourings of 100 vertices: median 0.075 s -> 0.225 s). */
+    /* Lex-leader clauses only in the pigeonhole-like case, where every
+     * adjacent row swap and every column swap holds (the full row and
+     * column symmetry group): lex-leader clauses for the colour symmetry
+     * alone of a colouring (columns without rows) were measured to slow
+     * satisfiable instances down (16 random 6-colourings of 100 vertices:
+     * median 0.075 s -> 0.225 s); that case fixes a clique's colours. */
     rc = 0;
-    size_t verified = 0;
-    for (size_t a = 0; a + 1 < r + m; a++)
+    size_t verified = 0, cols_verified = 0;
+    for (size_t a = 0; a + 1 < r + m; a++) {
         verified += ok[a];
-    if (verified != r + m - 2)
+        cols_verified += a >= r && ok[a];
+    }
+    if (verified != r + m - 2) {
+        /* Interchangeable columns without interchangeable rows (the
+         * colours of a colouring): fix the colours of a clique instead. */
+        if (s->opt.symmetry_clique && cols_verified == m - 1)
+            rc = fix_clique(x, mat, r, m);
         goto out;
+    }
     for (size_t a = 0; a + 1 < r + m && !rc; a++) {
         if (!ok[a])
             continue;

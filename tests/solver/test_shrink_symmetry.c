@@ -1,7 +1,8 @@
 /* Two CNF techniques of issue 17 item 5: shrinking of learned clauses
  * (analyze.c, opt.shrink) and static symmetry breaking of pigeonhole-like
  * matrices (symmetry.c, opt.symmetry). Answers must match what is known
- * (counting arguments, brute force over small graphs, the other setting),
+ * (counting arguments, brute force over small graphs, the other setting;
+ * colourings also with a clique's colours fixed),
  * every model must satisfy the original clauses, the symmetry step must
  * stay away from formulas whose swaps do not all hold, and a solver that
  * broke symmetries refuses clauses and assumptions afterwards. With the
@@ -200,6 +201,23 @@ static cnf colouring(int n, int k, const uint8_t *adj)
     return f;
 }
 
+static bool has_edge(int n, const uint8_t *adj)
+{
+    for (int u = 0; u < n * n; u++)
+        if (adj[u])
+            return true;
+    return false;
+}
+
+static bool all_edges(int n, const uint8_t *adj)
+{
+    for (int u = 0; u < n; u++)
+        for (int v = 0; v < n; v++)
+            if (u != v && !adj[u * n + v])
+                return false;
+    return true;
+}
+
 /* Is the graph k-colourable? Brute force over colourings (n <= 8). */
 static bool colourable(int n, int k, const uint8_t *adj, int *col, int v)
 {
@@ -215,8 +233,10 @@ static bool colourable(int n, int k, const uint8_t *adj, int *col, int v)
     return false;
 }
 
-/* Complete graphs (rows and columns symmetric: broken) and random graphs
- * (columns only: left alone), against brute force, both shrink settings. */
+/* Complete graphs (rows and columns symmetric: lex-leader) and random
+ * graphs (columns only: a clique's colours fixed, at least two vertices
+ * when the graph has an edge and k >= 2), against brute force, both
+ * shrink settings. */
 static void test_colourings(void **state)
 {
     (void)state;
@@ -245,10 +265,66 @@ static void test_colourings(void **state)
             psi_sat_get_stats(s, &ss);
             if (complete)
                 assert_int_equal(ss.symmetries, (uint64_t)(n - 1 + k - 1));
+            else if (has_edge(n, adj)) /* (complete by chance: lex-leader, more) */
+                assert_in_range(ss.symmetries, 2, all_edges(n, adj) ? n + k : k);
             psi_sat_free(s);
         }
         free(f.lits);
     }
+}
+
+/* Random k-colourings near the threshold, too big for brute force (20-40
+ * vertices): fixing a clique's colours (symmetry.c) must give the answer
+ * of the plain search, on satisfiable and unsatisfiable ones alike; a
+ * clause that one column swap breaks (vertex 0 not colour 0) must stop
+ * it; turning symmetry_clique off must too. */
+static void test_colour_cliques(void **state)
+{
+    (void)state;
+    uint64_t st = 23;
+    static uint8_t adj[40 * 40];
+    int sat = 0, unsat = 0;
+    for (int round = 0; round < 240; round++) {
+        int n = 20 + (int)(rnd(&st) % 21), k = 3 + (int)(rnd(&st) % 2);
+        /* Average degree 3-6 for 3 colours and 5.2-8.2 for 4: both
+         * answers occur (graphs this small stay colourable at higher
+         * degrees than the asymptotic thresholds 4.7 and 8.4). */
+        unsigned pct = (unsigned)((k == 3 ? 300 : 520) + rnd(&st) % 300) / (unsigned)(n - 1);
+        for (int u = 0; u < n; u++)
+            for (int v = 0; v < n; v++)
+                adj[u * n + v] = u < v && rnd(&st) % 100 < pct;
+        for (int u = 0; u < n; u++)
+            for (int v = 0; v < u; v++)
+                adj[u * n + v] = adj[v * n + u];
+        cnf f = colouring(n, k, adj);
+        int variant = round % 3; /* 0 plain, 1 a broken column swap, 2 option off */
+        if (variant == 1) {
+            push(&f, -1);
+            push(&f, 0);
+        }
+        psi_sat *ref = load(&f, 1, 0, &st);
+        int want = psi_sat_solve(ref);
+        psi_sat_free(ref);
+        psi_sat *s = load(&f, 1, 1, &st);
+        if (variant == 2)
+            assert_int_equal(psi_sat_set_option(s, "symmetry_clique", 0), 0);
+        int r = psi_sat_solve(s);
+        assert_int_equal(r, want);
+        if (r == PSI_SAT_SAT)
+            check_model(s, &f);
+        psi_sat_stats ss;
+        psi_sat_get_stats(s, &ss);
+        if (variant == 0 && has_edge(n, adj))
+            assert_true(ss.symmetries >= 2 && ss.symmetries <= (uint64_t)k);
+        else if (variant)
+            assert_int_equal(ss.symmetries, 0);
+        sat += r == PSI_SAT_SAT;
+        unsat += r == PSI_SAT_UNSAT;
+        psi_sat_free(s);
+        free(f.lits);
+    }
+    print_message("colour cliques: %d satisfiable, %d unsatisfiable\n", sat, unsat);
+    assert_true(sat >= 40 && unsat >= 40);
 }
 
 /* After breaking symmetries the solver is one-shot; without any it is not. */
@@ -353,9 +429,9 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(corpus, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pigeon_grid),   cmocka_unit_test(test_near_symmetry),
-        cmocka_unit_test(test_colourings),    cmocka_unit_test(test_one_shot),
-        cmocka_unit_test(test_shrink_random),
+        cmocka_unit_test(test_pigeon_grid), cmocka_unit_test(test_near_symmetry),
+        cmocka_unit_test(test_colourings),  cmocka_unit_test(test_colour_cliques),
+        cmocka_unit_test(test_one_shot),    cmocka_unit_test(test_shrink_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
