@@ -239,14 +239,6 @@ static psi_status closing_cycle(const psi_reach *r, const anti_index *a, rule se
  * conditional edges are known. */
 #define PSI_CH_NEWLY_FORCED 3u
 
-/* Whether asserts run: the group test's verdicts are then checked
- * against the per-edge test. */
-#ifdef NDEBUG
-#define ASSERTS_ON 0
-#else
-#define ASSERTS_ON 1
-#endif
-
 /* Whether choice j (candidate w of read a) closes a forbidden cycle with
  * the known graph: its WR edge, or for the initial value the RW edge to
  * any writer of the key that reaches the reader. */
@@ -361,11 +353,14 @@ static psi_status cond_impossible(const psi_reach *r, const anti_index *ai, psi_
                 continue;
             }
             imp[ch] = 1;
-            if (q == j && (ww || ASSERTS_ON))
+            /* The per-edge test agrees. */
+            assert(csucc_culprit(r, ai, g, ser, i, j, cr[k].txn) < j);
+            if (!ww)
+                continue;
+            if (q == j)
                 q = csucc_culprit(r, ai, g, ser, i, j, cr[k].txn);
-            assert(q < j); /* the per-edge test agrees */
             const psi_cond_succ *e = &g->csucc[q];
-            if (ww && !ww[q] && e->op != PSI_CSUCC_INIT) {
+            if (!ww[q] && e->op != PSI_CSUCC_INIT) {
                 ww[q] = 1;
                 st = psi_polygraph_add_known(g, g->op_txn[e->op], e->to, PSI_EDGE_WW, e->key,
                                              PSI_FROM_PRUNING, d);
