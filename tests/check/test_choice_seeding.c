@@ -104,7 +104,7 @@ static uint64_t mix64(uint64_t x)
  * (prune.h probe_choices) runs only on large histories by default: forced
  * on small ones (1) it must give the verdict the path without it
  * (UINT64_MAX) gives, on valid and faulty SI and SER stores with values
- * that repeat, checked under SI and SER. Fails if the probe never ran or
+ * that repeat, checked under SI, SER, PC and PSI. Fails if the probe never ran or
  * never settled a choice, or if both verdicts do not occur. */
 static void test_probe_same_verdict(void **state)
 {
@@ -129,16 +129,20 @@ static void test_probe_same_verdict(void **state)
         psi_history *h;
         psi_diag d;
         assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
-        for (int ser = 0; ser < 2; ser++) {
+        /* SI, SER, and PC and PSI (pruned by DEP cycles and their own rules) */
+        static const psi_level LEVELS[] = {PSI_LEVEL_SI, PSI_LEVEL_SI, PSI_LEVEL_PC, PSI_LEVEL_PSI};
+        for (int lv = 0; lv < 4; lv++) {
+            bool ser = lv == 1;
             psi_check_result on, off;
-            psi_check_opts co = {.ser = ser, .prune_probe_choices = 1};
+            psi_check_opts co = {.ser = ser, .level = LEVELS[lv], .prune_probe_choices = 1};
             assert_int_equal(psi_check(h, &co, &on, &d), PSI_OK);
             co.prune_probe_choices = UINT64_MAX;
             assert_int_equal(psi_check(h, &co, &off, &d), PSI_OK);
             assert_int_equal(off.prune.probes, 0);
             if (on.verdict != off.verdict)
-                fprintf(stderr, "seed %llu %s: probe %s, without %s\n", (unsigned long long)seed,
-                        ser ? "SER" : "SI", on.verdict == PSI_ACCEPT ? "accepts" : "rejects",
+                fprintf(stderr, "seed %llu level %d: probe %s, without %s\n",
+                        (unsigned long long)seed, lv,
+                        on.verdict == PSI_ACCEPT ? "accepts" : "rejects",
                         off.verdict == PSI_ACCEPT ? "accepts" : "rejects");
             assert_int_equal(on.verdict, off.verdict);
             probes += on.prune.probes > 0;
