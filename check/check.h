@@ -30,15 +30,16 @@ typedef struct psi_check_opts {
     /* The level (check/level.h); PSI_LEVEL_SI (0) with ser means SER.
      * RC, RA, CC and PL-2 skip the polygraph, pruning and the solver. */
     psi_level level;
-    bool no_pruning;            /* --no-pruning */
-    bool no_coalescing;         /* --no-coalescing */
-    bool no_theory_propagation; /* solver theory propagation off */
-    bool exact_pruning;         /* --exact-pruning: rounds to the fixpoint (prune.h exact) */
-    uint32_t threads;           /* --threads: pruning's workers; 0: all online cores */
-    uint64_t prune_stop_cells;  /* prune.h stop_cells (0: default; tests lower it) */
-    double time_limit;          /* seconds for the solver, <= 0: none */
-    bool keep_model;            /* on accept, keep the solver's choice per constraint */
-    psi_init_opts init;         /* --init: the recorded initial state (default auto) */
+    bool no_pruning;              /* --no-pruning */
+    bool no_coalescing;           /* --no-coalescing */
+    bool no_theory_propagation;   /* solver theory propagation off */
+    bool exact_pruning;           /* --exact-pruning: rounds to the fixpoint (prune.h exact) */
+    uint32_t threads;             /* --threads: pruning's workers; 0: all online cores */
+    uint64_t prune_stop_cells;    /* prune.h stop_cells (0: default; tests lower it) */
+    uint64_t prune_probe_choices; /* prune.h probe_choices (0: default; tests set 1) */
+    double time_limit;            /* seconds for the solver, <= 0: none */
+    bool keep_model;              /* on accept, keep the solver's choice per constraint */
+    psi_init_opts init;           /* --init: the recorded initial state (default auto) */
     /* --version-order: known version orders (check/hints.h), borrowed;
      * NULL: none. SI and SER only. */
     const psi_version_order *version_order;

@@ -170,7 +170,9 @@ static psi_status build_creaders(psi_polygraph *g, const psi_history *h, const p
     g->cr_off = calloc((size_t)h->n_ops + 2, sizeof *g->cr_off);
     g->ci_off = calloc((size_t)h->n_keys + 2, sizeof *g->ci_off);
     g->choice_state = calloc(g->n_choices, 1);
-    if (!g->cr_off || !g->ci_off || !g->choice_state)
+    g->cr_end = malloc(((size_t)h->n_ops + 1) * sizeof *g->cr_end);
+    g->ci_end = malloc(((size_t)h->n_keys + 1) * sizeof *g->ci_end);
+    if (!g->cr_off || !g->ci_off || !g->choice_state || !g->cr_end || !g->ci_end)
         return psi_diag_nomem(d, "indexing candidate writers");
     uint64_t ncr = 0, nci = 0;
     for (uint32_t a = 0; a < idx->n_amb; a++) {
@@ -205,7 +207,33 @@ static psi_status build_creaders(psi_polygraph *g, const psi_history *h, const p
                 g->cr[g->cr_off[w + 1]++] = c;
         }
     }
+    g->n_cr_lists = h->n_ops;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        g->cr_end[o] = g->cr_off[o + 1];
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        g->ci_end[k] = g->ci_off[k + 1];
     return PSI_OK;
+}
+
+/* Compacts the live readers of lists [0, n) of one CSR (off, end). */
+static void drop_excluded_csr(const uint8_t *cs, const uint32_t *off, uint32_t *end, psi_cread *cr,
+                              uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = off[i];
+        for (uint32_t j = off[i]; j < end[i]; j++)
+            if (cs[cr[j].choice] != PSI_CH_EXCLUDED)
+                cr[k++] = cr[j];
+        end[i] = k;
+    }
+}
+
+void psi_polygraph_drop_excluded(psi_polygraph *g)
+{
+    if (!g->cr_off)
+        return;
+    drop_excluded_csr(g->choice_state, g->cr_off, g->cr_end, g->cr, g->n_cr_lists);
+    drop_excluded_csr(g->choice_state, g->ci_off, g->ci_end, g->ci, g->n_keys);
 }
 
 /* Session order around optional transactions: the chain psi_so_edges
@@ -510,8 +538,10 @@ void psi_polygraph_free(psi_polygraph *g)
     free(g->i_off);
     free(g->i_txn);
     free(g->cr_off);
+    free(g->cr_end);
     free(g->cr);
     free(g->ci_off);
+    free(g->ci_end);
     free(g->ci);
     free(g->cond);
     free(g->csucc);

@@ -165,6 +165,14 @@ typedef struct psi_polygraph {
     psi_cread *cr;
     uint32_t *ci_off; /* [n_keys + 1] */
     psi_cread *ci;
+    /* End of each write's (each key's) live conditional readers: those
+     * whose choice is not excluded come first, in their original order
+     * (psi_polygraph_drop_excluded), and only they are listed. An excluded
+     * choice adds no edge anywhere, and on hot values most choices end up
+     * excluded: walking them in every pruning round was quadratic. */
+    uint32_t *cr_end;    /* [n_cr_lists] */
+    uint32_t n_cr_lists; /* = history n_ops when there are choices */
+    uint32_t *ci_end;    /* [n_keys] */
     psi_cond_edge *cond;
     uint64_t n_cond, cap_cond;
     psi_cond_succ *csucc; /* see psi_cond_succ; pruning drops settled ones */
@@ -247,7 +255,9 @@ static inline const uint32_t *psi_polygraph_readers(const psi_polygraph *g, uint
     return g->readers + g->reader_off[op];
 }
 
-/* Conditional readers of the final write `op`. */
+/* Conditional readers of the final write `op` whose choice of it is not
+ * excluded (excluded ones may be listed until the next
+ * psi_polygraph_drop_excluded; every consumer skips them). */
 static inline const psi_cread *psi_polygraph_creaders(const psi_polygraph *g, uint32_t op,
                                                       uint32_t *n)
 {
@@ -255,11 +265,12 @@ static inline const psi_cread *psi_polygraph_creaders(const psi_polygraph *g, ui
         *n = 0;
         return NULL;
     }
-    *n = g->cr_off[op + 1] - g->cr_off[op];
+    *n = g->cr_end[op] - g->cr_off[op];
     return g->cr + g->cr_off[op];
 }
 
-/* Conditional readers that may have read key's initial value. */
+/* Conditional readers that may have read key's initial value (as
+ * psi_polygraph_creaders). */
 static inline const psi_cread *psi_polygraph_cinit(const psi_polygraph *g, uint32_t key,
                                                    uint32_t *n)
 {
@@ -267,9 +278,14 @@ static inline const psi_cread *psi_polygraph_cinit(const psi_polygraph *g, uint3
         *n = 0;
         return NULL;
     }
-    *n = g->ci_off[key + 1] - g->ci_off[key];
+    *n = g->ci_end[key] - g->ci_off[key];
     return g->ci + g->ci_off[key];
 }
+
+/* Removes the readers whose choice is excluded from the lists above
+ * (keeping the others' order). Pruning calls it after excluding choices;
+ * a choice is never un-excluded. Linear in the listed readers. */
+void psi_polygraph_drop_excluded(psi_polygraph *g);
 
 /* Appends a conditional edge (see psi_cond_edge). */
 psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,

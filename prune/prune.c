@@ -280,6 +280,18 @@ static uint64_t csucc_group_end(const psi_polygraph *g, uint64_t i)
     return j;
 }
 
+/* The first of the group's shared edges [i, j) that closes a forbidden
+ * cycle from reader txn (the per-edge test). */
+static uint64_t csucc_culprit(const psi_reach *r, const anti_index *ai, const psi_polygraph *g,
+                              rule ser, uint64_t i, uint64_t j, uint32_t txn)
+{
+    for (uint64_t q = i; q < j; q++)
+        if (g->csucc[q].to != txn &&
+            edge_closes_cycle(r, ai, ser, txn, g->csucc[q].to, PSI_EDGE_RW))
+            return q;
+    return j;
+}
+
 /* Marks in imp[] every open choice one of whose conditional edges (the
  * consequences seeding and resolved constraints derived for it: RW from
  * the reader to the writers that must follow its candidate) closes a
@@ -289,10 +301,18 @@ static uint64_t csucc_group_end(const psi_polygraph *g, uint64_t i)
  * reader -> to closes a cycle iff `to`'s node reaches the reader, so the
  * group's smallest frontier per session (m, scratch of n_sessions) answers
  * for every reader at once; a reader never reaches itself (the known graph
- * is acyclic here), so a group edge to the reader itself changes nothing. */
-static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_polygraph *g,
-                            rule ser, uint8_t *imp, uint32_t *m)
+ * is acyclic here), so a group edge to the reader itself changes nothing.
+ *
+ * ww (scratch of n_csucc bytes, zeroed) is non-NULL for
+ * psi_seed_conditional's shared edges, whose WW edge (the candidate's
+ * writer -> `to`) is not known, as seeding's and resolved constraints'
+ * are: the edge that excludes a choice then becomes known (a fact: the
+ * writer reaches `to`), once, so that the exclusion is explained by known
+ * edges before the read's resolution (interpret/reasons.c). */
+static psi_status cond_impossible(const psi_reach *r, const anti_index *ai, psi_polygraph *g,
+                                  rule ser, uint8_t *imp, uint32_t *m, uint8_t *ww, psi_diag *d)
 {
+    psi_status st = PSI_OK;
     for (uint64_t i = 0; i < g->n_cond; i++) {
         const psi_cond_edge *e = &g->cond[i];
         if (g->choice_state[e->choice] != PSI_CH_OPEN || imp[e->choice])
@@ -300,48 +320,54 @@ static void cond_impossible(const psi_reach *r, const anti_index *ai, const psi_
         imp[e->choice] = edge_closes_cycle(r, ai, ser, e->from, e->to, (psi_edge_type)e->type);
     }
     if (ser == RULE_DEP)
-        return; /* an RW edge never closes a DEP cycle */
-    for (uint64_t i = 0, j; i < g->n_csucc; i = j) {
+        return PSI_OK; /* an RW edge never closes a DEP cycle */
+    for (uint64_t i = 0, j; i < g->n_csucc && st == PSI_OK; i = j) {
         j = csucc_group_end(g, i);
         uint32_t n;
         const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
-        if (ser == RULE_PC) { /* pc_rw_cycle has no per-session form */
-            for (uint64_t q = i; q < j; q++)
-                for (uint32_t k = 0; k < n; k++) {
-                    uint32_t ch = cr[k].choice, to = g->csucc[q].to;
-                    if (g->choice_state[ch] == PSI_CH_OPEN && !imp[ch] && cr[k].txn != to)
-                        imp[ch] = edge_closes_cycle(r, ai, ser, cr[k].txn, to, PSI_EDGE_RW);
-                }
-            continue;
-        }
         bool any = false;
         for (uint32_t k = 0; k < n && !any; k++)
             any = g->choice_state[cr[k].choice] == PSI_CH_OPEN && !imp[cr[k].choice];
         if (!any)
             continue;
-        memset(m, 0xff, r->n_sessions * sizeof *m);
-        for (uint64_t q = i; q < j; q++) {
-            uint32_t to = g->csucc[q].to;
-            const uint32_t *row = psi_reach_row(r, ser == RULE_SI ? 2 * to + 1 : to);
-            for (uint32_t s = 0; row && s < r->n_sessions; s++)
-                m[s] = row[s] < m[s] ? row[s] : m[s];
+        if (ser != RULE_PC) {
+            memset(m, 0xff, r->n_sessions * sizeof *m);
+            for (uint64_t q = i; q < j; q++) {
+                uint32_t to = g->csucc[q].to;
+                const uint32_t *row = psi_reach_row(r, ser == RULE_SI ? 2 * to + 1 : to);
+                for (uint32_t s = 0; row && s < r->n_sessions; s++)
+                    m[s] = row[s] < m[s] ? row[s] : m[s];
+            }
         }
-        for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
             uint32_t ch = cr[k].choice;
             const psi_txn *tx = &r->h->txns[cr[k].txn];
-            if (g->choice_state[ch] != PSI_CH_OPEN || imp[ch] || tx->session == PSI_NO_SESSION ||
-                m[tx->session] > tx->pos)
+            if (g->choice_state[ch] != PSI_CH_OPEN || imp[ch])
                 continue;
+            uint64_t q = j;
+            if (ser == RULE_PC) { /* pc_rw_cycle has no per-session form */
+                q = csucc_culprit(r, ai, g, ser, i, j, cr[k].txn);
+                if (q == j)
+                    continue;
+            } else if (tx->session == PSI_NO_SESSION || m[tx->session] > tx->pos) {
+                continue;
+            }
             imp[ch] = 1;
-#ifndef NDEBUG
-            bool seen = false; /* the per-edge test agrees */
-            for (uint64_t q = i; q < j && !seen; q++)
-                seen = g->csucc[q].to != cr[k].txn &&
-                       edge_closes_cycle(r, ai, ser, cr[k].txn, g->csucc[q].to, PSI_EDGE_RW);
-            assert(seen);
-#endif
+            /* The per-edge test agrees. */
+            assert(csucc_culprit(r, ai, g, ser, i, j, cr[k].txn) < j);
+            if (!ww)
+                continue;
+            if (q == j)
+                q = csucc_culprit(r, ai, g, ser, i, j, cr[k].txn);
+            const psi_cond_succ *e = &g->csucc[q];
+            if (!ww[q] && e->op != PSI_CSUCC_INIT) {
+                ww[q] = 1;
+                st = psi_polygraph_add_known(g, g->op_txn[e->op], e->to, PSI_EDGE_WW, e->key,
+                                             PSI_FROM_PRUNING, d);
+            }
         }
     }
+    return st;
 }
 
 /* Sorts the shared edges (csucc_cmp) whose first `sorted` already are:
@@ -374,8 +400,9 @@ static psi_status csucc_sort(psi_polygraph *g, uint64_t sorted, psi_diag *d)
 }
 
 /* The shared edges' consequences of the choices forced this round become
- * known edges; then the groups no open choice still needs are dropped (as
- * prune_choices does with psi_cond_edge). The edges are sorted. */
+ * known edges (when `forced`); then the groups no open choice still needs
+ * are dropped (as prune_choices does with psi_cond_edge). The edges are
+ * sorted. */
 static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
 {
     psi_status st = PSI_OK;
@@ -405,22 +432,27 @@ static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
  * whose WR edge or conditional edges close a forbidden cycle with the
  * known graph, never a read's last one (a read with none left is for the
  * solver to refute, with its cycle); a read left with one candidate gets
- * its WR edge and the conditional edges of that choice as known edges.
- * *changed counts the choices settled. imp is scratch of n_choices
- * bytes. */
+ * its WR edge and the conditional edges of that choice as known edges
+ * (the shared ones only when csucc_known: psi_seed_conditional's are
+ * derived again by seeding, forced readers' edges included). *changed
+ * counts the choices settled. imp is scratch of n_choices bytes. */
 static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_polygraph *g,
-                                rule ser, uint8_t *imp, uint64_t *sorted, uint32_t *changed,
-                                psi_diag *d)
+                                rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
+                                uint32_t *changed, psi_diag *d)
 {
     psi_status st = PSI_OK;
-    uint32_t forced = 0;
+    uint32_t forced = 0, excluded = 0;
     uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
     if (!m)
         return psi_diag_nomem(d, "pruning read-from choices");
     memset(imp, 0, g->n_choices);
     st = csucc_sort(g, *sorted, d);
+    uint8_t *ww = NULL;
+    if (st == PSI_OK && !csucc_known && g->n_csucc && !(ww = calloc(g->n_csucc, 1)))
+        st = psi_diag_nomem(d, "pruning read-from choices");
     if (st == PSI_OK)
-        cond_impossible(r, ai, g, ser, imp, m);
+        st = cond_impossible(r, ai, g, ser, imp, m, ww, d);
+    free(ww);
     free(m);
     for (uint32_t i = 0; i < g->n_amb && st == PSI_OK; i++) {
         const psi_amb_read *a = &g->amb[i];
@@ -437,6 +469,7 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
                 continue;
             cs[j] = PSI_CH_EXCLUDED;
             alive--;
+            excluded++;
             ++*changed;
         }
         if (alive != 1)
@@ -460,7 +493,7 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
                                          PSI_FROM_PRUNING, d);
     }
     if (st == PSI_OK)
-        st = csucc_settle(g, forced != 0, d);
+        st = csucc_settle(g, forced != 0 && csucc_known, d);
     *sorted = g->n_csucc; /* compaction keeps the order */
     for (uint32_t c = 0; forced && c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_NEWLY_FORCED)
@@ -475,25 +508,40 @@ static psi_status prune_choices(const psi_reach *r, const anti_index *ai, psi_po
             g->cond[keep++] = g->cond[i];
     if (st == PSI_OK)
         g->n_cond = keep;
+    if (excluded)
+        psi_polygraph_drop_excluded(g);
     return st;
 }
 
 /* Before seeding (g->pending): one pass of prune_choices on the known
- * graph alone; *again when it settled enough of the open choices that a
- * new reach is worth building before seeding (seeding's cost grows with
- * the writer pairs the known graph leaves unordered, and a forced choice's
- * WR edge orders some). Exact: prune_choices only excludes choices whose
- * edges close a cycle with known edges. */
-static psi_status settle_choices_before_seeding(const psi_reach *r, const anti_index *ai,
-                                                psi_polygraph *g, rule ser, uint8_t *imp,
-                                                uint64_t *sorted, bool *again, psi_diag *d)
+ * graph and the shared conditional edges seeding would derive from the
+ * writer pairs r orders (psi_seed_conditional: a reader of T
+ * anti-depends on the writers after T), which are then dropped; *again
+ * when the passes settled enough of the open choices that a new reach is
+ * worth building before seeding. Seeding's cost, and every later round's,
+ * grows with the writer pairs the known graph leaves unordered, and a
+ * forced choice's WR edge orders some: at 10^5 transactions with values
+ * 1..16, seeding after the first pass alone left 18.7 M pairs unordered.
+ * Exact: prune_choices only excludes choices whose edges close a cycle
+ * with known edges. */
+static psi_status settle_choices_before_seeding(const psi_history *h, const psi_reach *r,
+                                                const anti_index *ai, psi_polygraph *g, rule ser,
+                                                bool probe, uint8_t *imp, uint64_t *sorted,
+                                                bool *again, psi_diag *d)
 {
     assert(g->pending && !g->n_cond && !g->n_csucc);
     uint64_t open = 0;
     for (uint32_t c = 0; c < g->n_choices; c++)
         open += g->choice_state[c] == PSI_CH_OPEN;
     uint32_t settled = 0;
-    psi_status st = prune_choices(r, ai, g, ser, imp, sorted, &settled, d);
+    psi_status st = PSI_OK;
+    /* RULE_DEP: an RW edge never closes a DEP cycle (cond_impossible). */
+    if (probe && ser != RULE_DEP)
+        st = psi_seed_conditional(h, g, r, d);
+    if (st == PSI_OK)
+        st = prune_choices(r, ai, g, ser, imp, sorted, false, &settled, d);
+    g->n_csucc = 0;
+    *sorted = 0;
     *again = st == PSI_OK && (uint64_t)settled * 100 >= open && settled > 0;
     return st;
 }
@@ -639,6 +687,10 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const 
  * fixpoint is kept. */
 #define EARLY_STOP_CELLS (1u << 22)
 
+/* Read-from choices from which the passes before seeding probe the
+ * ordered writer pairs' conditional edges (prune.h probe_choices). */
+#define PROBE_CHOICES (1u << 20)
+
 /* The known graph's cycle check alone, after rounds stopped early. */
 static psi_status final_cycle_check(const psi_history *h, psi_polygraph *g, rule ser,
                                     psi_prune_result *res, psi_diag *d)
@@ -676,6 +728,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                          .buf_edges = &fdone};
     bool exact = !opts || opts->exact;
     uint64_t stop_cells = opts && opts->stop_cells ? opts->stop_cells : EARLY_STOP_CELLS;
+    uint64_t probe_choices = opts && opts->probe_choices ? opts->probe_choices : PROBE_CHOICES;
     bool disabled = opts && opts->disabled;
     rule ser = opts && opts->dep_only ? (opts->psi  ? RULE_PSI
                                          : opts->pc ? RULE_PC
@@ -744,8 +797,12 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
              * leaves far fewer writer pairs open (seed.c takes settled
              * choices as facts). */
             bool again = false;
-            if (g->n_amb)
-                st = settle_choices_before_seeding(&r, &ai, g, ser, imp, &csucc_sorted, &again, d);
+            if (g->n_amb) {
+                bool probe = g->n_choices >= probe_choices;
+                res->probes += probe;
+                st = settle_choices_before_seeding(h, &r, &ai, g, ser, probe, imp, &csucc_sorted,
+                                                   &again, d);
+            }
             if (st == PSI_OK && !again)
                 st = psi_seed_constraints(h, g, &r, d);
             psi_graph_free(&ag);
@@ -790,7 +847,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         }
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, &settled, d);
+            st = prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, &settled, d);
         psi_graph_free(&ag);
         psi_reach_free(&r);
         if (st != PSI_OK) {

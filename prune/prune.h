@@ -66,6 +66,14 @@ typedef struct psi_prune_opts {
     uint64_t stop_cells; /* a round is large from this many frontier cells (rows x
                             sessions); 0: the default, 2^22. Tests lower it */
     uint32_t threads;    /* workers for the frontiers; 0: all online cores. Same result for any */
+    /* Reads with a choice of writers: from this many choices, the passes
+     * before seeding also test the conditional edges of the writer pairs
+     * the known graph orders (prune.c settle_choices_before_seeding); 0:
+     * the default, 2^20; UINT64_MAX: never. Below it seeding comes sooner,
+     * as it did before, which keeps pruning's decisions (and so the
+     * counterexamples interpret/ grows along them) on small histories.
+     * Tests set 1 to take the probe everywhere. */
+    uint64_t probe_choices;
     const psi_progress *progress; /* stage "prune": round, constraints checked (may be NULL) */
 } psi_prune_opts;
 
@@ -74,6 +82,7 @@ typedef struct psi_prune_opts {
 typedef struct psi_prune_result {
     psi_prune_outcome outcome;
     uint32_t rounds;
+    uint32_t probes;                 /* passes before seeding that tested conditional edges */
     bool stopped_early;              /* rounds stopped before the fixpoint (opts.exact) */
     uint32_t seeded;                 /* constraints generated for unordered writer pairs */
     uint32_t resolved;               /* constraints resolved by pruning rounds */

@@ -29,6 +29,9 @@ typedef struct seeder {
     const psi_reach *r;
     psi_diag *d;
     size_t block_cells; /* seed.h psi_seed_constraints_cfg */
+    /* psi_seed_conditional: only the open choices' shared edges; no
+     * pairs, no known edges */
+    bool cond_only;
     psi_pair *pairs;
     size_t n_pairs, cap_pairs;
     /* [n_sessions] scratch, per key: */
@@ -135,6 +138,8 @@ static uint32_t minimal_candidates(seeder *s, uint32_t nc)
 
 static psi_status add_pair(seeder *s, uint32_t key, uint32_t i, uint32_t j)
 {
+    if (s->cond_only)
+        return PSI_OK;
     if (!psi_grow((void **)&s->pairs, &s->cap_pairs, s->n_pairs + 1, sizeof *s->pairs))
         return psi_diag_nomem(s->d, "generating constraints");
     const uint32_t *ops = s->g->w_op + s->g->w_off[key];
@@ -158,8 +163,13 @@ static psi_status add_forced(seeder *s, uint32_t key, uint32_t t, uint32_t op, c
      * forced one's edges are known, an excluded one's never exist; only
      * open ones need the shared record. */
     bool open = false;
-    for (uint32_t k = 0; k < n_cond; k++)
-        open |= s->g->choice_state[cr[k].choice] == PSI_CH_OPEN;
+    for (uint32_t k = 0; k < n_cond && !open; k++)
+        open = s->g->choice_state[cr[k].choice] == PSI_CH_OPEN;
+    if (s->cond_only) {
+        for (uint32_t c = 0; c < n_to && st == PSI_OK && open; c++)
+            st = psi_polygraph_add_csucc(s->g, src, wtxn(s, to[c]), key, s->d);
+        return st;
+    }
     psi_edge_origin origin = t == PSI_INIT_TXN ? PSI_FROM_SEEDING_INIT : PSI_FROM_SEEDING;
     for (uint32_t c = 0; c < n_to && st == PSI_OK; c++) {
         uint32_t dst = wtxn(s, to[c]);
@@ -188,7 +198,7 @@ static psi_status seed_key_all(seeder *s, uint32_t key, uint32_t b0, uint32_t nw
     uint32_t n = s->g->i_off[key + 1] - s->g->i_off[key];
     for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
         st = add_forced(s, key, PSI_INIT_TXN, 0, rd, n, &i, 1);
-    for (uint32_t i = 0; i < nw && st == PSI_OK; i++)
+    for (uint32_t i = 0; i < nw && st == PSI_OK && !s->cond_only; i++)
         for (uint32_t j = i + 1; j < nw && st == PSI_OK; j++)
             if (wtxn(s, i) != wtxn(s, j))
                 st = add_pair(s, key, i, j);
@@ -249,8 +259,8 @@ static psi_status seed_session(seeder *s, uint32_t key, uint32_t b0, uint32_t ns
                 s->cand[nc] = j;
                 s->cseg[nc++] = m;
             }
-            if (sg->sess < sa->sess)
-                continue; /* the pair is found from the other side */
+            if (sg->sess < sa->sess || s->cond_only)
+                continue; /* the pair is found from the other side, or not wanted */
             /* Writers before j that do not reach T either: unordered. */
             uint32_t q = s->lo[m];
             while (q < j && fr(s, q, ka) <= p)
@@ -349,11 +359,31 @@ psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const ps
     return psi_seed_constraints_cfg(h, g, r, PSI_SEED_BLOCK_CELLS, d);
 }
 
+static psi_status seed_run(seeder *s0);
+
 psi_status psi_seed_constraints_cfg(const psi_history *h, psi_polygraph *g, const psi_reach *r,
                                     size_t block_cells, psi_diag *d)
 {
-    uint32_t S = r->n_sessions;
     seeder s = {.h = h, .g = g, .r = r, .d = d, .block_cells = block_cells};
+    return seed_run(&s);
+}
+
+psi_status psi_seed_conditional(const psi_history *h, psi_polygraph *g, const psi_reach *r,
+                                psi_diag *d)
+{
+    seeder s = {
+        .h = h, .g = g, .r = r, .d = d, .block_cells = PSI_SEED_BLOCK_CELLS, .cond_only = true};
+    return seed_run(&s);
+}
+
+/* Walks every key with the seeder s0 (inputs set, scratch zero). */
+static psi_status seed_run(seeder *s0)
+{
+    seeder s = *s0;
+    const psi_history *h = s.h;
+    psi_polygraph *g = s.g;
+    psi_diag *d = s.d;
+    uint32_t S = s.r->n_sessions;
     size_t S1 = S ? S : 1;
     s.segs = malloc(S1 * sizeof *s.segs);
     uint32_t *scratch = malloc(6 * S1 * sizeof *scratch);
@@ -377,7 +407,8 @@ psi_status psi_seed_constraints_cfg(const psi_history *h, psi_polygraph *g, cons
     free(s.ro);
     free(s.rowp);
     free(s.f);
-    if (st != PSI_OK) {
+    if (st != PSI_OK || s.cond_only) {
+        assert(!s.cond_only || !s.pairs);
         free(s.pairs);
         return st;
     }

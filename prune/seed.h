@@ -52,4 +52,14 @@ psi_status psi_seed_constraints(const psi_history *h, psi_polygraph *g, const ps
 psi_status psi_seed_constraints_cfg(const psi_history *h, psi_polygraph *g, const psi_reach *r,
                                     size_t block_cells, psi_diag *d);
 
+/* Only the shared conditional RW edges (psi_cond_succ) seeding would add
+ * for the open reads with a choice of writers, from the same sparse
+ * successors: no constraint, no known edge. Each is a consequence of its
+ * choice alone (a reader of T anti-depends on every writer P puts after
+ * T), so pruning may exclude a choice by them before the constraints are
+ * seeded; psi_seed_constraints derives them again, from a reach at least
+ * as large, so the caller drops these first (g->n_csucc = 0). */
+psi_status psi_seed_conditional(const psi_history *h, psi_polygraph *g, const psi_reach *r,
+                                psi_diag *d);
+
 #endif

@@ -7,7 +7,9 @@
  * writers T reaches. Both the dense per-key block and the in-place path
  * (block limit 0) are checked, under SI (doubled graph) and SER, on random
  * histories with few keys and many sessions (keys written everywhere) and
- * with many keys (keys written in a few sessions). */
+ * with many keys (keys written in a few sessions). Reads with a choice of
+ * writers: the live reader lists and the shared conditional edges
+ * psi_seed_conditional adds, against the old path and the definition. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,10 +205,178 @@ static void test_seed_matches_definition(void **state)
     assert_true(wide >= 40);
 }
 
+/* Whether any reader in cr[0..n) has its choice open. */
+static bool any_open(const psi_polygraph *g, const psi_cread *cr, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (g->choice_state[cr[i].choice] == PSI_CH_OPEN)
+            return true;
+    return false;
+}
+
+/* The definition's shared conditional edges for key k: (write op, or
+ * PSI_CSUCC_INIT, then successor, key) for every write (and the initial
+ * value) with an open conditional reader, to each writer minimal among
+ * those it reaches (every writer for the initial value). */
+static void expect_csucc(const psi_polygraph *g, const psi_reach *r, uint32_t k, qvec *out)
+{
+    uint32_t b = g->w_off[k], nw = g->w_off[k + 1] - b;
+    for (uint32_t w = 0; w <= nw; w++) {
+        bool init = w == nw;
+        uint32_t t = init ? PSI_INIT_TXN : g->op_txn[g->w_op[b + w]], n;
+        const psi_cread *cr =
+            init ? psi_polygraph_cinit(g, k, &n) : psi_polygraph_creaders(g, g->w_op[b + w], &n);
+        if (!any_open(g, cr, n))
+            continue;
+        for (uint32_t j = 0; j < nw; j++) {
+            uint32_t s = g->op_txn[g->w_op[b + j]];
+            if (s == t || !reaches(r, t, s))
+                continue;
+            bool minimal = true;
+            for (uint32_t m = 0; m < nw && minimal; m++) {
+                uint32_t x = g->op_txn[g->w_op[b + m]];
+                if (x != s && x != t && reaches(r, t, x) && reaches(r, x, s))
+                    minimal = false;
+            }
+            if (minimal)
+                qpush(out, (quad){init ? PSI_CSUCC_INIT : g->w_op[b + w], s, k, 0});
+        }
+    }
+}
+
+static void csucc_quads(const psi_polygraph *g, qvec *out)
+{
+    for (uint64_t i = 0; i < g->n_csucc; i++)
+        qpush(out, (quad){g->csucc[i].op, g->csucc[i].to, g->csucc[i].key, 0});
+}
+
+/* The live conditional readers of one list after psi_polygraph_drop_excluded
+ * are the old list's non-excluded readers, in their order. */
+static void assert_live(const psi_polygraph *g, const psi_cread *old, uint32_t n_old,
+                        const psi_cread *now, uint32_t n_now, uint64_t seed)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n_old; i++) {
+        if (g->choice_state[old[i].choice] == PSI_CH_EXCLUDED)
+            continue;
+        if (k >= n_now || now[k].txn != old[i].txn || now[k].choice != old[i].choice)
+            fail_msg("seed %llu: live reader %u differs", (unsigned long long)seed, k);
+        k++;
+    }
+    assert_int_equal(k, n_now);
+}
+
+/* Reads with a choice of writers (issue 11): after excluding some choices
+ * at random, the creader lists hold exactly the others
+ * (psi_polygraph_drop_excluded), and psi_seed_conditional adds exactly
+ * the shared conditional edges psi_seed_constraints adds (the old path)
+ * and the definition asks for, and nothing else. Returns the number of
+ * shared edges compared. */
+static uint64_t check_conditional(psi_history *h, bool si, uint64_t seed)
+{
+    psi_diag d;
+    psi_index idx;
+    psi_polygraph g;
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    psi_polygraph_opts po = {.no_coalescing = true};
+    assert_int_equal(psi_polygraph_build(h, &idx, &po, &g, &d), PSI_OK);
+    uint64_t compared = 0;
+    if (!g.n_choices) {
+        psi_polygraph_free(&g);
+        psi_index_free(&idx);
+        return 0;
+    }
+    /* The lists before any exclusion, flattened (ops, then keys). */
+    uint32_t n_lists = g.n_cr_lists + g.n_keys;
+    uint32_t *off = calloc((size_t)n_lists + 1, sizeof *off);
+    assert_non_null(off);
+    for (uint32_t l = 0, n; l < n_lists; l++) {
+        if (l < g.n_cr_lists)
+            psi_polygraph_creaders(&g, l, &n);
+        else
+            psi_polygraph_cinit(&g, l - g.n_cr_lists, &n);
+        off[l + 1] = off[l] + n;
+    }
+    psi_cread *all = malloc((off[n_lists] ? off[n_lists] : 1) * sizeof *all);
+    assert_non_null(all);
+    for (uint32_t l = 0, n; l < n_lists; l++) {
+        const psi_cread *cr = l < g.n_cr_lists ? psi_polygraph_creaders(&g, l, &n)
+                                               : psi_polygraph_cinit(&g, l - g.n_cr_lists, &n);
+        memcpy(all + off[l], cr, (size_t)n * sizeof *cr);
+    }
+    for (uint32_t c = 0; c < g.n_choices; c++) {
+        uint64_t x = mix64(seed * 7919 + c) % 8;
+        g.choice_state[c] = x < 3 ? PSI_CH_EXCLUDED : x == 3 ? PSI_CH_FORCED : PSI_CH_OPEN;
+    }
+    psi_polygraph_drop_excluded(&g);
+    for (uint32_t l = 0, n; l < n_lists; l++) {
+        const psi_cread *cr = l < g.n_cr_lists ? psi_polygraph_creaders(&g, l, &n)
+                                               : psi_polygraph_cinit(&g, l - g.n_cr_lists, &n);
+        assert_live(&g, all + off[l], off[l + 1] - off[l], cr, n, seed);
+    }
+    psi_reach r;
+    uint32_t cyc;
+    assert_int_equal(psi_reach_build(&r, h, &g, si, &cyc, &d), PSI_OK);
+    if (cyc == UINT32_MAX) {
+        uint64_t known = g.n_known;
+        assert_int_equal(psi_seed_conditional(h, &g, &r, &d), PSI_OK);
+        assert_int_equal(g.n_known, known);
+        assert_int_equal(g.n_cons, 0);
+        assert_true(g.pending);
+        qvec got = {0}, old = {0}, want = {0};
+        csucc_quads(&g, &got);
+        for (uint32_t k = 0; k < g.n_keys; k++)
+            expect_csucc(&g, &r, k, &want);
+        g.n_csucc = 0;
+        assert_int_equal(psi_seed_constraints(h, &g, &r, &d), PSI_OK);
+        csucc_quads(&g, &old);
+        assert_same(&got, &old, "shared edges (seeding)", seed);
+        assert_same(&got, &want, "shared edges (definition)", seed);
+        compared = got.n;
+        free(got.q);
+        free(old.q);
+        free(want.q);
+    }
+    psi_reach_free(&r);
+    free(all);
+    free(off);
+    psi_polygraph_free(&g);
+    psi_index_free(&idx);
+    return compared;
+}
+
+static void test_conditional_matches_seeding(void **state)
+{
+    (void)state;
+    uint64_t compared = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        uint64_t x = mix64(seed * 15485863);
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.seed = seed;
+        o.sessions = 2 + (uint32_t)(x % 8);
+        o.txns_per_session = 3 + (uint32_t)((x >> 8) % 10);
+        o.ops_per_txn = 1 + (uint32_t)((x >> 16) % 5);
+        o.keys = 2 + (uint32_t)((x >> 24) % 12);
+        o.value_range = 1 + (x >> 32) % 4;
+        o.store = (x >> 36) % 3 == 0 ? PSI_STORE_SER : PSI_STORE_SI;
+        psi_history *h;
+        psi_diag d;
+        if (psi_generate(&o, &h, NULL, &d) != PSI_OK)
+            fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+        for (int si = 0; si < 2; si++)
+            compared += check_conditional(h, si, seed);
+        psi_history_free(h);
+    }
+    /* The test must have compared something. */
+    assert_true(compared >= 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_matches_definition),
+        cmocka_unit_test(test_conditional_matches_seeding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
