@@ -305,7 +305,7 @@ static uint64_t check_conditional(psi_history *h, bool si, uint64_t seed)
         memcpy(all + off[l], cr, (size_t)n * sizeof *cr);
     }
     for (uint32_t c = 0; c < g.n_choices; c++) {
-        uint64_t x = mix64(seed * 7919 + c) % 8;
+        uint64_t x = psi_test_mix64(seed * 7919 + c) % 8;
         g.choice_state[c] = x < 3 ? PSI_CH_EXCLUDED : x == 3 ? PSI_CH_FORCED : PSI_CH_OPEN;
     }
     psi_polygraph_drop_excluded(&g);
@@ -350,7 +350,7 @@ static void test_conditional_matches_seeding(void **state)
     (void)state;
     uint64_t compared = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
-        uint64_t x = mix64(seed * 15485863);
+        uint64_t x = psi_test_mix64(seed * 15485863);
         psi_gen_opts o;
         psi_gen_opts_default(&o);
         o.seed = seed;
