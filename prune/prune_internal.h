@@ -1,0 +1,64 @@
+/* Internal to prune/: how prune.c's rounds judge an edge (the level's
+ * rule and the index of known RW/SO/WR edges it needs), shared with
+ * choices.c, which prunes the read-from choices of repeated values. Not
+ * installed; nothing outside prune/ includes it. */
+#ifndef PSI_PRUNE_INTERNAL_H
+#define PSI_PRUNE_INTERNAL_H
+
+#include "core/graph.h"
+#include "core/polygraph.h"
+#include "prune/level_pc.h"
+#include "prune/reach.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How a side is judged: SER (any cycle), SI (the doubled graph), or DEP
+ * (only DEP edges close cycles; prune.h dep_only). */
+typedef enum psi_prune_rule {
+    RULE_SI = 0,
+    RULE_SER = 1,
+    RULE_DEP = 2,
+    RULE_PSI = 3,
+    RULE_PC = 4
+} psi_prune_rule;
+
+/* RULE_PSI: the known RW edges by source and by target (plain graph).
+ * RULE_PC: the known SO and WR edges, by target. */
+typedef struct psi_anti_index {
+    const psi_graph *g;
+    const psi_polygraph *pg;
+    const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
+} psi_anti_index;
+
+/* Known RW edges tried per end of a DEP edge: skipping the rest only
+ * prunes less. */
+#define MAX_ANTI_TESTS 64u
+
+/* Whether edge from -> to of the given type closes a cycle the rule
+ * forbids with the known graph r was built from (a's index beside it). */
+bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_prune_rule ser,
+                            uint32_t from, uint32_t to, psi_edge_type type);
+
+/* One pass over the read-from choices against r: excludes the choices
+ * whose edges close a forbidden cycle, turns a read left with one choice
+ * into known edges (its WR edge and its seeded consequences), and compacts
+ * the conditional edges to the open choices' (csucc_known: the shared
+ * edges of psi_cond_succ are known to seeding and settled with them).
+ * *changed counts the choices settled; imp is scratch of n_choices bytes;
+ * *sorted is how much of g->csucc is sorted, kept up to date. */
+psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
+                             psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
+                             uint32_t *changed, psi_diag *d);
+
+/* Before seeding (g->pending): psi_prune_choices on the known graph and
+ * the conditional edges seeding would derive from the writer pairs r
+ * orders (when probe), which are dropped again; *again when enough was
+ * settled that a new reach is worth building before seeding
+ * (choices.c says why). */
+psi_status psi_prune_settle_choices(const psi_history *h, const psi_reach *r,
+                                    const psi_anti_index *ai, psi_polygraph *g, psi_prune_rule ser,
+                                    bool probe, uint8_t *imp, uint64_t *sorted, bool *again,
+                                    psi_diag *d);
+
+#endif
