@@ -478,6 +478,24 @@ static psi_status add_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_
     return PSI_OK;
 }
 
+bool psi_builder_reserve_ops(psi_builder *b, uint64_t n)
+{
+    if (n <= b->cap_ops)
+        return true;
+    if (n > PSI_MAX_OPS)
+        return false;
+    psi_op *q = malloc((size_t)n * sizeof *q);
+    if (!q)
+        return false;
+    psi_hint_huge(q, (size_t)n * sizeof *q);
+    if (b->n_ops)
+        memcpy(q, b->ops, b->n_ops * sizeof *q);
+    free(b->ops);
+    b->ops = q;
+    b->cap_ops = (size_t)n;
+    return true;
+}
+
 psi_status psi_builder_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_t value,
                           unsigned flags, psi_diag *d)
 {

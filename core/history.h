@@ -275,6 +275,13 @@ void psi_builder_free(psi_builder *b);
 
 psi_status psi_builder_begin(psi_builder *b, uint64_t session_id, uint64_t txn_id, uint64_t src,
                              psi_diag *d);
+/* A hint from a reader that knows a bound on the operations to come (from
+ * the input's size): room for n operations in one block, so that adding
+ * them never copies the array to a block twice as large. Pages are only
+ * touched as operations arrive, and psi_builder_finish gives back what is
+ * left. False (nothing changed) when n exceeds the model's limit or memory
+ * is short: the builder then grows as usual. */
+bool psi_builder_reserve_ops(psi_builder *b, uint64_t n);
 psi_status psi_builder_op(psi_builder *b, psi_op_kind kind, uint64_t key, uint64_t value,
                           unsigned flags, psi_diag *d);
 /* A list-append read observing vals[0..n) (n may be 0: the initial empty list). */

@@ -10,9 +10,8 @@ typedef struct index_ctx {
     psi_history *h;
     psi_index *idx;
     uint32_t *order; /* scratch: a txn's op offsets sorted by (key, position) */
-    /* Scratch for the radix sorts of the write map and the join, [n_ops]
-     * each: one allocation serves both (pages the writes touched are
-     * reused by the reads). Freed when the build ends. */
+    /* Scratch for the radix sorts of the write map and the join, sized
+     * to each sort's records and freed after it (index.c, kv_alloc). */
     psi_kv *kv_a, *kv_tmp;
     size_t cap_order;
     size_t cap_anomalies;

@@ -21,7 +21,15 @@ static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_
     psi_edge_kind kind = relay                    ? PSI_EDGE_RELAY
                          : psi_edge_is_anti(type) ? PSI_EDGE_ANTI
                                                   : PSI_EDGE_DEP;
-    int64_t id = psi_acyc_add_edge(enc->graph, from, tgt, kind, a, b);
+    uint32_t tf = from;
+    if (enc->node_map) {
+        /* compact_nodes marked every endpoint this can be given */
+        assert(!enc->pc && !enc->psi && !enc->n_relay && from < n && tgt < n);
+        tf = enc->node_map[from];
+        tgt = enc->node_map[tgt];
+        assert(tf != UINT32_MAX && tgt != UINT32_MAX);
+    }
+    int64_t id = psi_acyc_add_edge(enc->graph, tf, tgt, kind, a, b);
     if (id < 0)
         return false;
     if (!enc->psi)
@@ -411,6 +419,11 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
         key = k2;
         for (uint32_t i = 0; key && i < enc->n_relay; i++)
             key[g->n_nodes + i] = psi_route_hint(g, enc, key, i);
+        /* The hint is per theory node: move each key to its node (the map
+         * is monotone, so in place, front to back). */
+        for (uint32_t v = 0; key && enc->node_map && v < g->n_nodes; v++)
+            if (enc->node_map[v] != UINT32_MAX)
+                key[enc->node_map[v]] = key[v];
         int rc = key ? psi_acyc_set_order_hint(enc->graph, key) : 0;
         free(key);
         if (rc)
@@ -498,6 +511,51 @@ nomem:
     return psi_diag_nomem(d, "encoding outcomes of transactions");
 }
 
+static bool mark_node(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    (void)type;
+    (void)key;
+    uint32_t *map = ctx;
+    map[from] = map[to] = 0;
+    return true;
+}
+
+/* enc->node_map (encode.h) for the plain SI and SER encodings: marks the
+ * endpoints of every edge encode_known and the constraint loop can add
+ * (all known edges, a superset of the reduced ones, and both sides of the
+ * open constraints), then numbers the marked transactions in transaction
+ * order. The numbering is monotone, so the theory's static order (Kahn,
+ * ties by node number) places the touched nodes in the same relative order
+ * as before: the unmarked ones have no edge and only interleaved with
+ * them. Leaves node_map NULL (the identity) when compacting saves little. */
+static bool compact_nodes(const psi_polygraph *g, psi_encoding *enc)
+{
+    size_t n = g->n_nodes;
+    uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+    if (!map)
+        return false;
+    memset(map, 0xff, n * sizeof *map);
+    for (uint64_t i = 0; i < g->n_known; i++)
+        map[g->known[i].from] = map[g->known[i].to] = 0;
+    for (uint32_t c = 0; c < g->n_cons; c++)
+        if (g->cons[c].state == PSI_C_OPEN) {
+            psi_constraint_for_each(g, &g->cons[c], true, mark_node, map);
+            psi_constraint_for_each(g, &g->cons[c], false, mark_node, map);
+        }
+    uint32_t k = 0;
+    for (size_t v = 0; v < n; v++)
+        if (map[v] != UINT32_MAX)
+            map[v] = k++;
+    /* Under a tenth saved: not worth a lookup per edge. */
+    if ((uint64_t)k * 10 > (uint64_t)n * 9) {
+        free(map);
+        return true;
+    }
+    enc->node_map = map;
+    enc->n_theory_nodes = k;
+    return true;
+}
+
 psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_encoding *enc,
                       psi_diag *d)
 {
@@ -515,8 +573,15 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
             return st;
         }
     }
+    if (!enc->pc && !enc->psi && !enc->n_relay && !g->n_choices && !g->opt &&
+        !compact_nodes(g, enc)) {
+        psi_encoding_free(enc);
+        return psi_diag_nomem(d, "numbering the solver's nodes");
+    }
     /* PC: a twin per node (PSI's sink is the theory's own, acyclic.h) */
-    uint64_t nodes = enc->pc ? 2 * (uint64_t)g->n_nodes : g->n_nodes + (uint64_t)enc->n_relay;
+    uint64_t nodes = enc->node_map ? enc->n_theory_nodes
+                     : enc->pc     ? 2 * (uint64_t)g->n_nodes
+                                   : g->n_nodes + (uint64_t)enc->n_relay;
     if (nodes > UINT32_MAX - 1) {
         psi_encoding_free(enc);
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions are too many for the encoding",
@@ -632,6 +697,7 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->psi_edges);
     free(enc->psi_lits);
     psi_route_free(enc->route);
+    free(enc->node_map);
     memset(enc, 0, sizeof *enc);
 }
 
