@@ -96,6 +96,7 @@ psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_vie
     memset(g, 0, sizeof *g);
     /* The RW-only in-index is an SI notion; a plain graph indexes all. */
     assert(!(flags & PSI_GRAPH_IN_ANTI) || (flags & PSI_GRAPH_SI));
+    assert(!(flags & PSI_GRAPH_IN_ONLY) || ((flags & PSI_GRAPH_IN) && !(flags & PSI_GRAPH_SI)));
     bool si = flags & PSI_GRAPH_SI;
     if (si && n_vertices > UINT32_MAX / 2)
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions exceed the doubled graph's nodes",
@@ -113,12 +114,15 @@ psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_vie
     part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
     part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
     uint64_t m_in = 0;
-    if (!build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v,
+    if (!(flags & PSI_GRAPH_IN_ONLY) &&
+        !build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v,
                     si ? out_si : out_plain, si ? 2 : 1))
         goto nomem;
     if ((flags & PSI_GRAPH_IN) && !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in,
                                               si ? 2 * n : n, v, si ? in_si : in_plain, si ? 2 : 1))
         goto nomem;
+    if (flags & PSI_GRAPH_IN_ONLY)
+        g->n_edges = m_in;
     if ((flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN) &&
         !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, in_anti, 1))
         goto nomem;
@@ -141,10 +145,12 @@ void psi_graph_free(psi_graph *g)
 
 size_t psi_graph_bytes(const psi_graph *g)
 {
-    if (!g->off)
+    if (!g->off && !g->in_off)
         return 0;
     size_t rows = is_si(g) ? 2 * (size_t)g->n_vertices : g->n_vertices;
-    size_t b = (rows + 2) * sizeof *g->off + (size_t)g->n_edges * (sizeof *g->dst + sizeof *g->eid);
+    size_t b = !g->off ? 0
+                       : (rows + 2) * sizeof *g->off +
+                             (size_t)g->n_edges * (sizeof *g->dst + sizeof *g->eid);
     if (g->in_off) {
         size_t in_rows = is_si(g) && (g->flags & PSI_GRAPH_IN) ? rows : g->n_vertices;
         b += (in_rows + 2) * sizeof *g->in_off +

@@ -57,6 +57,9 @@ enum psi_graph_flags {
     PSI_GRAPH_EDGE_ORDER = 1u << 1, /* v0's DEP and RW successors merged in edge-list order */
     PSI_GRAPH_IN = 1u << 2,         /* also index every edge by its target */
     PSI_GRAPH_IN_ANTI = 1u << 3,    /* SI: also index the RW edges (only) by target */
+    /* plain, with PSI_GRAPH_IN: the in-index alone, no out-edges (off,
+     * dst, eid stay NULL), for callers that look edges up by target only */
+    PSI_GRAPH_IN_ONLY = 1u << 4,
 };
 
 typedef struct psi_graph {
@@ -90,6 +93,7 @@ size_t psi_graph_bytes(const psi_graph *g);
 static inline void psi_graph_out(const psi_graph *g, uint32_t v, bool anti, uint64_t *b,
                                  uint64_t *e)
 {
+    assert(g->off);
     uint64_t row = (g->flags & PSI_GRAPH_SI) && anti ? (uint64_t)g->n_vertices + v : v;
     *b = g->off[row];
     *e = g->off[row + 1];

@@ -44,16 +44,35 @@ static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
     return true;
 }
 
-static bool is_kept(const uint64_t *keep, uint64_t i)
+/* The first kept edge at or after i (n if none): whole words of dropped
+ * edges are skipped at once (most edges are dropped on large histories). */
+static uint64_t next_kept(const uint64_t *keep, uint64_t i, uint64_t n)
 {
-    return !keep || (keep[i / 64] >> (i % 64) & 1u);
+    if (!keep)
+        return i;
+    while (i < n) {
+        uint64_t w = keep[i / 64] >> (i % 64);
+        if (!w) {
+            i = (i | 63u) + 1;
+            continue;
+        }
+        while (!(w & 1u)) {
+            w >>= 1;
+            i++;
+        }
+        return i;
+    }
+    return n;
 }
 
 /* One pass over the kept edges (ascending): the kept DEP edges into
- * x->base, the kept RW ones into rw (n_known entries, *n_rw of them set),
- * and the kept SO and WR edges by target: a CSR over transactions
- * (*off_out, *ids_out, malloc'd, the caller frees them), entries known
- * indices in ascending order. Returns false on ENOMEM. */
+ * x->base and, copied, into x->view (grown to hold every known edge),
+ * the kept RW ones into rw (n_known entries, *n_rw of them set), and the
+ * kept SO and WR edges by target: a CSR over transactions (*off_out,
+ * *ids_out, malloc'd, the caller frees them), entries known indices in
+ * ascending order. Each kept edge is read from the known array once; the
+ * by-target fill reads the view's copies in order. Returns false on
+ * ENOMEM. */
 static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_extra *x, uint32_t *rw,
                         uint64_t *n_rw, uint64_t **off_out, uint32_t **ids_out)
 {
@@ -62,16 +81,16 @@ static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_ext
     *off_out = off;
     *ids_out = NULL;
     *n_rw = 0;
-    if (!off)
+    if (!off || !psi_grow((void **)&x->view, &x->cap_view, g->n_known + 1, sizeof *x->view))
         return false;
-    for (uint64_t i = 0; i < g->n_known; i++) {
-        if (!is_kept(keep, i))
-            continue;
+    for (uint64_t i = next_kept(keep, 0, g->n_known); i < g->n_known;
+         i = next_kept(keep, i + 1, g->n_known)) {
         const psi_edge *e = &g->known[i];
         if (psi_edge_is_anti((psi_edge_type)e->type)) {
             rw[(*n_rw)++] = (uint32_t)i;
             continue;
         }
+        x->view[x->n_base] = *e;
         x->base[x->n_base++] = (uint32_t)i;
         if (so_wr(e))
             off[e->to + 1]++;
@@ -84,7 +103,7 @@ static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_ext
         return false;
     /* the kept SO and WR edges are among the kept DEP ones, in order */
     for (uint32_t j = 0; j < x->n_base; j++) {
-        const psi_edge *e = &g->known[x->base[j]];
+        const psi_edge *e = &x->view[j];
         if (so_wr(e))
             ids[off[e->to]++] = x->base[j];
     }
@@ -121,27 +140,23 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
             e = b + (cap - x->n_comp);
             x->capped = true;
         }
-        if (!psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + (e - b), sizeof *x->comp))
+        if (!psi_grow((void **)&x->comp, &x->cap_comp, x->n_comp + (e - b), sizeof *x->comp) ||
+            !psi_grow((void **)&x->view, &x->cap_view, x->n_base + x->n_comp + (e - b) + 1,
+                      sizeof *x->view))
             goto nomem;
         for (; b < e; b++) {
+            const psi_edge *p = &g->known[ids[b]];
+            assert(so_wr(p) && psi_edge_is_anti((psi_edge_type)rw->type) && p->to == rw->from);
+            /* typed as DEP so that the plain graph keeps it; its id says
+             * what it is */
+            x->view[x->n_base + x->n_comp] = (psi_edge){.from = p->from,
+                                                        .to = rw->to,
+                                                        .key = rw->key,
+                                                        .type = PSI_EDGE_WR,
+                                                        .origin = rw->origin};
             x->comp[x->n_comp][0] = ids[b];
             x->comp[x->n_comp++][1] = i;
         }
-    }
-    if (!psi_grow((void **)&x->view, &x->cap_view, x->n_base + x->n_comp + 1, sizeof *x->view))
-        goto nomem;
-    for (uint32_t i = 0; i < x->n_base; i++)
-        x->view[i] = g->known[x->base[i]];
-    for (uint64_t c = 0; c < x->n_comp; c++) {
-        const psi_edge *p = &g->known[x->comp[c][0]], *rw = &g->known[x->comp[c][1]];
-        assert(so_wr(p) && psi_edge_is_anti((psi_edge_type)rw->type) && p->to == rw->from);
-        /* typed as DEP so that the plain graph keeps it; its id says what
-         * it is */
-        x->view[x->n_base + c] = (psi_edge){.from = p->from,
-                                            .to = rw->to,
-                                            .key = rw->key,
-                                            .type = PSI_EDGE_WR,
-                                            .origin = rw->origin};
     }
     psi_edge_view v = {.first = x->view, .n = x->n_base + x->n_comp};
     /* the view is rebuilt each round, not appended to: its rows are never
@@ -180,14 +195,16 @@ bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept,
     if (!x->keep || x->keep_of != g->n_known)
         return true;
     uint64_t m = 0;
-    for (uint64_t i = 0; i < g->n_known; i++)
-        m += x->keep[i / 64] >> (i % 64) & 1u;
+    for (uint64_t i = next_kept(x->keep, 0, g->n_known); i < g->n_known;
+         i = next_kept(x->keep, i + 1, g->n_known))
+        m++;
     *kept = malloc((m ? m : 1) * sizeof **kept);
     if (!*kept)
         return false;
-    for (uint64_t i = 0; i < g->n_known; i++)
-        if (x->keep[i / 64] >> (i % 64) & 1u)
-            (*kept)[(*n)++] = (uint32_t)i;
+    for (uint64_t i = next_kept(x->keep, 0, g->n_known); i < g->n_known;
+         i = next_kept(x->keep, i + 1, g->n_known))
+        (*kept)[(*n)++] = (uint32_t)i;
+    assert(*n == m);
     return true;
 }
 

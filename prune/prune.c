@@ -278,7 +278,8 @@ static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, psi
     for (uint64_t i = 0; i < g->n_known; i++)
         sw[i] = g->known[i].type == PSI_EDGE_SO || g->known[i].type == PSI_EDGE_WR;
     psi_edge_view v = {.first = g->known, .n = g->n_known, .active = sw};
-    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN, d);
+    /* looked up by target only (pc_rw_cycle) */
+    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY, d);
     free(sw);
     if (st != PSI_OK)
         return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;

@@ -84,9 +84,9 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
     uint32_t *ostart = calloc(N + 1, sizeof *ostart), *istart = calloc(N + 1, sizeof *istart);
     uint32_t *oe = malloc((m ? m : 1) * sizeof *oe), *ie = malloc((m ? m : 1) * sizeof *ie);
     uint32_t *indeg = calloc(N, sizeof *indeg), *depth = calloc(N, sizeof *depth);
-    uint64_t *queue = malloc(N * sizeof *queue);
+    uint64_t *queue = malloc(N * sizeof *queue), *ready = malloc(N * sizeof *ready);
     int res = -1;
-    if (!ostart || !istart || !oe || !ie || !indeg || !depth || !queue)
+    if (!ostart || !istart || !oe || !ie || !indeg || !depth || !queue || !ready)
         goto out;
     for (size_t i = 0; i < g->ue_n; i++)
         if (!g->ue[i].need && !g->ue[i].dead)
@@ -116,15 +116,30 @@ static int known_sort(psi_acyc *g, uint32_t *ord)
      * known edges give: histories' real orders mostly agree with it, so the
      * search's activations rarely need a reorder (and phase hints taken
      * from this order point the right way). Ties follow the caller's
-     * numbering, which keeps v0 and v1 of a user node together. */
-    uint32_t tail = 0, hn = 0;
+     * numbering, which keeps v0 and v1 of a user node together.
+     *   The nodes ready at the start whose keys ascend in index order (all
+     * of them without a hint: their depth is 0) wait in a sorted list
+     * instead: each step takes the smaller key of the list's head and the
+     * heap's top, the same node the heap alone would give (keys are
+     * distinct), without a push and a pop on a heap of them. PC's graph
+     * has no hint, and about half its nodes are ready at the start
+     * (C-Twitter: 18,549 of 38,288; SI's, with a hint: 333 of 7,777 in
+     * ascending order). */
+    uint32_t tail = 0, hn = 0, rn = 0, rh = 0;
     for (uint32_t v = 0; v < g->N; v++) {
         indeg[v] = istart[v + 1] - istart[v];
-        if (!indeg[v])
-            heap_push(queue, &hn, sort_key(g, depth, v));
+        if (indeg[v])
+            continue;
+        uint64_t k = sort_key(g, depth, v);
+        if (!rn || k > ready[rn - 1])
+            ready[rn++] = k;
+        else
+            heap_push(queue, &hn, k);
     }
-    while (hn) {
-        uint32_t v = (uint32_t)(heap_pop(queue, &hn) & UINT32_MAX);
+    while (hn || rh < rn) {
+        uint64_t top =
+            rh < rn && (!hn || ready[rh] < queue[0]) ? ready[rh++] : heap_pop(queue, &hn);
+        uint32_t v = (uint32_t)(top & UINT32_MAX);
         if (ord)
             ord[v] = tail;
         tail++;
@@ -180,6 +195,7 @@ out:
     free(indeg);
     free(depth);
     free(queue);
+    free(ready);
     return res;
 }
 

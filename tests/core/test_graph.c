@@ -297,6 +297,46 @@ static void test_si_semantics(void **state)
     }
 }
 
+/* PSI_GRAPH_IN_ONLY (PC pruning's index by target): the same in-index as
+ * a full build with PSI_GRAPH_IN, row for row, and no out-edges. */
+static void test_in_only(void **state)
+{
+    (void)state;
+    unsigned seed = 777;
+    for (int round = 0; round < 500; round++) {
+        psi_edge es[MAXE];
+        uint8_t active[MAXE];
+        uint32_t nv = 2 + (uint32_t)rand_r(&seed) % (MAXV - 1);
+        uint32_t m = random_edges(es, nv, (uint32_t)rand_r(&seed) % MAXE, &seed);
+        for (uint32_t i = 0; i < m; i++)
+            active[i] = rand_r(&seed) % 3 != 0;
+        psi_edge_view v = {.first = es, .n = m, .active = active};
+        psi_graph full, in;
+        psi_diag d;
+        assert_int_equal(psi_graph_build(&full, nv, &v, PSI_GRAPH_IN, &d), PSI_OK);
+        assert_int_equal(psi_graph_build(&in, nv, &v, PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY, &d),
+                         PSI_OK);
+        assert_null(in.off);
+        assert_null(in.dst);
+        assert_null(in.eid);
+        assert_int_equal(in.n_edges, full.n_edges);
+        for (uint32_t x = 0; x < nv; x++) {
+            uint64_t b, e, bi, ei;
+            psi_graph_in(&full, x, false, &b, &e);
+            psi_graph_in(&in, x, false, &bi, &ei);
+            assert_int_equal(b, bi);
+            assert_int_equal(e, ei);
+            for (; b < e; b++) {
+                assert_int_equal(full.in_src[b], in.in_src[b]);
+                assert_int_equal(full.in_eid[b], in.in_eid[b]);
+            }
+        }
+        assert_true(psi_graph_bytes(&in) > 0 && psi_graph_bytes(&in) < psi_graph_bytes(&full));
+        psi_graph_free(&full);
+        psi_graph_free(&in);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_successor_order),
         cmocka_unit_test(test_view_active_and_stride),
         cmocka_unit_test(test_si_semantics),
+        cmocka_unit_test(test_in_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
