@@ -213,6 +213,22 @@ static bool sub_rejected(const psi_history *h, const psi_check_result *r, const 
     return violation;
 }
 
+/* Generates o's history, which must be rejected under SER with reads
+ * that have a choice of writers, and builds its SER counterexample.
+ * The caller frees *h, *r and *cx. */
+static void repeated_ser_cex(const psi_gen_opts *o, psi_history **h, psi_check_result *r,
+                             psi_cex *cx)
+{
+    psi_diag d;
+    assert_int_equal(psi_generate(o, h, NULL, &d), PSI_OK);
+    psi_check_opts co = {.ser = true};
+    assert_int_equal(psi_check(*h, &co, r, &d), PSI_OK);
+    assert_int_equal(r->verdict, PSI_REJECT);
+    assert_true(r->idx.n_amb > 0);
+    psi_cex_opts xo = {.ser = true};
+    assert_int_equal(psi_cex_build(*h, r, &xo, cx, &d), PSI_OK);
+}
+
 /* Repeated values (issue 11): an SI store's history with values 1..16
  * checked under SER is rejected by pruning; its counterexample is found
  * along pruning's reasons (interpret/reasons.c) with a few local solver
@@ -234,16 +250,9 @@ static void test_repeated_values_small_cex(void **state)
         o.keep_aborted = false;
         o.seed = seed;
         psi_history *h;
-        psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
         psi_check_result r;
-        psi_check_opts co = {.ser = true};
-        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
-        assert_int_equal(r.verdict, PSI_REJECT);
-        assert_true(r.idx.n_amb > 0);
         psi_cex cx;
-        psi_cex_opts xo = {.ser = true};
-        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        repeated_ser_cex(&o, &h, &r, &cx);
         assert_true(cx.present && cx.restored_whole && cx.minimal);
         assert_int_not_equal(cx.kind, PSI_CEX_CYCLE);
         assert_true(cx.n_txns <= 12);
@@ -312,16 +321,9 @@ static void test_repeated_values_explained(void **state)
         o.keep_aborted = false; /* as generate writes the text format */
         o.seed = rv[k].seed;
         psi_history *h;
-        psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
         psi_check_result r;
-        psi_check_opts co = {.ser = true};
-        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
-        assert_int_equal(r.verdict, PSI_REJECT);
-        assert_true(r.idx.n_amb > 0);
         psi_cex cx;
-        psi_cex_opts xo = {.ser = true};
-        assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
+        repeated_ser_cex(&o, &h, &r, &cx);
         printf("  case %zu: %u transactions, %llu local calls: %s\n", k, cx.n_txns,
                (unsigned long long)cx.solver_calls, cx.summary);
         assert_true(cx.present && cx.restored_whole && cx.minimal);

@@ -60,6 +60,19 @@ static bool reaches(const psi_reach *r, uint32_t t, uint32_t s)
     return t == PSI_INIT_TXN || psi_reach_to(r, psi_reach_node(r, t, 0), s);
 }
 
+/* Whether s, a writer of the key (w_op[b .. b + nw)) that t reaches, is a
+ * next writer after t: no third writer of the key lies between them. */
+static bool next_writer(const psi_polygraph *g, const psi_reach *r, uint32_t b, uint32_t nw,
+                        uint32_t t, uint32_t s)
+{
+    for (uint32_t m = 0; m < nw; m++) {
+        uint32_t x = g->op_txn[g->w_op[b + m]];
+        if (x != s && x != t && reaches(r, t, x) && reaches(r, x, s))
+            return false;
+    }
+    return true;
+}
+
 /* The definition's forced edges and pairs for key k. */
 static void expect_key(const psi_polygraph *g, const psi_reach *r, uint32_t k, qvec *edges,
                        qvec *pairs)
@@ -87,12 +100,7 @@ static void expect_key(const psi_polygraph *g, const psi_reach *r, uint32_t k, q
             uint32_t s = g->op_txn[g->w_op[b + j]];
             if (s == t || !reaches(r, t, s))
                 continue;
-            bool minimal = true;
-            for (uint32_t m = 0; m < nw && minimal; m++) {
-                uint32_t x = g->op_txn[g->w_op[b + m]];
-                if (x != s && x != t && reaches(r, t, x) && reaches(r, x, s))
-                    minimal = false;
-            }
+            bool minimal = next_writer(g, r, b, nw, t, s);
             if (!minimal)
                 continue;
             if (!init)
@@ -232,12 +240,7 @@ static void expect_csucc(const psi_polygraph *g, const psi_reach *r, uint32_t k,
             uint32_t s = g->op_txn[g->w_op[b + j]];
             if (s == t || !reaches(r, t, s))
                 continue;
-            bool minimal = true;
-            for (uint32_t m = 0; m < nw && minimal; m++) {
-                uint32_t x = g->op_txn[g->w_op[b + m]];
-                if (x != s && x != t && reaches(r, t, x) && reaches(r, x, s))
-                    minimal = false;
-            }
+            bool minimal = next_writer(g, r, b, nw, t, s);
             if (minimal)
                 qpush(out, (quad){init ? PSI_CSUCC_INIT : g->w_op[b + w], s, k, 0});
         }
