@@ -25,6 +25,7 @@
 #include "interpret/witness_check.h"
 #include "interpret/witness_level.h"
 #include "levels/level_oracle.h"
+#include "support/list_history.h"
 #include "workload/gen.h"
 
 #include <stdio.h>
@@ -675,72 +676,6 @@ static void test_random_values(void **state)
     differential(LEVELS_VALUES, true);
 }
 
-/* A small list-append history (EDN's semantics): sessions run whole
- * transactions one after another against one list per key; a read returns
- * a random prefix of its key's list (often all of it, sometimes a stale
- * one, now and then two elements swapped), so two reads of a key in one
- * transaction may see different lists, later or earlier. One append per
- * key and transaction, no read after its own append (what the oracle
- * supports); some transactions abort (their appends are never seen). */
-static psi_history *list_history(uint64_t seed)
-{
-    uint64_t r = mix64(seed ^ 0x11575ull);
-    uint32_t sessions = 2 + (uint32_t)(r % 2), per = 1 + (uint32_t)((r >> 8) % 3),
-             keys = 1 + (uint32_t)((r >> 16) % 2);
-    uint64_t list[2][16];
-    uint32_t len[2] = {0, 0}, next[2] = {1, 1}, done[3] = {0, 0, 0};
-    psi_builder *b = psi_builder_new("list", PSI_FMT_EDN);
-    assert_non_null(b);
-    psi_diag d;
-    for (uint32_t t = 0; t < sessions * per; t++) {
-        uint32_t s;
-        do {
-            r = mix64(r);
-            s = (uint32_t)(r % sessions);
-        } while (done[s] == per);
-        done[s]++;
-        assert_int_equal(psi_builder_begin(b, s, t + 1, 0, &d), PSI_OK);
-        r = mix64(r);
-        bool abort = r % 10 == 0;
-        uint32_t n_ops = 1 + (uint32_t)((r >> 8) % 4);
-        bool appended[2] = {false, false};
-        uint64_t pend[2];
-        for (uint32_t i = 0; i < n_ops; i++) {
-            r = mix64(r);
-            uint32_t k = (uint32_t)(r % keys);
-            if (appended[k])
-                continue;
-            if ((r >> 8) % 3 == 0) {
-                pend[k] = next[k]++;
-                appended[k] = true;
-                assert_int_equal(
-                    psi_builder_op(b, PSI_OP_WRITE, k + 1, pend[k], PSI_OPF_APPEND, &d), PSI_OK);
-                continue;
-            }
-            uint32_t n = len[k];
-            if ((r >> 16) % 2)
-                n = (uint32_t)((r >> 24) % (len[k] + 1));
-            uint64_t v[16];
-            memcpy(v, list[k], n * sizeof *v);
-            if (n >= 2 && (r >> 40) % 12 == 0) {
-                uint64_t x = v[n - 1];
-                v[n - 1] = v[n - 2];
-                v[n - 2] = x;
-            }
-            assert_int_equal(psi_builder_list_read(b, k + 1, v, n, &d), PSI_OK);
-        }
-        for (uint32_t k = 0; k < 2 && !abort; k++)
-            if (appended[k] && len[k] < 16)
-                list[k][len[k]++] = pend[k];
-        assert_int_equal(psi_builder_end(b, abort ? PSI_TXN_ABORTED : PSI_TXN_COMMITTED, &d),
-                         PSI_OK);
-    }
-    psi_history *h = NULL;
-    if (psi_builder_finish(b, &h, &d) != PSI_OK)
-        fail_msg("list history %llu: %s", (unsigned long long)seed, d.msg);
-    return h;
-}
-
 /* RC and PL-2 take a second list-append read of a key as a read event of
  * its own (it may see a later list, never an earlier one under RC), the
  * other levels hold it to the first: every level against the oracle
@@ -754,7 +689,7 @@ static void test_random_lists(void **state)
     static const lo_level olev[N_ORACLE] = {LO_PL2, LO_RC, LO_RA, LO_CC, LO_PC, LO_PSI};
     uint64_t checked = 0, skipped = 0, rejects[N_CHAIN] = {0}, rc_only = 0;
     for (uint64_t seed = 1; checked < LIST_RANDOM; seed++) {
-        psi_history *h = list_history(seed);
+        psi_history *h = psi_test_list_history(seed);
         lo_verdict ov[N_ORACLE];
         bool skip = false;
         for (int i = 0; i < N_ORACLE && !skip; i++) {

@@ -20,6 +20,7 @@
 #include "interpret/hint_file.h"
 #include "interpret/witness.h"
 #include "oracle/oracle.h"
+#include "support/list_history.h"
 #include "support/spec.h"
 #include "workload/gen.h"
 
@@ -1113,68 +1114,6 @@ static void test_choice_reads_by_read_lines(void **state)
                   compared, rejects, by_pass, choice, any_pass);
 }
 
-/* A small list-append history (EDN's semantics, as test_levels builds
- * them): sessions run whole transactions one after another against one
- * list per key; a read returns its key's list, a stale prefix of it, or
- * now and then the list with its last two elements swapped; one append
- * per key and transaction; some transactions abort. */
-static psi_history *list_history(uint64_t seed)
-{
-    uint64_t r = seed * 0x9e3779b97f4a7c15ull + 0x11575ull;
-#define NEXT_R() (r = r * 6364136223846793005ull + 1442695040888963407ull, r >> 11)
-    uint32_t sessions = 2 + (uint32_t)(NEXT_R() % 2), per = 1 + (uint32_t)(NEXT_R() % 3),
-             keys = 1 + (uint32_t)(NEXT_R() % 2);
-    uint64_t list[2][16];
-    uint32_t len[2] = {0, 0}, next[2] = {1, 1}, done[3] = {0, 0, 0};
-    psi_builder *b = psi_builder_new("list", PSI_FMT_EDN);
-    assert_non_null(b);
-    psi_diag d;
-    for (uint32_t t = 0; t < sessions * per; t++) {
-        uint32_t s;
-        do
-            s = (uint32_t)(NEXT_R() % sessions);
-        while (done[s] == per);
-        done[s]++;
-        assert_int_equal(psi_builder_begin(b, s, t + 1, 0, &d), PSI_OK);
-        bool abort = NEXT_R() % 10 == 0;
-        uint32_t n_ops = 1 + (uint32_t)(NEXT_R() % 4);
-        bool appended[2] = {false, false};
-        uint64_t pend[2];
-        for (uint32_t i = 0; i < n_ops; i++) {
-            uint32_t k = (uint32_t)(NEXT_R() % keys);
-            if (appended[k])
-                continue;
-            if (NEXT_R() % 3 == 0) {
-                pend[k] = next[k]++;
-                appended[k] = true;
-                assert_int_equal(
-                    psi_builder_op(b, PSI_OP_WRITE, k + 1, pend[k], PSI_OPF_APPEND, &d), PSI_OK);
-                continue;
-            }
-            uint32_t n = len[k];
-            if (NEXT_R() % 2)
-                n = (uint32_t)(NEXT_R() % (len[k] + 1));
-            uint64_t v[16];
-            memcpy(v, list[k], n * sizeof *v);
-            if (n >= 2 && NEXT_R() % 12 == 0) {
-                uint64_t x = v[n - 1];
-                v[n - 1] = v[n - 2];
-                v[n - 2] = x;
-            }
-            assert_int_equal(psi_builder_list_read(b, k + 1, v, n, &d), PSI_OK);
-        }
-        for (uint32_t k = 0; k < 2 && !abort; k++)
-            if (appended[k] && len[k] < 16)
-                list[k][len[k]++] = pend[k];
-        assert_int_equal(psi_builder_end(b, abort ? PSI_TXN_ABORTED : PSI_TXN_COMMITTED, &d),
-                         PSI_OK);
-    }
-#undef NEXT_R
-    psi_history *h = NULL;
-    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
-    return h;
-}
-
 /* List-append reads in the polygraph-free pass: their WW facts checked
  * against the order's places. On small list-append histories with
  * complete orders (every key's writers in transaction order, or in the
@@ -1188,7 +1127,7 @@ static void test_list_reads_in_pass(void **state)
     uint64_t rng = 3;
     char text[4096];
     for (uint64_t seed = 1; seed <= 400; seed++) {
-        psi_history *h = list_history(seed);
+        psi_history *h = psi_test_list_history(seed);
         psi_check_result r;
         psi_diag d;
         psi_check_opts o0 = {0};
