@@ -37,6 +37,7 @@ static const uint64_t regressions[] = {0, 1634};
 
 typedef struct tally {
     uint64_t checked, skipped, accept[2], reject[2];
+    uint64_t probed; /* histories whose SI check ran pruning's probe (forced by the seed) */
     uint64_t repeated, explicit_init, ambiguous; /* histories with repeated values, an init
                                                     transaction, a read with a choice */
     uint64_t by_store[3];
@@ -157,18 +158,24 @@ static bool check_seed(uint64_t seed, tally *t)
     bool ok = true;
     for (int ser = 0; ser < 2 && ok; ser++) {
         for (unsigned flags = 0; flags < 4 && ok; flags++) {
+            /* Pruning's probe of conditional edges (prune.h) runs only
+             * from 2^20 read-from choices: half the seeds force it, so
+             * its exclusions meet the oracle too. */
             psi_check_opts co = {.ser = ser,
                                  .no_pruning = flags & 1,
                                  .no_coalescing = flags & 2,
-                                 .no_theory_propagation = (seed + flags) & 1};
+                                 .no_theory_propagation = (seed + flags) & 1,
+                                 .prune_probe_choices = (seed >> 1) & 1};
             psi_check_result r;
             if (psi_check(h, &co, &r, &d) != PSI_OK) {
                 fprintf(stderr, "seed %llu: check failed: %s\n", (unsigned long long)seed, d.msg);
                 ok = false;
                 break;
             }
-            if (ser == 0 && flags == 0)
+            if (ser == 0 && flags == 0) {
                 t->ambiguous += r.idx.n_amb > 0;
+                t->probed += r.prune.probes > 0;
+            }
             bool got_accept = r.verdict == PSI_ACCEPT;
             bool want_accept = want[ser].verdict == ORACLE_ACCEPT;
             if (got_accept != want_accept) {
@@ -244,6 +251,9 @@ static void test_random_histories(void **state)
     /* The mix must exercise both verdicts under both levels, and choices. */
     assert_true(t.accept[0] > want / 20 && t.reject[0] > want / 20);
     assert_true(t.ambiguous > want / 20 && t.explicit_init > want / 20);
+    printf("pruning's probe of conditional edges ran on %llu histories\n",
+           (unsigned long long)t.probed);
+    assert_true(t.probed > want / 50);
     assert_true(t.accept[1] > want / 20 && t.reject[1] > want / 20);
 }
 
@@ -399,7 +409,10 @@ static bool unknown_seed(uint64_t seed, uint64_t *checked, uint64_t *open, uint6
         /* The weak levels PL-2 to CC do not prune (check/level.h). */
         bool prunes = i < 2 || i >= 6;
         for (int np = 0; np < (prunes ? 2 : 1) && ok; np++) {
-            psi_check_opts co = {.level = lev[i], .ser = i == 1, .no_pruning = np};
+            psi_check_opts co = {.level = lev[i],
+                                 .ser = i == 1,
+                                 .no_pruning = np,
+                                 .prune_probe_choices = (seed >> 1) & 1};
             psi_check_result r;
             if (psi_check(h, &co, &r, &d) != PSI_OK) {
                 fprintf(stderr, "seed %llu: check under %s failed: %s\n", (unsigned long long)seed,
