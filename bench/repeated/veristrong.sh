@@ -4,7 +4,12 @@
 # SER and SI, several seeds each.
 #
 #   bench/repeated/veristrong.sh [--seeds "1 2 3"] [--sets "RH BL ..."]
+#                                [--names "NAME[:zipf] ..."]
 #                                [--timeout S] [--out FILE.csv]
+#
+# --names measures any history of VeriStrong's naming scheme instead of
+# the sets below (keys uniform unless the name ends in :zipf), e.g.
+# --names "25_400_8_5000_0.5_r_0.75_10 20_100_20_5000_0.5_r_0.2_0.5_100".
 #
 # VeriStrong's histories are named S_T_O_K_R_r_[DUP_]ZS_ZN (its artifact,
 # github.com/CzxingcHen/VeriStrong, history/ and its generation scripts):
@@ -27,22 +32,42 @@ cd "$(dirname "$0")/../.."
 seeds="1 2 3"
 sets="RH BL WH HD BLZ WHZ HDZ BIG20K LIST10K FIG10 FIG10DUP1 FIG10T250"
 timeout_s=300
+names=
 out=bench/results/veristrong.csv
 while [ $# -gt 0 ]; do
     case "$1" in
     --seeds) seeds=$2; shift 2 ;;
     --sets) sets=$2; shift 2 ;;
+    --names) names=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--seeds LIST] [--sets LIST] [--timeout S] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--seeds LIST] [--sets LIST] [--names LIST] [--timeout S] [--out FILE]" >&2; exit 2 ;;
     esac
 done
 bin=${PSI_BIN:-build/rel/polysi-solve}
 [ -x "$bin" ] || { cmake -S . -B build/rel -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build/rel -j2 --target polysi-solve >/dev/null; }
 
+# A VeriStrong history name S_T_O_K_R_r_[DUP_]ZS_ZN[:zipf] -> generate's
+# options (see above); exits 2 on anything else.
+from_name() {
+    local name=${1%:*} dist=uniform
+    [ "$1" != "${1%:zipf}" ] && dist=zipf
+    local IFS=_ f
+    read -r -a f <<<"$name"
+    if [ ${#f[@]} -eq 8 ] && [ "${f[5]}" = r ]; then
+        echo "$1|--sessions ${f[0]} --txns ${f[1]} --ops ${f[2]} --keys ${f[3]} --reads ${f[4]} --dist $dist --value-range ${f[7]} --value-zipf ${f[6]}"
+    elif [ ${#f[@]} -eq 9 ] && [ "${f[5]}" = r ]; then
+        echo "$1|--sessions ${f[0]} --txns ${f[1]} --ops ${f[2]} --keys ${f[3]} --reads ${f[4]} --dist $dist --value-range ${f[8]} --value-zipf ${f[7]} --value-repeat-ratio ${f[6]}"
+    else
+        echo "not a VeriStrong duplicate-value history name: $1" >&2
+        exit 2
+    fi
+}
+
 # set -> "VeriStrong name|generate options"
 spec() {
     case $1 in
+    N:*) from_name "${1#N:}" ;;
     # The "General" family (25 x 400 x 8, 5000 keys): read-heavy, balanced,
     # write-heavy, and the heavily duplicated one (values over 1..10).
     RH) echo "25_400_8_5000_0.95_r_0.5_100|--sessions 25 --txns 400 --ops 8 --keys 5000 --reads 0.95 --dist uniform --value-range 100 --value-zipf 0.5" ;;
@@ -69,6 +94,14 @@ spec() {
     esac
 }
 
+if [ -n "$names" ]; then
+    sets=
+    for n in $names; do
+        from_name "$n" >/dev/null
+        sets="$sets N:$n"
+    done
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
@@ -76,6 +109,7 @@ echo "# commit $(git rev-parse --short HEAD), $(uptime)"
 echo "set,veristrong_name,seed,isolation,verdict,cpu_s,peak_mb,prune_s,encode_s,solve_s,ambiguous_reads" >"$out"
 printf "%-10s %-4s %-4s %-8s %7s %7s %7s %7s %7s %9s\n" set seed iso verdict cpu_s peak_MB prune encode solve ambiguous
 for set in $sets; do
+    spec "$set" >/dev/null # exits on an unknown set or name
     IFS='|' read -r name opts < <(spec "$set")
     for seed in $seeds; do
         f=$work/$set-$seed.txt
