@@ -51,6 +51,12 @@ static void help(void)
            "                      unique counters, the default); the store behaves the\n"
            "                      same, but a repeated value may let another writer\n"
            "                      explain a faulty read\n"
+           "  --value-zipf S      with --value-range N: values zipfian over 1..N, value v\n"
+           "                      with weight 1/v^S (0: uniform, the default; N at most\n"
+           "                      2^20), as VeriStrong's duplicate-value workloads\n"
+           "  --value-repeat-ratio R  with --value-range N: only this fraction of the\n"
+           "                      writes draws from 1..N, the others write unique values\n"
+           "                      above N (1, the default: every write draws)\n"
            "  --explicit-init     start with a transaction (session 0, id 0) writing 0 to\n"
            "                      every key: a recorded initial state (text and dbcop\n"
            "                      only: edn and json have no written initial value)\n"
@@ -95,6 +101,17 @@ static bool parse_opt(psi_args *a, const char *arg, psi_gen_opts *o, psi_format 
         return true;
     if (psi_args_opt(a, arg, "--value-range")) {
         psi_args_u64(a, "--value-range", &o->value_range);
+        return true;
+    }
+    if (psi_args_opt(a, arg, "--value-zipf")) {
+        psi_args_double(a, "--value-zipf", &o->value_zipf);
+        return true;
+    }
+    if (psi_args_opt(a, arg, "--value-repeat-ratio")) {
+        double r = -1;
+        psi_args_double(a, "--value-repeat-ratio", &r);
+        /* Out of [0, 1] lands outside [0, 1] too: psi_generate refuses it. */
+        o->value_unique_ratio = r >= 0 && r <= 1 ? 1 - r : -1;
         return true;
     }
     if (psi_args_flag(a, arg, "--explicit-init")) {

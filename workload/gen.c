@@ -22,6 +22,7 @@
 
 #include "core/vec.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,50 +200,55 @@ bool psi_gen_faults_parse(const char *list, unsigned *mask)
 
 /* ---- the planner ---- */
 
+/* A Walker/Vose alias table: O(1) per sample. Item k is taken when a
+ * uniform slot k passes its threshold prob[k], else alias[k]. */
+typedef struct alias_table {
+    double *prob;
+    uint32_t *alias;
+} alias_table;
+
 struct psi_gen_plan {
     psi_gen_opts o;
-    /* PSI_DIST_ZIPF: Walker/Vose alias table, O(1) per sample. Key k is
-     * taken when a uniform slot k passes its threshold, else its alias. */
-    double *zipf_prob;
-    uint32_t *zipf_alias;
-    uint32_t n_hot; /* hot keys are [0, n_hot) for PSI_DIST_HOTSPOT */
+    alias_table zipf;   /* PSI_DIST_ZIPF: over key ranks */
+    alias_table values; /* value_zipf > 0: over the values 1..value_range */
+    uint32_t n_hot;     /* hot keys are [0, n_hot) for PSI_DIST_HOTSPOT */
 };
 
-/* Vose's alias method over weights 1/(k+1)^theta. */
-static bool zipf_alias_build(psi_gen_plan *p, uint32_t n, double theta)
+/* Vose's alias method over weights 1/(k+1)^theta, k < n. */
+static bool zipf_alias_build(alias_table *t, uint32_t n, double theta)
 {
-    p->zipf_prob = malloc((size_t)n * sizeof *p->zipf_prob);
-    p->zipf_alias = malloc((size_t)n * sizeof *p->zipf_alias);
+    t->prob = malloc((size_t)n * sizeof *t->prob);
+    t->alias = malloc((size_t)n * sizeof *t->alias);
     uint32_t *small = malloc((size_t)n * sizeof *small);
     uint32_t *large = malloc((size_t)n * sizeof *large);
-    bool ok = p->zipf_prob && p->zipf_alias && small && large;
+    bool ok = t->prob && t->alias && small && large;
     if (ok) {
         double sum = 0;
         for (uint32_t k = 0; k < n; k++)
-            sum += p->zipf_prob[k] = 1.0 / pow((double)k + 1.0, theta);
+            sum += t->prob[k] = 1.0 / pow((double)k + 1.0, theta);
         uint32_t ns = 0, nl = 0;
         for (uint32_t k = 0; k < n; k++) {
-            p->zipf_prob[k] *= n / sum; /* mean 1 */
-            p->zipf_alias[k] = k;
-            if (p->zipf_prob[k] < 1.0)
+            t->prob[k] *= n / sum; /* mean 1 */
+            t->alias[k] = k;
+            if (t->prob[k] < 1.0)
                 small[ns++] = k;
             else
                 large[nl++] = k;
         }
         while (ns && nl) {
             uint32_t s = small[--ns], l = large[nl - 1];
-            p->zipf_alias[s] = l;
-            p->zipf_prob[l] -= 1.0 - p->zipf_prob[s];
-            if (p->zipf_prob[l] < 1.0) {
+            t->alias[s] = l;
+            t->prob[l] -= 1.0 - t->prob[s];
+            if (t->prob[l] < 1.0) {
                 nl--;
                 small[ns++] = l;
             }
         }
         /* leftovers are 1 up to rounding */
         while (nl)
-            p->zipf_prob[large[--nl]] = 1.0;
+            t->prob[large[--nl]] = 1.0;
         while (ns)
-            p->zipf_prob[small[--ns]] = 1.0;
+            t->prob[small[--ns]] = 1.0;
     }
     free(small);
     free(large);
@@ -255,7 +261,10 @@ psi_gen_plan *psi_gen_plan_new(const psi_gen_opts *o)
     if (!p)
         return NULL;
     p->o = *o;
-    if (o->dist == PSI_DIST_ZIPF && !zipf_alias_build(p, o->keys, o->zipf_theta)) {
+    /* check_opts bounds value_range by 2^20 when value_zipf is set. */
+    if ((o->dist == PSI_DIST_ZIPF && !zipf_alias_build(&p->zipf, o->keys, o->zipf_theta)) ||
+        (o->value_zipf > 0 &&
+         !zipf_alias_build(&p->values, (uint32_t)o->value_range, o->value_zipf))) {
         psi_gen_plan_free(p);
         return NULL;
     }
@@ -268,8 +277,10 @@ void psi_gen_plan_free(psi_gen_plan *p)
 {
     if (!p)
         return;
-    free(p->zipf_prob);
-    free(p->zipf_alias);
+    free(p->zipf.prob);
+    free(p->zipf.alias);
+    free(p->values.prob);
+    free(p->values.alias);
     free(p);
 }
 
@@ -281,7 +292,7 @@ static uint32_t pick_key(const psi_gen_plan *p, psi_gen_rng *r)
         break;
     case PSI_DIST_ZIPF: {
         uint32_t k = (uint32_t)psi_gen_rng_below(r, n);
-        return rng_unit(r) < p->zipf_prob[k] ? k : p->zipf_alias[k];
+        return rng_unit(r) < p->zipf.prob[k] ? k : p->zipf.alias[k];
     }
     case PSI_DIST_HOTSPOT:
         if (p->n_hot >= n)
@@ -434,7 +445,7 @@ static psi_status run_random(const psi_gen_opts *o, psi_gen_plan *p, psi_gen_rng
             }
             rep->ops++;
             st = psi_builder_op(b, (psi_op_kind)op->kind, op->key,
-                                psi_gen_value(o, op->key, op->value), flags, d);
+                                psi_gen_value(p, op->key, op->value), flags, d);
         }
         psi_txn_status ts = PSI_TXN_COMMITTED;
         if (psi_gen_rng_chance(r, o->abort_ratio))
@@ -488,26 +499,55 @@ static psi_status check_opts(const psi_gen_opts *o, psi_diag *d)
     for (size_t i = 0; i < COUNT(fr); i++)
         if (!(fr[i] >= 0 && fr[i] <= 1))
             return psi_diag_set(d, PSI_ERR_USAGE, "generate: ratios must lie in [0, 1]");
-    if (!(o->zipf_theta >= 0 && o->zipf_theta < 100))
+    if (!(o->zipf_theta >= 0 && o->zipf_theta < 100) ||
+        !(o->value_zipf >= 0 && o->value_zipf < 100))
         return psi_diag_set(d, PSI_ERR_USAGE, "generate: zipf exponent out of range");
+    if (!(o->value_unique_ratio >= 0 && o->value_unique_ratio <= 1))
+        return psi_diag_set(d, PSI_ERR_USAGE, "generate: ratios must lie in [0, 1]");
+    if ((o->value_zipf > 0 || o->value_unique_ratio > 0) && !o->value_range)
+        return psi_diag_set(d, PSI_ERR_USAGE,
+                            "generate: the value distribution options need a value range");
+    /* The alias table has one entry per value; unique values are
+     * value_range + version and must not wrap. */
+    if ((o->value_zipf > 0 && o->value_range > (1u << 20)) ||
+        (o->value_unique_ratio > 0 && o->value_range > UINT64_MAX / 2))
+        return psi_diag_set(d, PSI_ERR_LIMIT, "generate: value range too large");
     if ((unsigned)o->dist >= COUNT(dist_names) || (unsigned)o->mix >= COUNT(mix_names) ||
         (unsigned)o->store >= COUNT(store_names) || o->faults >> PSI_FAULT_COUNT)
         return psi_diag_set(d, PSI_ERR_USAGE, "generate: unknown distribution, mix or store");
     return PSI_OK;
 }
 
-uint64_t psi_gen_value(const psi_gen_opts *o, uint32_t key, uint64_t v)
+static uint64_t splitmix(uint64_t x)
 {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t psi_gen_value(const psi_gen_plan *p, uint32_t key, uint64_t v)
+{
+    const psi_gen_opts *o = &p->o;
     if (!o->value_range || v == 0)
         return v;
     /* splitmix64 of (key, version): repeats without touching the RNG
      * stream, so the store behaves exactly as with unique values. */
-    uint64_t x = ((uint64_t)key << 40) ^ v ^ (o->seed * 0x2545f4914f6cdd1dull);
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return 1 + x % o->value_range;
+    uint64_t x = splitmix(((uint64_t)key << 40) ^ v ^ (o->seed * 0x2545f4914f6cdd1dull));
+    if (o->value_unique_ratio == 0 && o->value_zipf == 0)
+        return 1 + x % o->value_range; /* the uniform draw, as before the other options */
+    /* Further words of the same (seed, key, version) for the other
+     * choices, so that each option leaves the others' draws alone. */
+    uint64_t y = splitmix(x ^ 0x5851f42d4c957f2dull);
+    if ((double)(y >> 11) * 0x1.0p-53 < o->value_unique_ratio)
+        return o->value_range + v; /* unique per key: versions are */
+    if (o->value_zipf == 0)
+        return 1 + x % o->value_range;
+    __extension__ typedef unsigned __int128 u128;
+    uint32_t k = (uint32_t)(((u128)x * o->value_range) >> 64);
+    uint64_t z = splitmix(y);
+    assert(k < o->value_range);
+    return 1 + ((double)(z >> 11) * 0x1.0p-53 < p->values.prob[k] ? k : p->values.alias[k]);
 }
 
 psi_status psi_gen_explicit_init(const psi_gen_opts *o, psi_builder *b, psi_diag *d)

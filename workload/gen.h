@@ -10,7 +10,9 @@
  * Guarantees (see psi_gen_report):
  *  - values are unique per key and never 0 (0 is the initial value), unless
  *    value_range is set: then each written value is 1..value_range, drawn
- *    per (key, version) by a hash, so they repeat; what the store does
+ *    per (key, version) by a hash, so they repeat (uniformly, or zipfian
+ *    with value_zipf; a value_unique_ratio share of the writes keeps a
+ *    unique value above the range instead); what the store does
  *    (versions, faults) is the same as without it;
  *  - a fault-free SI store yields a history that satisfies SI, a fault-free
  *    SER store one that satisfies SER (aborted transactions are recorded as
@@ -89,6 +91,17 @@ typedef struct psi_gen_opts {
     uint64_t seed; /* 1 */
     /* --value-range N: written values drawn from 1..N (0: unique counters). */
     uint64_t value_range;
+    /* --value-zipf S (needs value_range, at most 2^20): the drawn values
+     * are zipfian over 1..value_range, value v with weight 1/v^S, as in
+     * VeriStrong's duplicate-value workloads (dbcop's generator with
+     * --repeat_value -s S -N value_range); 0 (the default): uniform. */
+    double value_zipf;
+    /* Set by --value-repeat-ratio R to 1 - R (needs value_range): the
+     * fraction of the writes that do not draw but keep a unique value,
+     * value_range + the key's version number, above the range so it never
+     * equals a drawn one (VeriStrong's duplicate ratio R); 0 (the
+     * default): every write draws. */
+    double value_unique_ratio;
     /* --explicit-init: the history starts with a transaction (session 0,
      * id 0) writing 0 to every key 0..keys-1, the recorded initial state. */
     bool explicit_init;
@@ -105,10 +118,6 @@ typedef struct psi_gen_opts {
      * sets it for --format edn). */
     bool realtime;
 } psi_gen_opts;
-
-/* The value written as version `v` (1, 2, ...) of key `key` under
- * o->value_range (v itself when 0); 0 stays 0. */
-uint64_t psi_gen_value(const psi_gen_opts *o, uint32_t key, uint64_t v);
 
 /* Begins the history with the recorded initial state when
  * o->explicit_init (see above). */
@@ -178,6 +187,12 @@ void psi_gen_plan_free(psi_gen_plan *p);
 /* Plans one transaction into *steps (grown as needed, owned by the caller);
  * returns the number of operations, or UINT32_MAX when out of memory. */
 uint32_t psi_gen_plan_txn(psi_gen_plan *p, psi_gen_rng *r, psi_gen_step **steps, size_t *cap);
+
+/* The value written as version `v` (1, 2, ...) of key `key` under the
+ * plan's value options (v itself without value_range); 0 stays 0. A
+ * function of (seed, key, v) only: the RNG stream, and so what the store
+ * does, is the same whatever the value options. */
+uint64_t psi_gen_value(const psi_gen_plan *p, uint32_t key, uint64_t v);
 
 /* Runs the SI/SER store over the whole workload, feeding the builder. */
 psi_status psi_gen_store_run(const psi_gen_opts *o, psi_gen_plan *p, psi_gen_rng *r, psi_builder *b,

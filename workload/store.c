@@ -397,7 +397,7 @@ static psi_status record(store *st, sess *se, uint32_t s, psi_txn_status status)
     for (uint32_t i = 0; rc == PSI_OK && i < se->n_ops; i++) {
         const rec *op = &se->ops[i];
         rc = psi_builder_op(st->b, (psi_op_kind)op->kind, op->key,
-                            psi_gen_value(o, op->key, op->value), op->flags, st->d);
+                            psi_gen_value(st->plan, op->key, op->value), op->flags, st->d);
         rep->reads += op->kind == PSI_OP_READ;
         rep->writes += op->kind == PSI_OP_WRITE;
     }

@@ -107,6 +107,12 @@ static void config_for(uint64_t seed, psi_gen_opts *o)
         o->value_range = 1 + (q / 4) % 3;
         o->unknown_ratio = 0.0;
         o->explicit_init = (q / 9) % 2 == 0;
+        /* A third of those as VeriStrong's workloads: zipfian values, and
+         * only half the writes repeat, so unique and ambiguous reads mix. */
+        if ((q / 54) % 3 == 0) {
+            o->value_zipf = 1.0;
+            o->value_unique_ratio = 0.5;
+        }
     } else {
         o->explicit_init = (q / 9) % 6 == 0;
     }

@@ -257,6 +257,12 @@ static void test_bad_usage(void **state)
     assert_int_equal(run("--sessions", "0", out, NULL), 2);
     assert_int_equal(run("--reads", "2", out, NULL), 2);
     assert_int_equal(run("--bogus", out, NULL), 2);
+    /* The value distribution options need --value-range; ratios in [0, 1]. */
+    assert_int_equal(run("--value-zipf", "0.5", out, NULL), 2);
+    assert_int_equal(run("--value-repeat-ratio", "0.5", out, NULL), 2);
+    assert_int_equal(run("--value-range", "8", "--value-repeat-ratio", "1.5", out, NULL), 2);
+    assert_int_equal(run("--value-range", "8", "--value-zipf", "-1", out, NULL), 2);
+    assert_int_equal(run("--value-range", "2000000", "--value-zipf", "1", out, NULL), 2);
     assert_int_equal(run(out, out, NULL), 2);
     assert_int_equal(access(out, F_OK), -1);
 }
@@ -342,6 +348,40 @@ static void test_value_range_explicit_init(void **state)
     }
 }
 
+/* VeriStrong's value model from the command line: zipfian values over
+ * 1..N for half of the writes, unique ones above N for the rest; the SI
+ * store's history is accepted with reads that have a choice of writers,
+ * and lost updates are still found. */
+static void test_value_zipf_repeat_ratio(void **state)
+{
+    (void)state;
+    char out[300];
+    snprintf(out, sizeof out, "%s/z.txt", dir);
+    for (int seed = 1; seed <= 3; seed++) {
+        char sd[16];
+        snprintf(sd, sizeof sd, "%d", seed);
+        for (int faulty = 0; faulty <= 1; faulty++) {
+            assert_int_equal(run("--sessions", "4", "--txns", "25", "--ops", "6", "--keys", "8",
+                                 "--dist", "uniform", "--value-range", "4", "--value-zipf", "0.75",
+                                 "--value-repeat-ratio", "0.5", "--faults",
+                                 faulty ? "lost-update" : "none", "--fault-prob", "1", "--seed", sd,
+                                 out, NULL),
+                             0);
+            psi_history *h = load(out);
+            uint32_t in_range = 0, above = 0, init;
+            for (uint32_t i = 0; i < h->n_ops; i++)
+                if (h->ops[i].kind == PSI_OP_WRITE) {
+                    assert_true(h->ops[i].value != 0);
+                    in_range += h->ops[i].value <= 4;
+                    above += h->ops[i].value > 4;
+                }
+            assert_true(in_range > 10 && above > 10);
+            assert_int_equal(check_si(h, &init), faulty);
+            psi_history_free(h);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_summary_adds_up),
         cmocka_unit_test(test_abort_ratio_si_store),
         cmocka_unit_test(test_value_range_explicit_init),
+        cmocka_unit_test(test_value_zipf_repeat_ratio),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
  * option checking. */
 #include "workload/gen.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -386,6 +387,145 @@ static void test_edge_shapes(void **state)
         }
 }
 
+/* FNV-1a over every recorded transaction and operation, in file order. */
+static uint64_t fingerprint(const psi_history *h)
+{
+    uint64_t f = 0xcbf29ce484222325ull;
+    uint64_t words[4];
+    for (uint32_t t = 0; t < h->n_txns; t++) {
+        const psi_txn *tx = &h->txns[t];
+        words[0] = tx->session, words[1] = tx->pos, words[2] = tx->status, words[3] = tx->n_ops;
+        for (size_t w = 0; w < 4; w++)
+            for (int k = 0; k < 64; k += 8)
+                f = (f ^ ((words[w] >> k) & 0xff)) * 0x100000001b3ull;
+        for (uint32_t i = 0; i < tx->n_ops; i++) {
+            const psi_op *op = &h->ops[tx->first_op + i];
+            words[0] = op->kind, words[1] = op->key, words[2] = op->value, words[3] = op->flags;
+            for (size_t w = 0; w < 4; w++)
+                for (int k = 0; k < 64; k += 8)
+                    f = (f ^ ((words[w] >> k) & 0xff)) * 0x100000001b3ull;
+        }
+    }
+    return f;
+}
+
+/* Adding the value distribution options (value_zipf, value_unique_ratio)
+ * left every history the existing options make as it was: fingerprints
+ * taken before they existed (bee5a11), unique and repeated values, SI,
+ * SER and random stores. */
+static void test_golden(void **state)
+{
+    (void)state;
+    static const struct {
+        psi_gen_store store;
+        uint64_t range, seed, want;
+    } g[] = {
+        {PSI_STORE_SI, 0, 5, 0x3b769f159183213dull},
+        {PSI_STORE_SI, 4, 5, 0xe97c127f51c5af19ull},
+        {PSI_STORE_SER, 16, 6, 0x4247d5ed97ff66ebull},
+        {PSI_STORE_RANDOM, 3, 7, 0x0f133df4655d37a1ull},
+        {PSI_STORE_SER, 256, 8, 0x30936c770d74137cull},
+        {PSI_STORE_SI, 1, 9, 0xb0268ef92bc9be97ull},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.sessions = 6, o.txns_per_session = 40, o.ops_per_txn = 8, o.keys = 50;
+        o.store = g[i].store, o.value_range = g[i].range, o.seed = g[i].seed;
+        psi_history *h = gen(&o, NULL);
+        uint64_t f = fingerprint(h);
+        if (f != g[i].want)
+            fail_msg("case %zu: fingerprint 0x%016llxull", i, (unsigned long long)f);
+        psi_history_free(h);
+    }
+}
+
+/* --value-zipf / --value-repeat-ratio (VeriStrong's duplicate-value
+ * workloads): a value_unique_ratio share of the writes keeps a unique
+ * value above the range, the others draw v in 1..N with weight 1/v^S; the
+ * store does the same as without the options (same operations, keys,
+ * statuses, and a read sees the same version). */
+static void test_value_distribution(void **state)
+{
+    (void)state;
+    enum { N = 10 };
+    psi_gen_opts o;
+    psi_gen_opts_default(&o);
+    o.sessions = 10, o.txns_per_session = 200, o.ops_per_txn = 10, o.keys = 1000;
+    o.dist = PSI_DIST_UNIFORM, o.read_ratio = 0.2, o.seed = 3;
+    o.value_range = N, o.value_zipf = 0.75, o.value_unique_ratio = 0.5;
+    psi_history *h = gen(&o, NULL);
+    psi_gen_opts plain = o;
+    plain.value_range = 0, plain.value_zipf = 0, plain.value_unique_ratio = 0;
+    psi_history *u = gen(&plain, NULL);
+    assert_int_equal(h->n_txns, u->n_txns);
+    assert_int_equal(h->n_ops, u->n_ops);
+    uint64_t drawn[N + 1] = {0}, unique = 0, writes = 0;
+    kv *above = malloc((h->n_ops + 1) * sizeof *above);
+    assert_non_null(above);
+    size_t n_above = 0;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        assert_int_equal(h->txns[t].status, u->txns[t].status);
+    for (uint32_t i = 0; i < h->n_ops; i++) {
+        const psi_op *a = &h->ops[i], *b = &u->ops[i];
+        assert_int_equal(a->kind, b->kind);
+        assert_int_equal(a->key, b->key);
+        assert_int_equal(a->flags, b->flags);
+        /* Without the options the value is the version itself. */
+        if (a->value > N)
+            assert_int_equal(a->value, N + b->value);
+        assert_int_equal(a->value == 0, b->value == 0);
+        if (a->kind != PSI_OP_WRITE)
+            continue;
+        writes++;
+        if (a->value > N) {
+            unique++;
+            above[n_above++] = (kv){a->key, a->value};
+        } else {
+            assert_true(a->value >= 1);
+            drawn[a->value]++;
+        }
+    }
+    /* Unique per key above the range. */
+    qsort(above, n_above, sizeof *above, cmp_kv);
+    for (size_t i = 1; i < n_above; i++)
+        assert_false(above[i].key == above[i - 1].key && above[i].value == above[i - 1].value);
+    free(above);
+    assert_true(writes > 10000);
+    double share = (double)unique / (double)writes;
+    if (share < 0.47 || share > 0.53)
+        fail_msg("unique share %.3f, want 0.5", share);
+    /* Chi-square of the drawn values against weights 1/v^0.75 (9 degrees
+     * of freedom: 99.99 % below 33.7); a uniform draw scores over 1000. */
+    double wsum = 0, chi = 0;
+    for (int v = 1; v <= N; v++)
+        wsum += pow(v, -0.75);
+    for (int v = 1; v <= N; v++) {
+        double e = (double)(writes - unique) * pow(v, -0.75) / wsum;
+        chi += ((double)drawn[v] - e) * ((double)drawn[v] - e) / e;
+    }
+    if (chi > 33.7)
+        fail_msg("drawn values are not zipfian: chi-square %.1f", chi);
+    psi_history_free(h);
+    psi_history_free(u);
+
+    /* Every write unique (repeat ratio 0): the values are unique per key. */
+    o.value_unique_ratio = 1;
+    h = gen(&o, NULL);
+    check_values(h);
+    psi_history_free(h);
+
+    /* The options need a range; ratios lie in [0, 1]; the zipf table is
+     * bounded. */
+    psi_diag d;
+    o.value_range = 0;
+    assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_ERR_USAGE);
+    o.value_range = N, o.value_unique_ratio = -1;
+    assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_ERR_USAGE);
+    o.value_unique_ratio = 0, o.value_range = (1u << 20) + 1;
+    assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_ERR_LIMIT);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -435,12 +575,19 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape),         cmocka_unit_test(test_drop_aborted),
-        cmocka_unit_test(test_determinism),   cmocka_unit_test(test_mixes),
-        cmocka_unit_test(test_distributions), cmocka_unit_test(test_long_txns),
-        cmocka_unit_test(test_statuses),      cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_names),         cmocka_unit_test(test_retry),
+        cmocka_unit_test(test_shape),
+        cmocka_unit_test(test_drop_aborted),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_mixes),
+        cmocka_unit_test(test_distributions),
+        cmocka_unit_test(test_long_txns),
+        cmocka_unit_test(test_statuses),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_retry),
         cmocka_unit_test(test_edge_shapes),
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_value_distribution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
