@@ -44,6 +44,19 @@ static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
     return true;
 }
 
+/* The place of w's lowest set bit (w != 0). */
+static uint64_t lowest_bit(uint64_t w)
+{
+#if defined(__GNUC__)
+    return (uint64_t)__builtin_ctzll(w);
+#else
+    uint64_t k = 0;
+    for (; !(w & 1u); w >>= 1)
+        k++;
+    return k;
+#endif
+}
+
 /* The first kept edge at or after i (n if none): whole words of dropped
  * edges are skipped at once (most edges are dropped on large histories). */
 static uint64_t next_kept(const uint64_t *keep, uint64_t i, uint64_t n)
@@ -56,11 +69,7 @@ static uint64_t next_kept(const uint64_t *keep, uint64_t i, uint64_t n)
             i = (i | 63u) + 1;
             continue;
         }
-        while (!(w & 1u)) {
-            w >>= 1;
-            i++;
-        }
-        return i;
+        return i + lowest_bit(w);
     }
     return n;
 }
@@ -69,20 +78,23 @@ static uint64_t next_kept(const uint64_t *keep, uint64_t i, uint64_t n)
  * x->base and, copied, into x->view (grown to hold every known edge),
  * the kept RW ones into rw (n_known entries, *n_rw of them set), and the
  * kept SO and WR edges by target: a CSR over transactions (*off_out,
- * *ids_out, malloc'd, the caller frees them), entries known indices in
- * ascending order. Each kept edge is read from the known array once; the
+ * *ids_out: x's by_to_off and by_to), entries known indices in ascending
+ * order. Each kept edge is read from the known array once; the
  * by-target fill reads the view's copies in order. Returns false on
  * ENOMEM. */
 static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_extra *x, uint32_t *rw,
                         uint64_t *n_rw, uint64_t **off_out, uint32_t **ids_out)
 {
     uint32_t n = g->n_nodes;
-    uint64_t *off = calloc((size_t)n + 1, sizeof *off);
-    *off_out = off;
+    *off_out = NULL;
     *ids_out = NULL;
     *n_rw = 0;
-    if (!off || !psi_grow((void **)&x->view, &x->cap_view, g->n_known + 1, sizeof *x->view))
+    if (!psi_grow((void **)&x->by_to_off, &x->cap_by_to_off, (size_t)n + 1, sizeof *x->by_to_off) ||
+        !psi_grow((void **)&x->view, &x->cap_view, g->n_known + 1, sizeof *x->view))
         return false;
+    uint64_t *off = x->by_to_off;
+    *off_out = off;
+    memset(off, 0, ((size_t)n + 1) * sizeof *off);
     for (uint64_t i = next_kept(keep, 0, g->n_known); i < g->n_known;
          i = next_kept(keep, i + 1, g->n_known)) {
         const psi_edge *e = &g->known[i];
@@ -97,10 +109,10 @@ static bool gather_kept(const psi_polygraph *g, const uint64_t *keep, psi_pc_ext
     }
     for (uint32_t v = 0; v < n; v++)
         off[v + 1] += off[v];
-    uint32_t *ids = malloc((off[n] ? off[n] : 1) * sizeof *ids);
-    *ids_out = ids;
-    if (!ids)
+    if (!psi_grow((void **)&x->by_to, &x->cap_by_to, off[n] ? off[n] : 1, sizeof *x->by_to))
         return false;
+    uint32_t *ids = x->by_to;
+    *ids_out = ids;
     /* the kept SO and WR edges are among the kept DEP ones, in order */
     for (uint32_t j = 0; j < x->n_base; j++) {
         const psi_edge *e = &x->view[j];
@@ -119,11 +131,14 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
                               uint32_t *cycle_node, psi_diag *d)
 {
     uint64_t n1 = g->n_known, *keep = NULL, *off = NULL, n_rw = 0;
-    uint32_t *ids = NULL, *rws = malloc((n1 ? n1 : 1) * sizeof *rws);
+    uint32_t *ids = NULL, *rws = NULL;
     psi_status st = PSI_OK;
     x->n_base = 0;
     x->n_comp = 0;
-    if (!rws || !kept_edges(x, g, &keep) ||
+    if (!psi_grow((void **)&x->rws, &x->cap_rws, n1 ? n1 : 1, sizeof *x->rws))
+        goto nomem;
+    rws = x->rws;
+    if (!kept_edges(x, g, &keep) ||
         !psi_grow((void **)&x->base, &x->cap_base, n1 ? n1 : 1, sizeof *x->base) ||
         !gather_kept(g, keep, x, rws, &n_rw, &off, &ids))
         goto nomem;
@@ -168,9 +183,6 @@ psi_status psi_pc_reach_build(psi_reach *r, psi_pc_extra *x, const psi_history *
 nomem:
     st = psi_diag_nomem(d, "pruning");
 out:
-    free(rws);
-    free(off);
-    free(ids);
     if (st != PSI_OK)
         psi_pc_free(x);
     return st;
@@ -183,9 +195,64 @@ void psi_pc_free(psi_pc_extra *x)
     free(x->view);
     psi_known_packed_free(&x->packed);
     free(x->keep);
+    free(x->rws);
+    free(x->by_to);
+    free(x->by_to_off);
+    free(x->sw_off);
+    free(x->sw_id);
     bool full = x->full;
     memset(x, 0, sizeof *x);
     x->full = full;
+}
+
+bool psi_pc_sw_update(psi_pc_extra *x, const psi_polygraph *g)
+{
+    uint32_t n = g->n_nodes;
+    assert(g->n_known < UINT32_MAX);
+    if (!x->sw_off || x->sw_nodes != n || x->sw_of > g->n_known) {
+        free(x->sw_off);
+        x->sw_off = calloc((size_t)n + 1, sizeof *x->sw_off);
+        x->sw_nodes = n;
+        x->sw_of = 0;
+        if (!x->sw_off)
+            goto nomem;
+    }
+    if (!psi_grow((void **)&x->by_to_off, &x->cap_by_to_off, (size_t)n + 1, sizeof *x->by_to_off))
+        goto nomem;
+    uint32_t *off = x->sw_off;
+    uint64_t *add = x->by_to_off;
+    /* add[v + 1]: v's new edges, then (summed) the new edges of targets
+     * <= v: row v moves right by add[v] */
+    memset(add, 0, ((size_t)n + 1) * sizeof *add);
+    for (uint64_t i = x->sw_of; i < g->n_known; i++)
+        if (so_wr(&g->known[i]))
+            add[g->known[i].to + 1]++;
+    for (uint32_t v = 0; v < n; v++)
+        add[v + 1] += add[v];
+    if (!psi_grow((void **)&x->sw_id, &x->cap_sw, off[n] + add[n] ? off[n] + add[n] : 1,
+                  sizeof *x->sw_id))
+        goto nomem;
+    /* from the last row down, so that no row is overwritten before it
+     * moves */
+    for (uint32_t v = n; v-- > 0;) {
+        uint32_t len = off[v + 1] - off[v];
+        if (add[v] && len)
+            memmove(x->sw_id + off[v] + add[v], x->sw_id + off[v], len * sizeof *x->sw_id);
+    }
+    /* add[v]: where v's next new edge goes, after its moved row */
+    for (uint32_t v = 0; v < n; v++)
+        add[v] += off[v + 1];
+    for (uint64_t i = x->sw_of; i < g->n_known; i++)
+        if (so_wr(&g->known[i]))
+            x->sw_id[add[g->known[i].to]++] = (uint32_t)i;
+    /* add[v] is now the end of v's row, the start of v + 1's */
+    for (uint32_t v = 0; v < n; v++)
+        off[v + 1] = (uint32_t)add[v];
+    x->sw_of = g->n_known;
+    return true;
+nomem:
+    psi_pc_free(x);
+    return false;
 }
 
 bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n)
