@@ -65,12 +65,13 @@ typedef struct psi_pc_extra {
     size_t cap_keep;         /* in words */
     uint64_t keep_of;        /* how many known edges keep is for (0: none) */
     /* A build's scratch, kept so that rounds reuse its pages: the kept RW
-     * edges, and the kept SO and WR edges by target (CSR). */
-    uint32_t *rws, *by_to;
+     * edges; by_to_off is psi_pc_sw_update's. */
+    uint32_t *rws;
     uint64_t *by_to_off;
-    size_t cap_rws, cap_by_to, cap_by_to_off;
+    size_t cap_rws, cap_by_to_off;
     /* Every known SO and WR edge by target (psi_pc_sw_update), kept across
-     * rounds and appended to; by_to_off is its scratch. */
+     * rounds and appended to: pc_rw_cycle (prune.c) reads it, and the view
+     * composes each kept RW edge with the kept ones of its tail's row. */
     uint32_t *sw_off; /* [sw_nodes + 1] (known edges are fewer than 2^32) */
     uint32_t *sw_id;  /* their known indices */
     size_t cap_sw;

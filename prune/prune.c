@@ -61,7 +61,7 @@ static bool psi_anti_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t
 static bool pc_rw_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t x, uint32_t y,
                         uint64_t *via)
 {
-    /* the round's index of SO and WR edges by target (pc_index_build) */
+    /* the round's index of SO and WR edges by target (psi_pc_reach_build) */
     const psi_pc_extra *pc = a->pc;
     assert(pc->sw_off && pc->sw_of <= a->pg->n_known);
     uint64_t b = pc->sw_off[x], e = pc->sw_off[x + 1];
@@ -298,19 +298,13 @@ static bool pc_index_matches(const psi_pc_extra *x, const psi_polygraph *g)
 }
 #endif
 
-/* RULE_PC: the known SO and WR edges by target (ai->pc's index, brought
- * up to date); *bad gets a known RW edge that closes a cycle after one of
- * them (pc_rw_cycle). */
+/* RULE_PC: the known SO and WR edges by target are ai->pc's index, which
+ * the reach's build brought up to date (psi_pc_reach_build); *bad gets a
+ * known RW edge that closes a cycle after one of them (pc_rw_cycle). */
 static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, psi_anti_index *ai,
-                                 psi_pc_extra *pcx, uint32_t *bad, psi_diag *d)
+                                 uint32_t *bad)
 {
-    /* known indices are 32-bit in the index, as in psi_graph_build's */
-    if (g->n_known >= UINT32_MAX)
-        return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
-                            (unsigned long long)g->n_known);
-    if (!psi_pc_sw_update(pcx, g))
-        return psi_diag_nomem(d, "pruning");
-    assert(pc_index_matches(pcx, g));
+    assert(pc_index_matches(ai->pc, g));
     /* A known RW edge x -> y after a known SO or WR edge p -> x with y
      * reaching p (or y == p) is a forbidden cycle of known edges, and one
      * of the reach's view too (level_pc.h: the view's paths are PC's,
@@ -459,7 +453,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
             st = ser == RULE_PSI ? psi_anti_build(&r, g, &ag, &rw, d)
-                                 : pc_index_build(&r, g, &ai, &pcx, &rw, d);
+                                 : pc_index_build(&r, g, &ai, &rw);
             if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PSI)
                 st = psi_known_anti_cycle(&r, g, rw, res, d);
             if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PC) {
