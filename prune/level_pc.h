@@ -32,7 +32,10 @@
  * old ones redundant) into buffers kept across rounds, so the pages are
  * faulted in once. The reduction reads a packed copy of the known edges
  * by source (core/known_reduce.h), kept across rounds and appended to
- * with each round's new edges instead of regrouped.
+ * with each round's new edges instead of regrouped; so is the index of
+ * every known SO and WR edge by target (psi_pc_sw_update), whose rows,
+ * filtered by the kept bitmap, give the composed pairs and which
+ * pruning's cycle tests read (prune.c pc_rw_cycle).
  *
  * Ownership: psi_pc_reach_build updates x (zeroed before the first round,
  * maybe with `full` set; psi_pc_free releases it, after the last) and
