@@ -32,7 +32,10 @@
  * old ones redundant) into buffers kept across rounds, so the pages are
  * faulted in once. The reduction reads a packed copy of the known edges
  * by source (core/known_reduce.h), kept across rounds and appended to
- * with each round's new edges instead of regrouped.
+ * with each round's new edges instead of regrouped; so is the index of
+ * every known SO and WR edge by target (psi_pc_sw_update), whose rows,
+ * filtered by the kept bitmap, give the composed pairs and which
+ * pruning's cycle tests read (prune.c pc_rw_cycle).
  *
  * Ownership: psi_pc_reach_build updates x (zeroed before the first round,
  * maybe with `full` set; psi_pc_free releases it, after the last) and
@@ -64,6 +67,19 @@ typedef struct psi_pc_extra {
     uint64_t *keep;          /* the last build's kept edges (a bitmap), NULL: all */
     size_t cap_keep;         /* in words */
     uint64_t keep_of;        /* how many known edges keep is for (0: none) */
+    /* A build's scratch, kept so that rounds reuse its pages: the kept RW
+     * edges; by_to_off is psi_pc_sw_update's. */
+    uint32_t *rws;
+    uint64_t *by_to_off;
+    size_t cap_rws, cap_by_to_off;
+    /* Every known SO and WR edge by target (psi_pc_sw_update), kept across
+     * rounds and appended to: pc_rw_cycle (prune.c) reads it, and the view
+     * composes each kept RW edge with the kept ones of its tail's row. */
+    uint32_t *sw_off; /* [sw_nodes + 1] (known edges are fewer than 2^32) */
+    uint32_t *sw_id;  /* their known indices */
+    size_t cap_sw;
+    uint64_t sw_of; /* how many known edges the index covers */
+    uint32_t sw_nodes;
 } psi_pc_extra;
 
 /* The reach over DEP and the composed edges, run as cfg says (as
@@ -82,6 +98,16 @@ void psi_pc_free(psi_pc_extra *x);
  * NULL. The encoding's reduction of the same graph keeps the same ones
  * (psi_reduce_known_pc, same rules). Returns false on ENOMEM. */
 bool psi_pc_kept(const psi_pc_extra *x, const psi_polygraph *g, uint32_t **kept, uint64_t *n);
+
+/* Brings x's index of every known SO and WR edge by target up to g's
+ * known edges (g->n_known < UINT32_MAX): row v is [sw_off[v],
+ * sw_off[v + 1]) of sw_id, their known indices, ascending, as the in-rows
+ * psi_graph_build would give (PSI_GRAPH_IN over the SO and WR edges). Pruning's rounds only append
+ * known edges, so each round moves the rows apart and adds its new edges
+ * instead of indexing every edge again (from scratch the first time or
+ * when g is not x's any more). Returns false on ENOMEM (x is then
+ * released). */
+bool psi_pc_sw_update(psi_pc_extra *x, const psi_polygraph *g);
 
 /* The known edges of path[0..n) (ids of the view, as psi_reach_path
  * gives them) into out, which has room for 2 * n: returns how many. */

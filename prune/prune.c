@@ -61,11 +61,13 @@ static bool psi_anti_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t
 static bool pc_rw_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t x, uint32_t y,
                         uint64_t *via)
 {
-    uint64_t b, e;
-    psi_graph_in(a->g, x, false, &b, &e);
+    /* the round's index of SO and WR edges by target (psi_pc_reach_build) */
+    const psi_pc_extra *pc = a->pc;
+    assert(pc->sw_off && pc->sw_of <= a->pg->n_known);
+    uint64_t b = pc->sw_off[x], e = pc->sw_off[x + 1];
     for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
-        if (reach_eq(r, y, a->g->in_src[b])) {
-            *via = a->g->in_eid[b];
+        if (reach_eq(r, y, a->pg->known[pc->sw_id[b]].from)) {
+            *via = pc->sw_id[b];
             return true;
         }
     return false;
@@ -267,22 +269,42 @@ static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi
     return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
 }
 
-/* RULE_PC: the known SO and WR edges by target; *bad gets a known RW
- * edge that closes a cycle after one of them (pc_rw_cycle). */
-static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, psi_anti_index *ai,
-                                 psi_graph *ag, uint32_t *bad, psi_diag *d)
+#ifndef NDEBUG
+/* x's index of SO and WR edges by target is the in-rows a fresh build
+ * gives (psi_graph_build, PSI_GRAPH_IN over them). */
+static bool pc_index_matches(const psi_pc_extra *x, const psi_polygraph *g)
 {
     uint8_t *sw = malloc(g->n_known ? g->n_known : 1);
     if (!sw)
-        return psi_diag_nomem(d, "pruning");
+        return true; /* nothing to compare with */
     for (uint64_t i = 0; i < g->n_known; i++)
         sw[i] = g->known[i].type == PSI_EDGE_SO || g->known[i].type == PSI_EDGE_WR;
     psi_edge_view v = {.first = g->known, .n = g->n_known, .active = sw};
-    /* looked up by target only (pc_rw_cycle) */
-    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY, d);
+    psi_graph ag;
+    bool ok = true;
+    if (psi_graph_build(&ag, g->n_nodes, &v, PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY, NULL) == PSI_OK) {
+        ok = x->sw_of == g->n_known && x->sw_nodes == g->n_nodes;
+        for (uint32_t u = 0; ok && u < g->n_nodes; u++) {
+            uint64_t b, e;
+            psi_graph_in(&ag, u, false, &b, &e);
+            ok = b == x->sw_off[u] && e == x->sw_off[u + 1];
+            for (; ok && b < e; b++)
+                ok = ag.in_eid[b] == x->sw_id[b];
+        }
+        psi_graph_free(&ag);
+    }
     free(sw);
-    if (st != PSI_OK)
-        return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    return ok;
+}
+#endif
+
+/* RULE_PC: the known SO and WR edges by target are ai->pc's index, which
+ * the reach's build brought up to date (psi_pc_reach_build); *bad gets a
+ * known RW edge that closes a cycle after one of them (pc_rw_cycle). */
+static psi_status pc_index_build(const psi_reach *r, const psi_polygraph *g, psi_anti_index *ai,
+                                 uint32_t *bad)
+{
+    assert(pc_index_matches(ai->pc, g));
     /* A known RW edge x -> y after a known SO or WR edge p -> x with y
      * reaching p (or y == p) is a forbidden cycle of known edges, and one
      * of the reach's view too (level_pc.h: the view's paths are PC's,
@@ -431,7 +453,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
             st = ser == RULE_PSI ? psi_anti_build(&r, g, &ag, &rw, d)
-                                 : pc_index_build(&r, g, &ai, &ag, &rw, d);
+                                 : pc_index_build(&r, g, &ai, &rw);
             if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PSI)
                 st = psi_known_anti_cycle(&r, g, rw, res, d);
             if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PC) {

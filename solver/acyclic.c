@@ -14,10 +14,20 @@
 /* adj_push's growth path (acyclic_internal.h). */
 bool psi_acyc_adj_grow(adjvec *v)
 {
-    size_t cap = v->cap;
-    if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&v->a, &cap, cap + 1, sizeof *v->a))
+    if (v->cap >= UINT32_MAX / 2)
         return false;
-    v->cap = (uint32_t)cap;
+    uint32_t cap = v->cap ? 2 * v->cap : 8;
+    bool pooled = v->a && v->a[-1].node == ADJ_POOLED;
+    /* one more entry for the hidden one (acyclic_internal.h) */
+    size_t bytes = ((size_t)cap + 1) * sizeof *v->a;
+    adj *base = pooled ? malloc(bytes) : realloc(v->a ? v->a - 1 : NULL, bytes);
+    if (!base)
+        return false;
+    if (pooled)
+        memcpy(base + 1, v->a, v->n * sizeof *v->a);
+    base[0] = (adj){.node = ADJ_OWN};
+    v->a = base + 1;
+    v->cap = cap;
     return true;
 }
 
@@ -83,9 +93,10 @@ void psi_acyc_free(psi_acyc *g)
     if (!g)
         return;
     for (uint32_t v = 0; g->out && v < g->N; v++)
-        free(g->out[v].a);
+        adj_release(&g->out[v]);
     for (uint32_t v = 0; g->in && v < g->N; v++)
-        free(g->in[v].a);
+        adj_release(&g->in[v]);
+    free(g->adj_pool);
     void *ptrs[] = {g->ue,     g->ie_user,   g->ie_act,    g->out,           g->in,
                     g->ord,    g->occ_start, g->occ,       g->cand_start,    g->cand,
                     g->val,    g->lvl,       g->prop_edge, g->prop_stamp,    g->lit_mark,

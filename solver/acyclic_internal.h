@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct adj {
@@ -102,6 +103,11 @@ struct psi_acyc {
     size_t ie_n, ie_cap;
 
     adjvec *out, *in; /* active edges per internal node */
+    /* The known edges' lists, cut from one block by the static setup
+     * (acyclic_order.c) instead of a malloc per list: PC's graph has tens
+     * of thousands of lists, whose mallocs and frees cost more than
+     * filling them. Owned; freed after the lists (adj_release). */
+    adj *adj_pool;
     /* The topological order: a doubly linked list of the internal nodes
      * (PSI_ACYC_NONE at its ends) with labels that increase along it and
      * leave gaps, so nodes move by relinking and relabelling only them
@@ -160,6 +166,21 @@ static inline size_t lit_var0(int lit)
     return (size_t)(lit > 0 ? lit : -lit) - 1;
 }
 
+/* Where a list's array lives: every array has one hidden entry before it,
+ * a[-1], whose node is ADJ_POOLED when the array is cut from g->adj_pool
+ * (it is never freed or realloc'd alone; growing moves it out) or ADJ_OWN
+ * when it is a malloc of its own, starting at a - 1. */
+enum { ADJ_OWN, ADJ_POOLED };
+
+/* Frees v's array if it is its own (not the pool's). */
+static inline void adj_release(adjvec *v)
+{
+    if (v->a && v->a[-1].node == ADJ_OWN)
+        free(v->a - 1);
+}
+
+/* adj_push's growth path: doubles v's room (8 at first), moving a pooled
+ * array to a malloc of its own. */
 bool psi_acyc_adj_grow(adjvec *v);
 
 /* Appends to an adjacency list; the growth path is out of line. */

@@ -247,13 +247,27 @@ bool psi_acyc_static_setup(psi_acyc *g)
             in->cap += !in->a;
         }
     }
-    bool ok = true;
+    /* One block for every list still without an array, each with its
+     * hidden entry (acyclic_internal.h). A failed setup made no pool (the
+     * pushes below fit the exact room), so a retry makes the only one. */
+    assert(!g->adj_pool);
+    size_t total = 0;
     for (uint32_t v = 0; v < g->N; v++) {
+        total += !g->out[v].a && g->out[v].cap ? (size_t)g->out[v].cap + 1 : 0;
+        total += !g->in[v].a && g->in[v].cap ? (size_t)g->in[v].cap + 1 : 0;
+    }
+    bool ok = !total || (g->adj_pool = malloc(total * sizeof *g->adj_pool)) != NULL;
+    size_t at = 0;
+    for (uint32_t v = 0; ok && v < g->N; v++) {
         adjvec *l[2] = {&g->out[v], &g->in[v]};
         for (int k = 0; k < 2; k++)
-            if (ok && !l[k]->a && l[k]->cap && !(l[k]->a = malloc(l[k]->cap * sizeof *l[k]->a)))
-                ok = false;
+            if (!l[k]->a && l[k]->cap) {
+                g->adj_pool[at] = (adj){.node = ADJ_POOLED};
+                l[k]->a = g->adj_pool + at + 1;
+                at += (size_t)l[k]->cap + 1;
+            }
     }
+    assert(!ok || at == total);
     if (!ok) {
         for (uint32_t v = 0; v < g->N; v++) {
             g->out[v].cap = g->out[v].a ? g->out[v].cap : 0;
