@@ -366,8 +366,8 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const 
  * rounds test every open choice's edges too, and their last rounds yield
  * little while the solver is cheap on what they leave: VeriStrong's 20k
  * set (50 x 400 x 8, values 1..10) under SI ran 9 rounds, of which rounds
- * 7-9 resolved 38 of 13,932 constraints at about 0.03 s CPU each, and the
- * solver took 0.044 s for the 13,894 left. So they stop from 2^17 cells
+ * 7-9 resolved 38 of 13,932 constraints at 0.015-0.025 s CPU each, and
+ * the solver took 0.044 s for the 13,894 left. So they stop from 2^17 cells
  * (10^4 transactions in 25 sessions under SER) and below 5 %; the tests'
  * small histories still reach the fixpoint. Exact either way: an open
  * constraint is the solver's to decide. */
