@@ -58,13 +58,15 @@ typedef struct psi_prune_opts {
     bool disabled; /* --no-pruning: only check the known graph for a cycle */
     /* Rounds until nothing changes (the fixpoint). Otherwise (SI and SER)
      * rounds stop once a round on a large graph resolved under 1% of the
-     * open constraints: each round costs a full reachability pass, and
+     * open constraints (with reads that have a choice of writers: under
+     * 5%, from 2^17 cells; prune.c): each round costs a reachability pass, and
      * what it would still resolve the solver decides as well (leaving a
      * constraint open never changes a verdict). The known graph is still
      * checked for a cycle after the last round. */
     bool exact;
     uint64_t stop_cells; /* a round is large from this many frontier cells (rows x
-                            sessions); 0: the default, 2^22. Tests lower it */
+                            sessions); 0: the default, 2^22 (2^17 with read
+                            choices). Tests lower it */
     uint32_t threads;    /* workers for the frontiers; 0: all online cores. Same result for any */
     /* Reads with a choice of writers: from this many choices, the passes
      * before seeding also test the conditional edges of the writer pairs

@@ -9,7 +9,11 @@
  *    reach the fixpoint's verdict: the early stop is forced on these small
  *    histories (prune_stop_cells = 1) and compared with --exact-pruning,
  *    on valid and on faulty stores. The test fails if the early stop never
- *    fired, so it cannot pass by not testing it. */
+ *    fired, so it cannot pass by not testing it.
+ * 3. Histories with read-from choices stop by default from 2^17 frontier
+ *    cells (prune.c CHOICE_STOP_CELLS): one of VeriStrong's high-duplication
+ *    shape (25 x 400 x 8, values 1..10, zipfian) must stop early without
+ *    any option and give --exact-pruning's verdict, valid and faulty. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,11 +160,64 @@ static void test_early_stop_same_verdict(void **state)
     assert_true(rejects > 0);
 }
 
+/* VeriStrong's HD-10k shape (bench/repeated/veristrong.sh, HD): 10^4
+ * transactions in 25 sessions, so 2.5 * 10^5 frontier cells under SER and
+ * twice that under SI, above CHOICE_STOP_CELLS and far below the 2^22 of
+ * histories without choices. */
+static void test_choice_default_stop(void **state)
+{
+    (void)state;
+    uint32_t stopped = 0, rejects = 0;
+    for (int faulty = 0; faulty < 2; faulty++) {
+        psi_gen_opts o;
+        psi_gen_opts_default(&o);
+        o.seed = 3;
+        o.sessions = 25;
+        o.txns_per_session = 400;
+        o.ops_per_txn = 8;
+        o.keys = 5000;
+        o.read_ratio = 0.5;
+        o.value_range = 10;
+        o.value_zipf = 0.75;
+        o.store = faulty ? PSI_STORE_SI : PSI_STORE_SER;
+        if (faulty) {
+            o.faults = PSI_FAULT_BIT(PSI_FAULT_STALE_READ);
+            o.fault_prob = 0.002;
+        }
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        for (int ser = 0; ser < 2; ser++) {
+            psi_check_result full, dflt;
+            psi_check_opts co = {.ser = ser, .exact_pruning = true};
+            check_ok(h, &co, &full);
+            co.exact_pruning = false;
+            check_ok(h, &co, &dflt);
+            stopped += dflt.prune.stopped_early;
+            rejects += full.verdict == PSI_REJECT;
+            assert_int_equal(full.verdict, dflt.verdict);
+            if (full.prune.outcome == PSI_PRUNE_OK && dflt.prune.outcome == PSI_PRUNE_OK) {
+                assert_true(dflt.prune.remaining >= full.prune.remaining);
+                assert_true(dflt.prune.rounds <= full.prune.rounds);
+            }
+            psi_check_result_free(&full);
+            psi_check_result_free(&dflt);
+        }
+        psi_history_free(h);
+    }
+    fprintf(stderr, "HD shape: default pruning stopped early in %u of 4 checks; %u rejects\n",
+            stopped, rejects);
+    /* Both valid checks stop early; the faulty store is rejected. */
+    assert_true(stopped >= 2);
+    assert_true(rejects > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_early_stop_same_verdict),
+        cmocka_unit_test(test_choice_default_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
