@@ -178,7 +178,9 @@ bool psi_acyc_adj_grow(psi_acyc *g, adjvec *v);
 /* Does list v's room lie in g's block (then it is not freed alone)? */
 static inline bool adj_in_block(const psi_acyc *g, const adjvec *v)
 {
-    return v->a && g->adj_block && v->a >= g->adj_block && v->a < g->adj_block + g->adj_block_n;
+    /* as integers: ordering pointers into different blocks is undefined */
+    uintptr_t a = (uintptr_t)v->a, b = (uintptr_t)g->adj_block;
+    return v->a && g->adj_block && a >= b && a - b < g->adj_block_n * sizeof *g->adj_block;
 }
 
 /* Appends to an adjacency list of g; the growth path is out of line. */
