@@ -11,24 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* adj_push's growth path (acyclic_internal.h). A list in the block moves
- * to room of its own (its old room stays unused in the block). */
-bool psi_acyc_adj_grow(psi_acyc *g, adjvec *v)
+/* adj_push's growth path (acyclic_internal.h). */
+bool psi_acyc_adj_grow(adjvec *v)
 {
     size_t cap = v->cap;
-    if (cap >= UINT32_MAX / 2)
-        return false;
-    if (adj_in_block(g, v)) {
-        size_t nc = cap ? 2 * cap : 4;
-        adj *a = malloc(nc * sizeof *a);
-        if (!a)
-            return false;
-        memcpy(a, v->a, v->n * sizeof *a);
-        v->a = a;
-        v->cap = (uint32_t)nc;
-        return true;
-    }
-    if (!psi_grow_array((void **)&v->a, &cap, cap + 1, sizeof *v->a))
+    if (cap >= UINT32_MAX / 2 || !psi_grow_array((void **)&v->a, &cap, cap + 1, sizeof *v->a))
         return false;
     v->cap = (uint32_t)cap;
     return true;
@@ -97,12 +84,9 @@ void psi_acyc_free(psi_acyc *g)
     if (!g)
         return;
     for (uint32_t v = 0; g->out && v < g->N; v++)
-        if (!adj_in_block(g, &g->out[v]))
-            free(g->out[v].a);
+        free(g->out[v].a);
     for (uint32_t v = 0; g->in && v < g->N; v++)
-        if (!adj_in_block(g, &g->in[v]))
-            free(g->in[v].a);
-    free(g->adj_block);
+        free(g->in[v].a);
     void *ptrs[] = {g->ue,     g->ie_user,   g->ie_act,    g->out,           g->in,
                     g->ord,    g->occ_start, g->occ,       g->cand_start,    g->cand,
                     g->val,    g->lvl,       g->prop_edge, g->prop_stamp,    g->lit_mark,

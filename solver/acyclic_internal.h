@@ -109,12 +109,6 @@ struct psi_acyc {
     size_t slot_base, slot_cap; /* ie_act[i] is edge slot_base + i's; slot_cap: its room */
 
     adjvec *out, *in; /* active edges per internal node */
-    /* The known edges' entries of all lists, one block (static setup):
-     * a list whose entries lie in it is not realloc'd or freed on its own
-     * (psi_acyc_adj_grow moves it out). Millions of lists allocated one by
-     * one cost a malloc header and rounding each, about 16 bytes a list. */
-    adj *adj_block;
-    size_t adj_block_n;
     /* The topological order: a doubly linked list of the internal nodes
      * (PSI_ACYC_NONE at its ends) with labels that increase along it and
      * leave gaps, so nodes move by relinking and relabelling only them
@@ -173,20 +167,12 @@ static inline size_t lit_var0(int lit)
     return (size_t)(lit > 0 ? lit : -lit) - 1;
 }
 
-bool psi_acyc_adj_grow(psi_acyc *g, adjvec *v);
+bool psi_acyc_adj_grow(adjvec *v);
 
-/* Does list v's room lie in g's block (then it is not freed alone)? */
-static inline bool adj_in_block(const psi_acyc *g, const adjvec *v)
+/* Appends to an adjacency list; the growth path is out of line. */
+static inline bool adj_push(adjvec *v, uint32_t node, uint32_t edge)
 {
-    /* as integers: ordering pointers into different blocks is undefined */
-    uintptr_t a = (uintptr_t)v->a, b = (uintptr_t)g->adj_block;
-    return v->a && g->adj_block && a >= b && a - b < g->adj_block_n * sizeof *g->adj_block;
-}
-
-/* Appends to an adjacency list of g; the growth path is out of line. */
-static inline bool adj_push(psi_acyc *g, adjvec *v, uint32_t node, uint32_t edge)
-{
-    if (v->n == v->cap && !psi_acyc_adj_grow(g, v))
+    if (v->n == v->cap && !psi_acyc_adj_grow(v))
         return false;
     v->a[v->n++] = (adj){node, edge};
     return true;

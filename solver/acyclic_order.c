@@ -233,10 +233,9 @@ bool psi_acyc_static_setup(psi_acyc *g)
         g->oprev[v] = p;
     /* The lists get exactly the room their known edges need (counted in
      * cap first): known edges are most of the graph, and doubling growth
-     * would leave a quarter of it empty on average. The rooms are slices
-     * of one block (psi_acyc.adj_block), not one malloc each. Nothing is
-     * active yet; lists allocated by an earlier attempt that ran out of
-     * memory keep their room and grow as usual. */
+     * would leave a quarter of it empty on average. Nothing is active yet;
+     * lists allocated by an earlier attempt that ran out of memory keep
+     * their room and grow as usual. */
     for (size_t i = 0; i < g->ue_n; i++) {
         const uedge *u = &g->ue[i];
         if (u->need || u->dead)
@@ -248,26 +247,12 @@ bool psi_acyc_static_setup(psi_acyc *g)
             in->cap += !in->a;
         }
     }
-    size_t total = 0;
+    bool ok = true;
     for (uint32_t v = 0; v < g->N; v++) {
-        total += g->out[v].a ? 0 : g->out[v].cap;
-        total += g->in[v].a ? 0 : g->in[v].cap;
-    }
-    /* one block per graph: an earlier attempt failed before taking one */
-    assert(!g->adj_block);
-    bool ok = !total || (g->adj_block = malloc(total * sizeof *g->adj_block)) != NULL;
-    if (ok && total) {
-        g->adj_block_n = total;
-        size_t at = 0;
-        for (uint32_t v = 0; v < g->N; v++) {
-            adjvec *l[2] = {&g->out[v], &g->in[v]};
-            for (int k = 0; k < 2; k++)
-                if (!l[k]->a && l[k]->cap) {
-                    l[k]->a = g->adj_block + at;
-                    at += l[k]->cap;
-                }
-        }
-        assert(at == total);
+        adjvec *l[2] = {&g->out[v], &g->in[v]};
+        for (int k = 0; k < 2; k++)
+            if (ok && !l[k]->a && l[k]->cap && !(l[k]->a = malloc(l[k]->cap * sizeof *l[k]->a)))
+                ok = false;
     }
     if (!ok) {
         for (uint32_t v = 0; v < g->N; v++) {
@@ -282,8 +267,8 @@ bool psi_acyc_static_setup(psi_acyc *g)
             continue;
         for (uint32_t j = 0; j < u->nie; j++) {
             uint32_t e = u->ie + j;
-            if (!adj_push(g, &g->out[ie_src(g, e)], ie_dst(g, e), e) ||
-                !adj_push(g, &g->in[ie_dst(g, e)], ie_src(g, e), e))
+            if (!adj_push(&g->out[ie_src(g, e)], ie_dst(g, e), e) ||
+                !adj_push(&g->in[ie_dst(g, e)], ie_src(g, e), e))
                 return false;
         }
         u->active = u->root = 1;

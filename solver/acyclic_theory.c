@@ -209,9 +209,9 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
     }
     if ((g->act_n == g->act_cap &&
          !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
-        !adj_push(g, &g->out[x], y, e))
+        !adj_push(&g->out[x], y, e))
         return PSI_THEORY_ENOMEM;
-    if (!adj_push(g, &g->in[y], x, e)) {
+    if (!adj_push(&g->in[y], x, e)) {
         g->out[x].n--;
         return PSI_THEORY_ENOMEM;
     }
@@ -376,8 +376,8 @@ static void cb_backtrack(void *ctx, unsigned level)
                 continue;
             uint32_t e = a.ie;
             /* Cannot fail: the lists held these edges a moment ago. */
-            (void)adj_push(g, &g->out[ie_src(g, e)], ie_dst(g, e), e);
-            (void)adj_push(g, &g->in[ie_dst(g, e)], ie_src(g, e), e);
+            (void)adj_push(&g->out[ie_src(g, e)], ie_dst(g, e), e);
+            (void)adj_push(&g->in[ie_dst(g, e)], ie_src(g, e), e);
             a.pmax = w && g->act[w - 1].pmax > a.level ? g->act[w - 1].pmax : a.level;
             g->act[w++] = a;
             ie_act_set(g, e, (uint32_t)w);
