@@ -2,6 +2,8 @@
  * algorithm, depth-first and backward cycle search, breadth-first paths. */
 #include "core/graph.h"
 
+#include "core/vec.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,25 +66,72 @@ static void fill_part(uint64_t *off, uint32_t *other, uint32_t *eid, const psi_e
     }
 }
 
+/* Room for `need` entries of `elem` bytes in *p (holding *room), kept
+ * when it has it (contents not kept: every entry is written before it is
+ * read), else fresh with room for max(need, want). */
+static bool room_for(void **p, uint64_t *room, uint64_t need, uint64_t want, size_t elem)
+{
+    if (need <= *room && *p)
+        return true;
+    free(*p);
+    *room = 0;
+    uint64_t n = want > need ? want : need;
+    if (!n)
+        n = 1;
+    if (n > SIZE_MAX / elem)
+        return false;
+    *p = malloc((size_t)n * elem);
+    if (!*p)
+        return false;
+    psi_hint_huge(*p, (size_t)n * elem);
+    *room = n;
+    return true;
+}
+
+/* build_rows' arrays to reuse (psi_graph_rebuild): the room of off and
+ * of other and eid, in entries, and the edge room to give arrays that
+ * grow. */
+typedef struct rows_room {
+    uint64_t *off, *edges;
+    uint64_t edge_room;
+} rows_room;
+
 /* Rows of one array (out or in) from its parts: a counting sort with one
  * pass over the edges per part and step, so that each pass writes into one
  * part of the arrays only (the edges are read sequentially; the row
  * writes are what costs at scale). Counts go to off[row + 2] so that
  * after the prefix sum off[row + 1] is row's start, and filling advances it
- * to row's end: the array is then the finished CSR. */
+ * to row's end: the array is then the finished CSR. room: NULL for fresh
+ * exact arrays, else what to reuse. */
 static bool build_rows(uint64_t **off, uint32_t **other, uint32_t **eid, uint64_t *m, size_t rows,
-                       const psi_edge_view *v, const part *parts, int n_parts)
+                       const psi_edge_view *v, const part *parts, int n_parts,
+                       const rows_room *room)
 {
-    *off = calloc(rows + 2, sizeof **off);
-    if (!*off)
-        return false;
+    if (!room) {
+        *off = calloc(rows + 2, sizeof **off);
+        if (!*off)
+            return false;
+    } else {
+        if (!room_for((void **)off, room->off, rows + 2, 0, sizeof **off))
+            return false;
+        memset(*off, 0, (rows + 2) * sizeof **off);
+    }
     for (int k = 0; k < n_parts; k++)
         count_part(*off, v, &parts[k]);
     for (size_t r = 0; r < rows; r++)
         (*off)[r + 2] += (*off)[r + 1];
     *m = (*off)[rows + 1];
-    *other = malloc((*m ? *m : 1) * sizeof **other);
-    *eid = malloc((*m ? *m : 1) * sizeof **eid);
+    if (!room) {
+        *other = malloc((*m ? *m : 1) * sizeof **other);
+        *eid = malloc((*m ? *m : 1) * sizeof **eid);
+    } else {
+        /* other and eid always have the same room */
+        uint64_t r2 = *room->edges;
+        if (!room_for((void **)other, room->edges, *m, room->edge_room, sizeof **other) ||
+            !room_for((void **)eid, &r2, *m, room->edge_room, sizeof **eid))
+            return false;
+        assert(r2 == *room->edges);
+    }
     if (!*other || !*eid)
         return false;
     for (int k = 0; k < n_parts; k++)
@@ -90,46 +139,95 @@ static bool build_rows(uint64_t **off, uint32_t **other, uint32_t **eid, uint64_
     return true;
 }
 
-psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
-                           unsigned flags, psi_diag *d)
+/* psi_graph_build (keep: into g's arrays, psi_graph_rebuild). */
+static psi_status graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
+                              unsigned flags, bool keep, uint64_t edge_room, psi_diag *d)
 {
-    memset(g, 0, sizeof *g);
+    if (!keep)
+        memset(g, 0, sizeof *g);
     /* The RW-only in-index is an SI notion; a plain graph indexes all. */
     assert(!(flags & PSI_GRAPH_IN_ANTI) || (flags & PSI_GRAPH_SI));
     assert(!(flags & PSI_GRAPH_IN_ONLY) || ((flags & PSI_GRAPH_IN) && !(flags & PSI_GRAPH_SI)));
     bool si = flags & PSI_GRAPH_SI;
-    if (si && n_vertices > UINT32_MAX / 2)
+    if (si && n_vertices > UINT32_MAX / 2) {
+        psi_graph_free(g);
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions exceed the doubled graph's nodes",
                             n_vertices);
-    if (v->n > UINT32_MAX)
+    }
+    if (v->n > UINT32_MAX) {
+        psi_graph_free(g);
         return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
                             (unsigned long long)v->n);
+    }
     g->n_vertices = n_vertices;
     g->n_nodes = si ? 2 * n_vertices : n_vertices;
     g->flags = flags;
+    g->n_edges = 0;
     /* SI rows: DEP rows of every vertex, then RW rows (see graph.h). */
     uint64_t n = n_vertices;
     part out_si[] = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}};
     part out_plain[] = {{false, 2, 0, n_vertices}};
     part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
     part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
+    rows_room ro = {&g->room_off, &g->room_edges, edge_room},
+              ri = {&g->room_in_off, &g->room_in_edges, edge_room};
+    bool want_in = flags & (PSI_GRAPH_IN | PSI_GRAPH_IN_ANTI);
+    if (keep) {
+        /* arrays this build does not fill go (an earlier build's kind) */
+        if (flags & PSI_GRAPH_IN_ONLY) {
+            free(g->off);
+            free(g->dst);
+            free(g->eid);
+            g->off = NULL;
+            g->dst = g->eid = NULL;
+            g->room_off = g->room_edges = 0;
+        }
+        if (!want_in) {
+            free(g->in_off);
+            free(g->in_src);
+            free(g->in_eid);
+            g->in_off = NULL;
+            g->in_src = g->in_eid = NULL;
+            g->room_in_off = g->room_in_edges = 0;
+        }
+    }
     uint64_t m_in = 0;
     if (!(flags & PSI_GRAPH_IN_ONLY) &&
         !build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v,
-                    si ? out_si : out_plain, si ? 2 : 1))
+                    si ? out_si : out_plain, si ? 2 : 1, keep ? &ro : NULL))
         goto nomem;
-    if ((flags & PSI_GRAPH_IN) && !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in,
-                                              si ? 2 * n : n, v, si ? in_si : in_plain, si ? 2 : 1))
+    if ((flags & PSI_GRAPH_IN) &&
+        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, si ? 2 * n : n, v,
+                    si ? in_si : in_plain, si ? 2 : 1, keep ? &ri : NULL))
         goto nomem;
     if (flags & PSI_GRAPH_IN_ONLY)
         g->n_edges = m_in;
     if ((flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN) &&
-        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, in_anti, 1))
+        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, in_anti, 1, keep ? &ri : NULL))
         goto nomem;
+    if (!keep) {
+        /* exact arrays: their room is what they hold */
+        g->room_off = g->off ? (si ? 2 * n : n) + 2 : 0;
+        g->room_edges = g->off ? (g->n_edges ? g->n_edges : 1) : 0;
+        g->room_in_off = !g->in_off ? 0 : ((si && (flags & PSI_GRAPH_IN)) ? 2 * n : n) + 2;
+        g->room_in_edges = g->in_off ? (m_in ? m_in : 1) : 0;
+    }
     return PSI_OK;
 nomem:
     psi_graph_free(g);
     return psi_diag_nomem(d, "building a dependency graph");
+}
+
+psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
+                           unsigned flags, psi_diag *d)
+{
+    return graph_build(g, n_vertices, v, flags, false, 0, d);
+}
+
+psi_status psi_graph_rebuild(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
+                             unsigned flags, uint64_t edge_room, psi_diag *d)
+{
+    return graph_build(g, n_vertices, v, flags, true, edge_room, d);
 }
 
 void psi_graph_free(psi_graph *g)
@@ -195,10 +293,18 @@ bool psi_graph_succ_next(psi_graph_succ *it, uint32_t *y, uint32_t *eid)
 psi_status psi_graph_topo(const psi_graph *g, bool free_edge, uint32_t *order, uint32_t *n_ordered,
                           psi_diag *d)
 {
+    return psi_graph_topo_scratch(g, free_edge, order, n_ordered, NULL, d);
+}
+
+psi_status psi_graph_topo_scratch(const psi_graph *g, bool free_edge, uint32_t *order,
+                                  uint32_t *n_ordered, uint32_t *scratch, psi_diag *d)
+{
     uint32_t n = g->n_nodes;
     free_edge = free_edge && is_si(g);
-    uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
-    if (!indeg)
+    uint32_t *indeg = scratch;
+    if (indeg)
+        memset(indeg, 0, n * sizeof *indeg);
+    else if (!(indeg = calloc(n ? n : 1, sizeof *indeg)))
         return psi_diag_nomem(d, "ordering a dependency graph");
     uint32_t nv = g->n_vertices;
     for (uint32_t u = 0; u < nv; u++) {
@@ -249,7 +355,8 @@ psi_status psi_graph_topo(const psi_graph *g, bool free_edge, uint32_t *order, u
             if (--indeg[y] == 0)
                 order[tail++] = y;
     }
-    free(indeg);
+    if (!scratch)
+        free(indeg);
     *n_ordered = tail;
     return PSI_OK;
 }

@@ -78,6 +78,9 @@ typedef struct psi_graph {
     uint64_t *in_off;
     uint32_t *in_src; /* source vertex */
     uint32_t *in_eid;
+    /* Room of the arrays above, in entries (psi_graph_rebuild reuses
+     * them): off, dst and eid; in_off, in_src and in_eid. */
+    uint64_t room_off, room_edges, room_in_off, room_in_edges;
 } psi_graph;
 
 /* Builds the rows from the view's (active) edges over vertices
@@ -85,6 +88,15 @@ typedef struct psi_graph {
  * PSI_ERR_NOMEM when out of memory (then g holds nothing to free). */
 psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
                            unsigned flags, psi_diag *d);
+/* psi_graph_build into the arrays of g, an earlier build's (or a zeroed
+ * graph), kept where they have room: pruning rebuilds a graph of tens of
+ * millions of edges every round, and fresh arrays cost the kernel a page
+ * fault and a cleared page per 4 KiB each time. An edge array that must
+ * grow gets room for edge_room edges when that is more than it needs
+ * (only the pages written are ever resident, so room costs address space,
+ * not memory). Same graph as psi_graph_build; on error g holds nothing. */
+psi_status psi_graph_rebuild(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
+                             unsigned flags, uint64_t edge_room, psi_diag *d);
 void psi_graph_free(psi_graph *g);
 size_t psi_graph_bytes(const psi_graph *g);
 
@@ -136,6 +148,11 @@ bool psi_graph_succ_next(psi_graph_succ *it, uint32_t *y, uint32_t *eid);
  * doubled graph's, which is what psi_graph_cycle_back needs. */
 psi_status psi_graph_topo(const psi_graph *g, bool free_edge, uint32_t *order, uint32_t *n_ordered,
                           psi_diag *d);
+/* The same with the caller's scratch for the in-degrees (n_nodes
+ * entries, any contents; NULL: allocated here), for callers that sort
+ * large graphs repeatedly. */
+psi_status psi_graph_topo_scratch(const psi_graph *g, bool free_edge, uint32_t *order,
+                                  uint32_t *n_ordered, uint32_t *indeg, psi_diag *d);
 
 /* A node on a cycle of real edges, given a failed psi_graph_topo (either
  * kind): a depth-first search over the nodes it could not order, from the

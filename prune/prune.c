@@ -402,11 +402,11 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const 
 
 /* The known graph's cycle check alone, after rounds stopped early. */
 static psi_status final_cycle_check(const psi_history *h, psi_polygraph *g, psi_prune_rule ser,
-                                    psi_prune_result *res, psi_diag *d)
+                                    psi_reach_keep *keep, psi_prune_result *res, psi_diag *d)
 {
     psi_reach r;
     uint32_t cyc;
-    psi_reach_cfg cfg = {.threads = 1, .no_frontier = true};
+    psi_reach_cfg cfg = {.threads = 1, .no_frontier = true, .keep = keep};
     psi_status st = psi_reach_build_cfg(&r, h, g, ser == RULE_SI, false, &cfg, &cyc, d);
     if (st != PSI_OK)
         return st;
@@ -423,10 +423,11 @@ static uint32_t online_cores(void)
 }
 
 /* psi_prune with imp, scratch for psi_prune_choices, and the frontier buffer
- * kept across rounds (*fbuf, *fcap; the caller frees it). */
+ * and the graph's arrays kept across rounds (*fbuf, *fcap, *keep; the
+ * caller frees them). */
 static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
                                psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
-                               psi_diag *d)
+                               psi_reach_keep *keep, psi_diag *d)
 {
     /* The rounds only append known edges: each build recomputes only the
      * frontier rows they can change (reach.h buf_edges). */
@@ -434,7 +435,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     psi_reach_cfg cfg = {.threads = opts && opts->threads ? opts->threads : online_cores(),
                          .buf = fbuf,
                          .cap = fcap,
-                         .buf_edges = &fdone};
+                         .buf_edges = &fdone,
+                         .keep = keep};
     bool exact = !opts || opts->exact;
     bool choices = g->n_amb != 0;
     uint64_t stop_cells = opts && opts->stop_cells ? opts->stop_cells
@@ -462,6 +464,10 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         else
             res->round_marks_full = true;
         psi_progress_report(pr, "prune", 0, g->n_cons, res->rounds);
+        /* The known array's room is what the rounds' edges fill: the
+         * graph's edge arrays get as much when they grow, so that they
+         * grow about as seldom as it does. */
+        keep->edge_room = g->cap_known;
         /* PC builds its own graph (level_pc.h) */
         st = ser == RULE_PC
                  ? psi_pc_reach_build(&r, &pcx, h, g, &cfg, &cyc, d)
@@ -573,7 +579,12 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if (!exact && (ser == RULE_SI || ser == RULE_SER) && cells >= stop_cells &&
             (uint64_t)(changed + settled) * 100 < (uint64_t)open * stop_percent) {
             res->stopped_early = true;
-            st = final_cycle_check(h, g, ser, res, d);
+            /* the check needs no frontier: its cells go first */
+            free(*fbuf);
+            *fbuf = NULL;
+            *fcap = 0;
+            fdone = 0;
+            st = final_cycle_check(h, g, ser, keep, res, d);
             if (st != PSI_OK || res->outcome != PSI_PRUNE_OK)
                 return st;
             break;
@@ -606,7 +617,7 @@ psi_status psi_prune_known_graph(const psi_history *h, psi_polygraph *g, bool se
     memset(res, 0, sizeof *res);
     assert(!g->pending && !g->n_choices);
     psi_polygraph_shrink(g);
-    return final_cycle_check(h, g, ser ? RULE_SER : RULE_SI, res, d);
+    return final_cycle_check(h, g, ser ? RULE_SER : RULE_SI, NULL, res, d);
 }
 
 psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
@@ -618,7 +629,9 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
         return psi_diag_nomem(d, "pruning read-from choices");
     uint32_t *fbuf = NULL;
     size_t fcap = 0;
-    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, d);
+    psi_reach_keep keep = {0};
+    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, &keep, d);
+    psi_reach_keep_free(&keep);
     free(fbuf);
     free(imp);
     return st;

@@ -5,6 +5,7 @@
 
 #include "core/vec.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,30 @@ static bool live_txn(const psi_history *h, uint32_t t)
     return t == PSI_INIT_TXN || h->txns[t].status == PSI_TXN_COMMITTED;
 }
 
+/* Room for n nodes in k's row numbers (contents not kept). */
+static bool keep_nodes(psi_reach_keep *k, uint32_t n)
+{
+    if (k->row_of && k->room_nodes >= n)
+        return true;
+    free(k->row_of);
+    size_t b = (size_t)(n ? n : 1) * sizeof *k->row_of;
+    k->row_of = malloc(b);
+    k->room_nodes = k->row_of ? n : 0;
+    psi_hint_huge(k->row_of, b);
+    return k->row_of != NULL;
+}
+
+void psi_reach_keep_free(psi_reach_keep *k)
+{
+    psi_graph_free(&k->graph);
+    free(k->row_of);
+    memset(k, 0, sizeof *k);
+}
+
 static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_diag *d)
 {
-    r->row_of = malloc((r->n ? r->n : 1) * sizeof *r->row_of);
+    /* with keep, reach_build made room for r->n nodes there */
+    r->row_of = r->keep ? r->keep->row_of : malloc((r->n ? r->n : 1) * sizeof *r->row_of);
     if (!r->row_of)
         return nomem(d);
     uint64_t rows = 0;
@@ -277,16 +299,36 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
     r->n_sessions = h->n_sessions ? h->n_sessions : 1;
     *cycle_node = UINT32_MAX;
     unsigned flags = doubled ? PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI : 0;
-    psi_status st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
+    psi_reach_keep *keep = cfg ? cfg->keep : NULL;
+    psi_status st;
+    if (keep) {
+        /* borrowed until psi_reach_free gives it back */
+        r->graph = keep->graph;
+        memset(&keep->graph, 0, sizeof keep->graph);
+        st = psi_graph_rebuild(&r->graph, h->n_txns, known, flags, keep->edge_room, d);
+    } else {
+        st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
+    }
     if (st != PSI_OK)
         return stage_status(st, d);
     r->n = r->graph.n_nodes;
-    uint32_t *order = malloc((r->n ? r->n : 1) * sizeof *order);
+    /* The order is needed only while the frontier is computed, so it is
+     * not kept: the rounds' peak would have it. The sort's in-degrees go
+     * where the row numbers will (alloc_frontier writes them after). */
+    uint32_t *order = malloc((r->n ? r->n : 1) * sizeof *order), *indeg = NULL;
+    if (keep && keep_nodes(keep, r->n)) {
+        r->keep = keep;
+        indeg = keep->row_of;
+    } else if (keep) {
+        free(order);
+        psi_graph_free(&r->graph);
+        return nomem(d);
+    }
     if (!order)
         st = nomem(d);
     uint32_t n_ordered = 0;
     if (st == PSI_OK)
-        st = stage_status(psi_graph_topo(&r->graph, true, order, &n_ordered, d), d);
+        st = stage_status(psi_graph_topo_scratch(&r->graph, true, order, &n_ordered, indeg, d), d);
 
     if (st == PSI_OK && n_ordered < r->n) {
         st = stage_status(psi_graph_cycle_node(&r->graph, order, n_ordered, cycle_node, d), d);
@@ -350,10 +392,16 @@ psi_status psi_reach_build_dep(psi_reach *r, const psi_history *h, const psi_pol
 
 void psi_reach_free(psi_reach *r)
 {
-    psi_graph_free(&r->graph);
+    if (r->keep) {
+        /* back to the keeper, which reach_build emptied when it lent it */
+        assert(!r->keep->graph.off && !r->keep->graph.in_off);
+        r->keep->graph = r->graph;
+    } else {
+        psi_graph_free(&r->graph);
+        free(r->row_of);
+    }
     if (!r->borrowed)
         free(r->frontier);
-    free(r->row_of);
     memset(r, 0, sizeof *r);
 }
 

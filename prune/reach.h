@@ -56,7 +56,31 @@ typedef struct psi_reach_cfg {
      * added; a row whose inputs are all unchanged is unchanged). The caller
      * resets it to 0 whenever the known array was not just appended to. */
     uint64_t *buf_edges;
+    /* Optional: arrays kept across builds (psi_reach_keep), for the same
+     * reason as buf: each build borrows them and psi_reach_free gives
+     * them back. */
+    struct psi_reach_keep *keep;
 } psi_reach_cfg;
+
+/* The graph's rows and the row numbers of the last build, their room
+ * kept for the next (psi_reach_cfg.keep): pruning's rounds rebuild a graph
+ * of up to tens of millions of edges each, and fresh arrays cost a page
+ * fault and a cleared page per 4 KiB every round (the 10^6 history of
+ * issue 17: half of all the check's page faults). Both are held through a
+ * round anyway, so keeping them adds nothing to its peak. A zeroed value
+ * is empty; psi_reach_keep_free releases it after the last psi_reach_free
+ * of a build that used it. */
+typedef struct psi_reach_keep {
+    psi_graph graph;
+    uint32_t *row_of; /* [room_nodes] */
+    uint32_t room_nodes;
+    /* Edges the graph's arrays get room for when they grow (0: exact):
+     * pruning gives the polygraph's known-edge room, which its rounds
+     * fill. */
+    uint64_t edge_room;
+} psi_reach_keep;
+
+void psi_reach_keep_free(psi_reach_keep *k);
 
 typedef struct psi_reach {
     const psi_history *h;
@@ -74,6 +98,9 @@ typedef struct psi_reach {
                            no edges, and skipping them keeps memory proportional to the
                            committed transactions */
     bool borrowed;      /* frontier belongs to the caller (psi_reach_cfg.buf) */
+    /* graph and row_of are borrowed from there (psi_reach_cfg.keep), and
+     * psi_reach_free gives them back; else NULL */
+    struct psi_reach_keep *keep;
 } psi_reach;
 
 /* psi_reach_build (dep: psi_reach_build_dep) run as cfg says (NULL: one

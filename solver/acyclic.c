@@ -69,6 +69,7 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->N = mode == PSI_ACYC_SI ? 2 * nodes : mode == PSI_ACYC_PSI ? nodes + 1 : nodes;
     g->propagate = true;
     g->psi_sweep_min = PSI_ACYC_SWEEP_MIN;
+    g->slot_base = SIZE_MAX; /* no activation slots yet */
     size_t N = g->N ? g->N : 1;
     g->out = calloc(N, sizeof *g->out);
     g->in = calloc(N, sizeof *g->in);
@@ -109,22 +110,26 @@ void psi_acyc_free(psi_acyc *g)
     free(g);
 }
 
-static bool push_internal(psi_acyc *g, uint32_t user)
+/* Appends an internal edge of user edge `user`; slot: the search may
+ * activate it (it is labelled, or the static setup is done), so it and
+ * every later edge need an activation index (psi_acyc.slot_base). */
+static bool push_internal(psi_acyc *g, uint32_t user, bool slot)
 {
-    if (g->ie_n == g->ie_cap) {
-        size_t cap = g->ie_cap;
-        if (g->ie_n >= UINT32_MAX - 16)
+    if (g->ie_n >= UINT32_MAX - 16)
+        return false;
+    if (g->ie_n == g->ie_cap &&
+        !psi_grow_array((void **)&g->ie_user, &g->ie_cap, g->ie_n + 1, sizeof(uint32_t)))
+        return false;
+    if (slot && g->slot_base == SIZE_MAX)
+        g->slot_base = g->ie_n;
+    if (g->slot_base != SIZE_MAX) {
+        size_t i = g->ie_n - g->slot_base;
+        if (i == g->slot_cap &&
+            !psi_grow_array((void **)&g->ie_act, &g->slot_cap, i + 1, sizeof(uint32_t)))
             return false;
-        size_t c2 = cap;
-        if (!psi_grow_array((void **)&g->ie_user, &cap, g->ie_n + 1, sizeof(uint32_t)) ||
-            !psi_grow_array((void **)&g->ie_act, &c2, g->ie_n + 1, sizeof(uint32_t)))
-            return false;
-        if (c2 != cap)
-            return false;
-        g->ie_cap = cap;
+        g->ie_act[i] = 0;
     }
     g->ie_user[g->ie_n] = user;
-    g->ie_act[g->ie_n] = 0;
     g->ie_n++;
     return true;
 }
@@ -175,19 +180,21 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
         if (g->val[lit_var0(u.lit[k])] == (u.lit[k] > 0 ? 1 : -1))
             u.cnt++;
     /* The internal edges' endpoints follow from u (ie_src, ie_dst). */
-    bool ok = true;
+    bool ok = true, slot = u.need || g->ordered;
+    size_t base = g->slot_base;
     if (g->mode != PSI_ACYC_SI) {
-        ok = push_internal(g, id);
+        ok = push_internal(g, id, slot);
         u.nie = 1;
     } else if (kind == PSI_EDGE_DEP) {
-        ok = push_internal(g, id) && push_internal(g, id);
+        ok = push_internal(g, id, slot) && push_internal(g, id, slot);
         u.nie = 2;
     } else {
-        ok = push_internal(g, id);
+        ok = push_internal(g, id, slot);
         u.nie = 1;
     }
     if (!ok) {
         g->ie_n = u.ie;
+        g->slot_base = base; /* no slot was used but the failed edge's */
         return PSI_SAT_ENOMEM;
     }
     g->ue[g->ue_n++] = u;
@@ -214,7 +221,7 @@ void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out)
 {
     *out = g->st;
     /* Bytes held, from the capacities (what malloc was asked for). */
-    size_t b = sizeof *g + g->ue_cap * sizeof *g->ue + g->ie_cap * 2 * sizeof(uint32_t);
+    size_t b = sizeof *g + g->ue_cap * sizeof *g->ue + (g->ie_cap + g->slot_cap) * sizeof(uint32_t);
     b += (size_t)g->N * (2 * sizeof(adjvec) + sizeof *g->ord + 2 * sizeof(uint32_t) /* list */ +
                          4 * sizeof(uint32_t) /* search marks */);
     for (uint32_t v = 0; v < g->N; v++)

@@ -58,7 +58,7 @@ bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t s
             const adjvec *o = &g->out[v];
             for (uint32_t i = 0; i < o->n; i++) {
                 uint32_t w = o->a[i].node, e = o->a[i].edge;
-                if (g->ord[w] > ub || (stamp && g->ie_act[e] > stamp))
+                if (g->ord[w] > ub || (stamp && ie_act_of(g, e) > stamp))
                     continue;
                 uint32_t nd = d + (labelled(g, e) ? 1u : 0u);
                 if (g->fmark[w] == g->epoch) {
@@ -148,7 +148,7 @@ int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out)
     }
     for (uint32_t v = a; v != b;) {
         uint32_t pe = g->parent[v];
-        assert(g->ie_act[pe] <= stamp); /* active before the implication */
+        assert(ie_act_of(g, pe) <= stamp); /* active before the implication */
         if (!add_labels(g, pe, &out->clause))
             return PSI_THEORY_ENOMEM;
         v = ie_src(g, pe);

@@ -36,6 +36,7 @@
 #include "theory.h"
 #include "vec.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,12 +96,18 @@ struct psi_acyc {
     uedge *ue;
     size_t ue_n, ue_cap;
 
-    /* Internal edges: user edge, activation index + 1 (0: none). Their
-     * endpoints are not stored but derived from the user edge (ie_src,
-     * ie_dst): 8 bytes less per internal edge, which matters with tens of
-     * millions of known edges. */
+    /* Internal edges: user edge, activation index + 1 (0: none; ie_act_of).
+     * Their endpoints are not stored but derived from the user edge
+     * (ie_src, ie_dst): 8 bytes less per internal edge, which matters with
+     * tens of millions of known edges. Activation indices have slots only
+     * from slot_base on (SIZE_MAX: none yet): the edges before it are known
+     * edges added before any labelled edge and before the static setup,
+     * which puts them in place for good, so the search never activates
+     * them, and an encoding adds its known edges first: another 4 bytes
+     * less for most of them. */
     uint32_t *ie_user, *ie_act;
     size_t ie_n, ie_cap;
+    size_t slot_base, slot_cap; /* ie_act[i] is edge slot_base + i's; slot_cap: its room */
 
     adjvec *out, *in; /* active edges per internal node */
     /* The known edges' lists, cut from one block by the static setup
@@ -220,6 +227,20 @@ static inline uint32_t cycle_head(const psi_acyc *g, uint32_t e)
 {
     const uedge *u = &g->ue[g->ie_user[e]];
     return g->mode == PSI_ACYC_PSI && u->kind == PSI_EDGE_ANTI ? u->to : ie_dst(g, e);
+}
+
+/* Activation index + 1 of internal edge e, 0 when it is not active in
+ * the search (always for the edges before slot_base). */
+static inline uint32_t ie_act_of(const psi_acyc *g, uint32_t e)
+{
+    return e >= g->slot_base ? g->ie_act[e - g->slot_base] : 0;
+}
+
+/* Sets it, for an edge the search activates (which has a slot). */
+static inline void ie_act_set(psi_acyc *g, uint32_t e, uint32_t v)
+{
+    assert(e >= g->slot_base && e - g->slot_base < g->slot_cap);
+    g->ie_act[e - g->slot_base] = v;
 }
 
 /* Does internal edge e add literals to a clause? */

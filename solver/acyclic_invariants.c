@@ -65,10 +65,10 @@ static bool check_list(const psi_acyc *g, uint32_t v, bool out, uint8_t *emark, 
         const uedge *u = &g->ue[g->ie_user[e]];
         if (u->dead)
             return fail(why, n, "edge %u of a contradictory label is active", e);
-        bool known = g->ie_act[e] == 0; /* put in place by the static sort */
-        if (known ? u->need || last_act : g->ie_act[e] <= last_act)
+        bool known = ie_act_of(g, e) == 0; /* put in place by the static sort */
+        if (known ? u->need || last_act : ie_act_of(g, e) <= last_act)
             return fail(why, n, "node %u: edge %u breaks the LIFO order of its list", v, e);
-        last_act = g->ie_act[e];
+        last_act = ie_act_of(g, e);
         if (!g->static_cycle && g->ord[from] >= g->ord[to])
             return fail(why, n, "active edge %u->%u against the order (%llu >= %llu)", from, to,
                         (unsigned long long)g->ord[from], (unsigned long long)g->ord[to]);
@@ -83,7 +83,7 @@ static bool check_activations(const psi_acyc *g, const uint8_t *emark, char *why
 {
     for (size_t i = 0; i < g->act_n; i++) {
         uint32_t e = g->act[i].ie;
-        if (e >= g->ie_n || g->ie_act[e] != i + 1 || emark[e] != (M_OUT | M_IN))
+        if (e >= g->ie_n || ie_act_of(g, e) != i + 1 || emark[e] != (M_OUT | M_IN))
             return fail(why, n, "activation %zu (edge %u) is not in the graph", i, e);
         uint32_t pmax =
             i && g->act[i - 1].pmax > g->act[i].level ? g->act[i - 1].pmax : g->act[i].level;
@@ -103,8 +103,8 @@ static bool check_activations(const psi_acyc *g, const uint8_t *emark, char *why
                         g->act[i].level, lv);
     }
     for (size_t e = 0; e < g->ie_n; e++) {
-        if (g->ie_act[e] > g->act_n)
-            return fail(why, n, "edge %zu has activation index %u of %zu", e, g->ie_act[e],
+        if (ie_act_of(g, e) > g->act_n)
+            return fail(why, n, "edge %zu has activation index %u of %zu", e, ie_act_of(g, e),
                         g->act_n);
         if (emark[e] != 0 && emark[e] != (M_OUT | M_IN))
             return fail(why, n, "edge %zu is in only one of its adjacency lists", e);

@@ -218,7 +218,7 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
     uint32_t pmax =
         g->act_n && g->act[g->act_n - 1].pmax > level ? g->act[g->act_n - 1].pmax : level;
     g->act[g->act_n++] = (act_entry){e, level, pmax};
-    g->ie_act[e] = (uint32_t)g->act_n;
+    ie_act_set(g, e, (uint32_t)g->act_n);
     if (searched && g->propagate && level > 0 && !propagate_candidates(g, out))
         return PSI_THEORY_ENOMEM;
     return PSI_THEORY_OK;
@@ -288,7 +288,7 @@ static void pop_activations(psi_acyc *g, size_t from)
         assert(g->in[y].n && g->in[y].a[g->in[y].n - 1].edge == e);
         g->out[x].n--;
         g->in[y].n--;
-        g->ie_act[e] = 0;
+        ie_act_set(g, e, 0);
         g->ue[g->ie_user[e]].active = 0;
     }
 }
@@ -380,7 +380,7 @@ static void cb_backtrack(void *ctx, unsigned level)
             (void)adj_push(&g->in[ie_dst(g, e)], ie_src(g, e), e);
             a.pmax = w && g->act[w - 1].pmax > a.level ? g->act[w - 1].pmax : a.level;
             g->act[w++] = a;
-            g->ie_act[e] = (uint32_t)w;
+            ie_act_set(g, e, (uint32_t)w);
             /* A user edge's internal edges share one level: all stay. */
             g->ue[g->ie_user[e]].active = 1;
         }

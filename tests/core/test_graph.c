@@ -337,6 +337,73 @@ static void test_in_only(void **state)
     }
 }
 
+/* psi_graph_rebuild into one graph again and again, of every kind, with
+ * edge lists that grow and shrink: the same rows as a fresh build each
+ * time, and psi_graph_topo_scratch with a dirty scratch the same order
+ * as psi_graph_topo. */
+static void same_rows(const uint64_t *off_a, const uint32_t *x_a, const uint32_t *e_a,
+                      const uint64_t *off_b, const uint32_t *x_b, const uint32_t *e_b,
+                      uint64_t rows)
+{
+    assert_true(!off_a == !off_b);
+    if (!off_a)
+        return;
+    for (uint64_t r = 0; r <= rows; r++)
+        assert_int_equal(off_a[r], off_b[r]);
+    for (uint64_t i = 0; i < off_a[rows]; i++) {
+        assert_int_equal(x_a[i], x_b[i]);
+        assert_int_equal(e_a[i], e_b[i]);
+    }
+}
+
+static void test_rebuild(void **state)
+{
+    (void)state;
+    unsigned seed = 4242;
+    static const unsigned kinds[] = {0,
+                                     PSI_GRAPH_IN,
+                                     PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY,
+                                     PSI_GRAPH_SI,
+                                     PSI_GRAPH_SI | PSI_GRAPH_IN,
+                                     PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI,
+                                     PSI_GRAPH_SI | PSI_GRAPH_EDGE_ORDER};
+    psi_graph g = {0};
+    for (int round = 0; round < 2000; round++) {
+        psi_edge es[MAXE];
+        uint32_t nv = 2 + (uint32_t)rand_r(&seed) % (MAXV - 1);
+        uint32_t m = random_edges(es, nv, (uint32_t)rand_r(&seed) % MAXE, &seed);
+        unsigned flags = kinds[(unsigned)rand_r(&seed) % (sizeof kinds / sizeof *kinds)];
+        uint64_t room = (uint64_t)rand_r(&seed) % (2 * MAXE);
+        psi_edge_view v = {.first = es, .n = m};
+        psi_graph fresh;
+        psi_diag d;
+        assert_int_equal(psi_graph_build(&fresh, nv, &v, flags, &d), PSI_OK);
+        assert_int_equal(psi_graph_rebuild(&g, nv, &v, flags, room, &d), PSI_OK);
+        assert_int_equal(g.n_vertices, fresh.n_vertices);
+        assert_int_equal(g.n_nodes, fresh.n_nodes);
+        assert_int_equal(g.flags, fresh.flags);
+        assert_int_equal(g.n_edges, fresh.n_edges);
+        assert_int_equal(psi_graph_bytes(&g), psi_graph_bytes(&fresh));
+        uint64_t rows = flags & PSI_GRAPH_SI ? 2 * (uint64_t)nv : nv;
+        uint64_t in_rows = (flags & PSI_GRAPH_SI) && !(flags & PSI_GRAPH_IN) ? nv : rows;
+        same_rows(g.off, g.dst, g.eid, fresh.off, fresh.dst, fresh.eid, rows);
+        same_rows(g.in_off, g.in_src, g.in_eid, fresh.in_off, fresh.in_src, fresh.in_eid, in_rows);
+        assert_true((g.off ? g.room_edges : g.room_in_edges) >= g.n_edges);
+        if (!(flags & PSI_GRAPH_IN_ONLY)) {
+            uint32_t o1[MAXN], o2[MAXN], scratch[MAXN], n1, n2;
+            for (uint32_t x = 0; x < MAXN; x++)
+                scratch[x] = (uint32_t)rand_r(&seed);
+            bool fe = rand_r(&seed) % 2;
+            assert_int_equal(psi_graph_topo(&fresh, fe, o1, &n1, &d), PSI_OK);
+            assert_int_equal(psi_graph_topo_scratch(&g, fe, o2, &n2, scratch, &d), PSI_OK);
+            assert_int_equal(n1, n2);
+            assert_memory_equal(o1, o2, n1 * sizeof *o1);
+        }
+        psi_graph_free(&fresh);
+    }
+    psi_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_view_active_and_stride),
         cmocka_unit_test(test_si_semantics),
         cmocka_unit_test(test_in_only),
+        cmocka_unit_test(test_rebuild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * edges must give exactly the rows of a fresh build. Random histories
  * under SI (doubled graph) and SER, one and two workers; the known edges
  * grow as in pruning: seeding's forced edges, then rounds of constraints
- * resolved to a random side, and a build with no new edge at all. */
+ * resolved to a random side, and a build with no new edge at all. The
+ * incremental builds also keep the graph's arrays across builds
+ * (psi_reach_cfg.keep), with and without edge room. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +55,8 @@ static bool build_and_compare(const psi_history *h, const psi_polygraph *g, bool
         assert_true(*cfg->buf_edges == g->n_known);
         *reused += before != 0;
         assert_same_rows(&a, &b, seed, step);
+        assert_int_equal(a.graph.n_edges, b.graph.n_edges);
+        assert_int_equal(psi_graph_bytes(&a.graph), psi_graph_bytes(&b.graph));
     }
     psi_reach_free(&a);
     psi_reach_free(&b);
@@ -72,7 +76,9 @@ static uint32_t check_one(psi_history *h, bool si, uint32_t threads, uint64_t se
     uint32_t *buf = NULL;
     size_t cap = 0;
     uint64_t done = 0;
-    psi_reach_cfg cfg = {.threads = threads, .buf = &buf, .cap = &cap, .buf_edges = &done};
+    psi_reach_keep keep = {.edge_room = seed % 2 ? 0 : 64};
+    psi_reach_cfg cfg = {
+        .threads = threads, .buf = &buf, .cap = &cap, .buf_edges = &done, .keep = &keep};
     uint32_t reused = 0, step = 0;
     psi_reach r;
     uint32_t cyc;
@@ -93,6 +99,7 @@ static uint32_t check_one(psi_history *h, bool si, uint32_t threads, uint64_t se
                 assert_int_equal(psi_polygraph_resolve(&g, c, (x >> 8) & 1u, &d), PSI_OK);
         }
     }
+    psi_reach_keep_free(&keep);
     free(buf);
     psi_polygraph_free(&g);
     psi_index_free(&idx);

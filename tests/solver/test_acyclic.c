@@ -758,6 +758,70 @@ static void test_bad_input(void **state)
     psi_sat_free(s);
 }
 
+/* Activation slots (acyclic_internal.h slot_base): known edges added
+ * before any labelled edge have none; a known edge added after a labelled
+ * one, or after the static setup (activated by the search's prepare), has
+ * one. Under SI (two internal edges per DEP edge) and SER, each kind is
+ * added and must still take part in cycles and backtracking: the chain
+ * 0 -> 1 -> 2 (first known), 2 -> 3 labelled x1, 3 -> 4 known (after a
+ * labelled edge), then after a solve 4 -> 0 known (after the setup), which
+ * makes x1 close a cycle; and a known cycle closed after the setup of a
+ * graph with no labelled edge. */
+static void test_slots_of_late_known_edges(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        psi_sat *s = psi_sat_new();
+        psi_acyc *a = psi_acyc_new(s, 6, mode ? PSI_ACYC_SI : PSI_ACYC_SER);
+        assert_non_null(a);
+        assert_true(psi_acyc_add_edge(a, 0, 1, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 1, 2, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 2, 3, PSI_EDGE_DEP, 1, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 3, 4, PSI_EDGE_DEP, 0, 0) >= 0);
+        /* x2 labels an edge out of 5 only: a second variable to decide */
+        assert_true(psi_acyc_add_edge(a, 5, 0, PSI_EDGE_DEP, 2, 0) >= 0);
+        int x1 = 1;
+        assert_int_equal(psi_sat_add_clause(s, &x1, 1), 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        assert_true(psi_acyc_edge_active(a, 2));
+        /* after the setup: 4 -> 0 closes 0 -> 1 -> 2 -> 3 -> 4 -> 0 with x1 */
+        assert_true(psi_acyc_add_edge(a, 4, 0, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
+        psi_acyc_free(a);
+        psi_sat_free(s);
+
+        /* the same without the unit: the solver must turn x1 off */
+        s = psi_sat_new();
+        a = psi_acyc_new(s, 6, mode ? PSI_ACYC_SI : PSI_ACYC_SER);
+        assert_true(psi_acyc_add_edge(a, 0, 1, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 1, 2, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 2, 3, PSI_EDGE_DEP, 1, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 3, 4, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 5, 0, PSI_EDGE_DEP, 2, 0) >= 0);
+        psi_sat_set_phase(s, 1);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        assert_true(psi_acyc_add_edge(a, 4, 0, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        assert_true(psi_sat_value(s, 1) < 0);
+        assert_false(psi_acyc_edge_active(a, 2));
+        assert_true(psi_acyc_edge_active(a, 5));
+        psi_acyc_free(a);
+        psi_sat_free(s);
+
+        /* no labelled edge at all before the setup: the first slot goes to
+         * a known edge added after it, which closes a known cycle */
+        s = psi_sat_new();
+        a = psi_acyc_new(s, 3, mode ? PSI_ACYC_SI : PSI_ACYC_SER);
+        assert_true(psi_acyc_add_edge(a, 0, 1, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_true(psi_acyc_add_edge(a, 1, 2, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_SAT);
+        assert_true(psi_acyc_add_edge(a, 2, 0, PSI_EDGE_DEP, 0, 0) >= 0);
+        assert_int_equal(psi_sat_solve(s), PSI_SAT_UNSAT);
+        psi_acyc_free(a);
+        psi_sat_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -765,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_relay_hubs),
         cmocka_unit_test(test_psi_mode),
         cmocka_unit_test(test_short_conflict),
+        cmocka_unit_test(test_slots_of_late_known_edges),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_phase_hints),
         cmocka_unit_test(test_order_hint),
