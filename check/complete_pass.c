@@ -173,10 +173,11 @@ static bool search(cpass *c, bool *acyclic)
  * report takes a shortest one, reach.h psi_reach_cycle; fewer RW edges
  * name the more specific anomaly): its nodes from v on into *path (the
  * caller's to free; the last one's edge to v closes it), *len 0 when v
- * is on none. A breadth-first search by levels: a node's parent may
- * still change to one with fewer RW edges while its level is reached.
+ * is on none of at most max_len edges (the search stops at that depth). A breadth-first search by
+ * levels: a node's parent may still change to one with fewer RW edges while its level is reached.
  * False when out of memory. */
-static bool shortest_cycle(cpass *c, uint32_t v, uint32_t **path, uint32_t *len, uint32_t *n_rw)
+static bool shortest_cycle(cpass *c, uint32_t v, uint32_t max_len, uint32_t **path, uint32_t *len,
+                           uint32_t *n_rw)
 {
     size_t nodes = (size_t)c->h->n_txns * (c->ser ? 1 : 2);
     uint32_t *par = malloc(nodes * sizeof *par), *queue = malloc(nodes * sizeof *queue);
@@ -193,7 +194,9 @@ static bool shortest_cycle(cpass *c, uint32_t v, uint32_t **path, uint32_t *len,
     if (ok)
         queue[tail++] = v;
     uint32_t last = UINT32_MAX, best = UINT32_MAX; /* the closing node, its RW count */
-    while (ok && head < tail && last == UINT32_MAX) {
+    /* a node at depth d closes a cycle of d + 1 edges: none longer than
+     * max_len is wanted */
+    while (ok && head < tail && last == UINT32_MAX && dist[queue[head]] < max_len) {
         for (size_t end = tail; ok && head < end; head++) {
             uint32_t x = queue[head];
             c->n_succ = 0;
@@ -299,7 +302,7 @@ static bool found_cycle(cpass *c, psi_edge **cycle, uint32_t *len)
     *len = 0;
     for (int copy = 0; copy < (c->ser ? 1 : 2); copy++) {
         uint32_t *p, m, r;
-        if (!shortest_cycle(c, copy ? c->hit ^ 1 : c->hit, &p, &m, &r)) {
+        if (!shortest_cycle(c, copy ? c->hit ^ 1 : c->hit, n ? n : UINT32_MAX, &p, &m, &r)) {
             free(path);
             return false;
         }
