@@ -158,8 +158,8 @@ typedef struct psi_check_result {
     /* The known version orders used (opts.version_order), resolved: the
      * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. A
      * reject of a complete order without the polygraph resolves only the
-     * edges its cycle rests on (psi_hints_of_cycle); hints.file is set
-     * whenever an order was used, even with no edge. */
+     * edges its cycle rests on (psi_hints_of_cycle); n_all still counts
+     * the whole order's. */
     psi_hints hints;
     /* The timestamps used (opts.timestamps), resolved; with
      * PSI_BY_TIMESTAMPS the violation they show. */

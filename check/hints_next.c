@@ -407,6 +407,9 @@ psi_status psi_hints_of_cycle(const psi_history *h, const psi_index *idx,
         return psi_diag_nomem(d, "reading the version order");
     }
     strcpy(out->file, name);
+    /* a complete order has one chain per key, no pair twice */
+    for (size_t c = 0; c < vo->n_chains; c++)
+        out->n_all += vo->chains[c].n ? vo->chains[c].n - 1 : 0;
     for (uint32_t i = 0; i < n; i++) {
         const psi_edge *e = &cycle[i];
         uint32_t from = UINT32_MAX;

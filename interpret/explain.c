@@ -706,10 +706,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * facts the local polygraph does not have. Those re-check with the
      * whole pipeline at the check's level (sub_check.h). */
     bool by_level = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
-    /* hints.file: a version order was used, even when the edges kept
-     * of it are none (a complete order's reject keeps only its cycle's:
-     * check/complete_pass.h) */
-    bool hinted = res->hints.n || res->hints.file || res->ts.n_with || res->g.n_rt_edges ||
+    /* n_all: a complete order's reject keeps only its cycle's hint edges
+     * (check/complete_pass.h), which may be none */
+    bool hinted = res->hints.n_all || res->ts.n_with || res->g.n_rt_edges ||
                   psi_level_realtime(res->level_checked);
     if (by_level || hinted) {
         st = psi_subcheck_init(&pipe, h, res, opts->version_order, d);
@@ -742,7 +741,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         r = restore(&x, &s, MAX_RESTORE_TXNS);
     }
     cex->by_hints = hinted;
-    if (res->hints.file)
+    if (res->hints.n_all)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
     if (res->ts.n_with)
         snprintf(cex->ts_file, sizeof cex->ts_file, "%s", res->ts.file);

@@ -820,7 +820,8 @@ static void fast_reject_same_as_old(psi_history *h, bool ser, const char *text,
     assert_true(cx[0].n_cycles > 0 && cx[0].anomaly_op == UINT32_MAX);
     *same_kind += cx[0].kind == cx[1].kind;
     assert_int_equal(cx[0].minimal, cx[1].minimal);
-    assert_true(cx[0].by_hints);
+    assert_int_equal(cx[0].by_hints, cx[1].by_hints);
+    assert_int_equal(r->hints.n_all, k.hints.n);
     for (int i = 0; i < 2; i++)
         psi_cex_free(&cx[i]);
     psi_check_result_free(&k);
