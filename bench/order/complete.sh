@@ -48,7 +48,8 @@ run() {
     load=$(cut -d' ' -f1 /proc/loadavg)
     rc=0
     /usr/bin/time -f "%U %S %M" -o "$tf" "$b" "$@" >/dev/null 2>&1 || rc=$?
-    read -r u s m <"$tf"
+    # a reject exits 1: time then writes "Command exited ..." first
+    read -r u s m < <(tail -n 1 "$tf")
     rm -f "$tf"
     echo "$label,$rc,$(echo "$u + $s" | bc),$((m / 1024)),$load" | tee -a "$csv"
 }
