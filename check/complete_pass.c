@@ -124,6 +124,14 @@ static bool push_succs(cpass *c, uint32_t node, bool real)
      * the history, so their lines are fetched now, together */
     for (size_t i = 0; !real && i < n; i++)
         PREFETCH(&c->color[out[i]]);
+    /* the search pops the last first: reversed, it walks them in this
+     * order, as the old path's cycle search walks its edges (SO and WR
+     * first), so the two tend to meet the same cycle first */
+    for (size_t i = 0; !real && i < n / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = x;
+    }
     c->n_succ += n;
     return true;
 }
@@ -168,14 +176,14 @@ static bool search(cpass *c, bool *acyclic)
     return true;
 }
 
-/* The shortest cycle through node v of the real graph (push_succs),
- * and among those one with the fewest anti-dependencies (the old path's
- * report takes a shortest one, reach.h psi_reach_cycle; fewer RW edges
- * name the more specific anomaly): its nodes from v on into *path (the
- * caller's to free; the last one's edge to v closes it), *len 0 when v
- * is on none of at most max_len edges (the search stops at that depth). A breadth-first search by
- * levels: a node's parent may still change to one with fewer RW edges while its level is reached.
- * False when out of memory. */
+/* A shortest cycle through node v of the real graph (push_succs): the
+ * first a breadth-first search meets in push_succs' order (SO, WR, then
+ * the transaction's operations), as the old path's report takes the first
+ * shortest one in its edge order (reach.h psi_reach_cycle, SO and WR
+ * before the order's edges). Its nodes from v on go into *path (the
+ * caller's to free; the last one's edge to v closes it), its RW edges'
+ * number into *n_rw; *len 0 when v is on no cycle of at most max_len
+ * edges (the search stops at that depth). False when out of memory. */
 static bool shortest_cycle(cpass *c, uint32_t v, uint32_t max_len, uint32_t **path, uint32_t *len,
                            uint32_t *n_rw)
 {
@@ -197,24 +205,21 @@ static bool shortest_cycle(cpass *c, uint32_t v, uint32_t max_len, uint32_t **pa
     /* a node at depth d closes a cycle of d + 1 edges: none longer than
      * max_len is wanted */
     while (ok && head < tail && last == UINT32_MAX && dist[queue[head]] < max_len) {
-        for (size_t end = tail; ok && head < end; head++) {
+        for (size_t end = tail; ok && head < end && last == UINT32_MAX; head++) {
             uint32_t x = queue[head];
             c->n_succ = 0;
             ok = push_succs(c, x, true);
             for (size_t i = 0; ok && i < c->n_succ; i++) {
                 uint32_t y = c->succ[i] & ~ANTI_TAG, r = rw[x] + !!(c->succ[i] & ANTI_TAG);
                 if (y == v) {
-                    if (r < best)
-                        best = r, last = x;
+                    best = r, last = x;
+                    break;
                 } else if (par[y] == UINT32_MAX) {
                     assert(tail < nodes); /* each node is queued once */
                     par[y] = x;
                     dist[y] = dist[x] + 1;
                     rw[y] = r;
                     queue[tail++] = y;
-                } else if (dist[y] == dist[x] + 1 && r < rw[y]) {
-                    par[y] = x;
-                    rw[y] = r;
                 }
             }
         }
@@ -289,11 +294,11 @@ static bool edge_of_step(const cpass *c, uint32_t x, uint32_t y, psi_edge *e)
     return false;
 }
 
-/* The cycle search() found, as edges: the best (shortest, then fewest
- * RW edges) through the node it hit or, SI, through the other copy of
- * that node's transaction (the search reaches copy 1 also by the step
- * u0 -> u1, which is no edge, and copy 0 may lie on a shorter cycle
- * entered by a DEP edge). *len 0 when none is found (a bug: the caller
+/* The cycle search() found, as edges: the shortest through the node it
+ * hit or, SI, through the other copy of that node's transaction if that
+ * is shorter, or as short with fewer RW edges (the search reaches copy 1
+ * also by the step u0 -> u1, which is no edge, and copy 0 may lie on a
+ * shorter cycle entered by a DEP edge). *len 0 when none is found (a bug: the caller
  * then explains the reject the old way). False when out of memory. */
 static bool found_cycle(cpass *c, psi_edge **cycle, uint32_t *len)
 {

@@ -16,11 +16,11 @@
  * RW u0 -> w1), so no edge array, no CSR of edges and no polygraph is
  * built. The initial transaction takes no part: no edge enters it.
  *
- * A cycle is a reject with its cycle: the shortest through a node the
- * search found on it (or the other copy of its transaction, SI), and of
- * those one with the fewest RW edges (a breadth-first search over the
- * same implicit edges, as the old path's report makes over its known
- * graph, from the node its topological sort left: the two may report
+ * A cycle is a reject with its cycle: a shortest one through the node
+ * the search found on it (or the other copy of its transaction, SI), by
+ * a breadth-first search over the same implicit edges, as the old path's
+ * report makes over its known graph from the node its own search found
+ * (the two walk successors in much the same order, but may still report
  * different cycles of one history, and so different anomalies), each step
  * as the polygraph's edge (SO and WR from the history, WW from the
  * order with origin PSI_FROM_VERSION_ORDER, RW forced by it with
