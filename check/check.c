@@ -380,28 +380,44 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     }
     stage(opts, "construct");
     t0 = psi_cpu_now();
-    /* A complete version order: one pass over the history decides an
-     * accept without the polygraph (complete_pass.h); a cycle goes on
-     * below, for its counterexample, and so does a witness (it is built
-     * from the polygraph). */
+    /* A complete version order: one pass over the history decides
+     * without the polygraph (complete_pass.h), an accept, or a reject with
+     * the cycle it found (its WW edges' lines from the order file). A
+     * cycle the pass cannot stand for goes on below, and so does a
+     * witness (it is built from the polygraph). */
     if (opts->version_order && !realtime && !tsp && (base == PSI_LEVEL_SI || ser) &&
         !opts->keep_model && !opts->no_pruning) {
         bool taken, acyclic;
         psi_complete_counts cc;
-        st = psi_complete_pass(h, &res->idx, opts->version_order, ser, &taken, &acyclic, &cc, d);
+        psi_edge *cyc;
+        uint32_t cyc_len;
+        st = psi_complete_pass(h, &res->idx, opts->version_order, ser, &taken, &acyclic, &cc, &cyc,
+                               &cyc_len, d);
         if (st != PSI_OK)
             return st;
-        if (taken && acyclic) {
+        if (taken && (acyclic || cyc_len)) {
+            if (!acyclic) {
+                /* the reject psi_known_only would give: its known cycle,
+                 * the hints it names, no rounds */
+                res->prune.outcome = PSI_PRUNE_KNOWN_CYCLE;
+                res->prune.cycle[0] = cyc;
+                res->prune.cycle_len[0] = cyc_len;
+                st = psi_hints_of_cycle(h, &res->idx, opts->version_order, cyc, cyc_len,
+                                        &res->hints, d);
+                if (st != PSI_OK)
+                    return st;
+            }
             s->t_construct = psi_cpu_now() - t0;
             mem_after(s, PSI_MEM_CONSTRUCT);
             s->known_edges_before = cc.known_before;
             s->known_edges_after = cc.known_after;
             s->constraints_before = cc.writer_pairs;
             s->unknown_deps_before = cc.pair_deps;
-            res->verdict = PSI_ACCEPT;
-            res->reason = PSI_BY_NOTHING;
+            res->verdict = acyclic ? PSI_ACCEPT : PSI_REJECT;
+            res->reason = acyclic ? PSI_BY_NOTHING : PSI_BY_KNOWN_CYCLE;
             return PSI_OK;
         }
+        free(cyc);
     }
     /* Without pruning, every writer pair is a constraint, as in the paper;
      * with it, pruning generates only the pairs the known graph leaves

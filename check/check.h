@@ -125,8 +125,9 @@ typedef struct psi_check_result {
     psi_check_stats stats;
     psi_index idx;
     /* The polygraph; all zero where none was built: the polynomial levels,
-     * complete timestamps, and an accept of a complete version order
-     * without opts.keep_model (check/complete_pass.h). */
+     * complete timestamps, and a complete version order checked without
+     * opts.keep_model (check/complete_pass.h: an accept, or a reject with
+     * its cycle in prune.cycle[0]). */
     psi_polygraph g;
     psi_prune_result prune;
     /* PSI_BY_SOLVER: the cycle of the solver's last theory conflict, mapped
@@ -155,7 +156,10 @@ typedef struct psi_check_result {
      * ones). Empty otherwise. */
     psi_level_choices rf;
     /* The known version orders used (opts.version_order), resolved: the
-     * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. */
+     * lines of the PSI_FROM_VERSION_ORDER edges in reported cycles. A
+     * reject of a complete order without the polygraph resolves only the
+     * edges its cycle rests on (psi_hints_of_cycle); n_all still counts
+     * the whole order's. */
     psi_hints hints;
     /* The timestamps used (opts.timestamps), resolved; with
      * PSI_BY_TIMESTAMPS the violation they show. */

@@ -11,6 +11,22 @@
 
 enum { WHITE = 0, GREY = 1, BLACK = 2 };
 
+/* How many operations ahead prepare() fetches a read's writer (its
+ * counter half as far ahead); a hint to the compiler where it has one. */
+#define AHEAD 16
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p)   __builtin_prefetch(p)
+#define PREFETCH_W(p) __builtin_prefetch(p, 1)
+#else
+#define PREFETCH(p)   ((void)(p))
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+/* push_succs(real) marks an RW successor with this bit, for the cycle
+ * search to count anti-dependencies (nodes stay below it: at most 2^31
+ * of them, psi_complete_pass). */
+#define ANTI_TAG 0x80000000u
+
 /* An open node of the search: its pending successors are
  * succ[base .. the next frame's base). */
 typedef struct frame {
@@ -41,6 +57,7 @@ typedef struct cpass {
     size_t n_succ, cap_succ;
     frame *fr;
     size_t n_fr, cap_fr;
+    uint32_t hit; /* a node on the cycle search() found (an open node it reached) */
 } cpass;
 
 /* The node of transaction t reached by a DEP edge (SI: its copy 0). */
@@ -60,20 +77,25 @@ static inline uint32_t rw_target(const cpass *c, uint32_t src, uint32_t k, uint3
     return s == t ? PSI_HINT_LAST : s;
 }
 
-/* Appends node's successors to c->succ; false when out of memory. */
-static bool push_succs(cpass *c, uint32_t node)
+/* Appends node's successors to c->succ; false when out of memory. real:
+ * the graph cycles are reported in (reach.h's), where SI's u0 has u1's
+ * DEP edges itself, so a path's length counts edges, and RW successors
+ * carry ANTI_TAG; else the search's, where u0 reaches them by a step
+ * u0 -> u1 (one DEP list per transaction on the search's stack, not
+ * two). */
+static bool push_succs(cpass *c, uint32_t node, bool real)
 {
     const psi_history *h = c->h;
     const psi_index *idx = c->idx;
     uint32_t t = c->ser ? node : node >> 1;
     const psi_txn *tx = &h->txns[t];
-    bool dep = c->ser || (node & 1), anti = c->ser || !(node & 1);
+    bool dep = c->ser || (node & 1) || real, anti = c->ser || !(node & 1);
     size_t bound = 2 + (size_t)tx->n_ops + (dep ? c->wr_off[t + 1] - c->wr_off[t] : 0);
     if (!psi_grow((void **)&c->succ, &c->cap_succ, c->n_succ + bound, sizeof *c->succ))
         return false;
     uint32_t *out = c->succ + c->n_succ;
     size_t n = 0;
-    if (!c->ser && !(node & 1))
+    if (!c->ser && !(node & 1) && !real)
         out[n++] = node + 1; /* u0 -> u1: u0 has u1's DEP edges too */
     if (dep) {
         /* SO: the next committed transaction of the session */
@@ -94,10 +116,22 @@ static bool push_succs(cpass *c, uint32_t node)
             if (dep)
                 out[n++] = dep_node(c, s); /* WW */
         } else if (anti) {
-            out[n++] = c->ser ? s : 2 * s + 1; /* RW */
+            out[n++] = (c->ser ? s : 2 * s + 1) | (real ? ANTI_TAG : 0); /* RW */
         }
     }
     assert(n <= bound);
+    /* the search looks at each one's colour: successors lie all over
+     * the history, so their lines are fetched now, together */
+    for (size_t i = 0; !real && i < n; i++)
+        PREFETCH(&c->color[out[i]]);
+    /* the search pops the last first: reversed, it walks them in this
+     * order, as the old path's cycle search walks its edges (SO and WR
+     * first), so the two tend to meet the same cycle first */
+    for (size_t i = 0; !real && i < n / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = x;
+    }
     c->n_succ += n;
     return true;
 }
@@ -109,7 +143,7 @@ static bool open_node(cpass *c, uint32_t node)
         return false;
     c->color[node] = GREY;
     c->fr[c->n_fr++] = (frame){.node = node, .base = c->n_succ};
-    return push_succs(c, node);
+    return push_succs(c, node, false);
 }
 
 /* The depth-first search from every committed transaction's (first)
@@ -132,6 +166,7 @@ static bool search(cpass *c, bool *acyclic)
             uint32_t v = c->succ[--c->n_succ];
             if (c->color[v] == GREY) {
                 *acyclic = false;
+                c->hit = v;
                 return true;
             }
             if (c->color[v] == WHITE && !open_node(c, v))
@@ -139,6 +174,165 @@ static bool search(cpass *c, bool *acyclic)
         }
     }
     return true;
+}
+
+/* A shortest cycle through node v of the real graph (push_succs): the
+ * first a breadth-first search meets in push_succs' order (SO, WR, then
+ * the transaction's operations), as the old path's report takes the first
+ * shortest one in its edge order (reach.h psi_reach_cycle, SO and WR
+ * before the order's edges). Its nodes from v on go into *path (the
+ * caller's to free; the last one's edge to v closes it), its RW edges'
+ * number into *n_rw; *len 0 when v is on no cycle of at most max_len
+ * edges (the search stops at that depth). False when out of memory. */
+static bool shortest_cycle(cpass *c, uint32_t v, uint32_t max_len, uint32_t **path, uint32_t *len,
+                           uint32_t *n_rw)
+{
+    size_t nodes = (size_t)c->h->n_txns * (c->ser ? 1 : 2);
+    uint32_t *par = malloc(nodes * sizeof *par), *queue = malloc(nodes * sizeof *queue);
+    uint32_t *dist = malloc(nodes * sizeof *dist), *rw = malloc(nodes * sizeof *rw);
+    *path = NULL;
+    *len = 0;
+    bool ok = par && queue && dist && rw;
+    if (ok) {
+        memset(par, 0xff, nodes * sizeof *par);
+        par[v] = v;
+        dist[v] = rw[v] = 0;
+    }
+    size_t head = 0, tail = 0;
+    if (ok)
+        queue[tail++] = v;
+    uint32_t last = UINT32_MAX, best = UINT32_MAX; /* the closing node, its RW count */
+    /* a node at depth d closes a cycle of d + 1 edges: none longer than
+     * max_len is wanted */
+    while (ok && head < tail && last == UINT32_MAX && dist[queue[head]] < max_len) {
+        for (size_t end = tail; ok && head < end && last == UINT32_MAX; head++) {
+            uint32_t x = queue[head];
+            c->n_succ = 0;
+            ok = push_succs(c, x, true);
+            for (size_t i = 0; ok && i < c->n_succ; i++) {
+                uint32_t y = c->succ[i] & ~ANTI_TAG, r = rw[x] + !!(c->succ[i] & ANTI_TAG);
+                if (y == v) {
+                    best = r, last = x;
+                    break;
+                } else if (par[y] == UINT32_MAX) {
+                    assert(tail < nodes); /* each node is queued once */
+                    par[y] = x;
+                    dist[y] = dist[x] + 1;
+                    rw[y] = r;
+                    queue[tail++] = y;
+                }
+            }
+        }
+    }
+    c->n_succ = 0;
+    if (ok && last != UINT32_MAX) {
+        uint32_t n = 1;
+        for (uint32_t x = last; x != v; x = par[x])
+            n++;
+        /* the queue is free now: the path, written from its end */
+        for (uint32_t x = last, i = n; i > 0; x = par[x])
+            queue[--i] = x;
+        assert(queue[0] == v);
+        *path = queue;
+        *len = n;
+        *n_rw = best;
+        queue = NULL;
+    }
+    free(par);
+    free(queue);
+    free(dist);
+    free(rw);
+    return ok;
+}
+
+/* The edge of the history behind the step from node x to node y of a
+ * cycle, as the polygraph would hold it (type, key, origin): SO, WR, WW
+ * (the order's), RW (forced by it), looked for in that order, the order
+ * of the polygraph's known edges (SO and WR built first, then the
+ * order's WW edges, then the forced ones). False when there is none. */
+static bool edge_of_step(const cpass *c, uint32_t x, uint32_t y, psi_edge *e)
+{
+    const psi_history *h = c->h;
+    const psi_index *idx = c->idx;
+    uint32_t t = c->ser ? x : x >> 1, s = c->ser ? y : y >> 1;
+    /* SI: copy 1 is entered by RW edges only, copy 0 by DEP edges only */
+    bool anti = c->ser || (y & 1), dep = c->ser || !(y & 1);
+    const psi_txn *tx = &h->txns[t], *sx = &h->txns[s];
+    *e = (psi_edge){.from = t, .to = s, .key = UINT32_MAX, .origin = PSI_FROM_HISTORY};
+    if (dep) {
+        for (uint32_t u = t + 1; u < h->n_txns && h->txns[u].session == tx->session; u++)
+            if (h->txns[u].status == PSI_TXN_COMMITTED) {
+                if (u == s) {
+                    e->type = PSI_EDGE_SO;
+                    return true;
+                }
+                break;
+            }
+        for (uint32_t o = sx->first_op; o < sx->first_op + sx->n_ops; o++) {
+            uint32_t src = idx->read_src[o];
+            if (src < PSI_SRC_INIT && idx->op_txn[src] == t) {
+                e->type = PSI_EDGE_WR;
+                e->key = h->ops[o].key;
+                return true;
+            }
+        }
+    }
+    for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
+        if (c->next[o] != s)
+            continue;
+        bool ww = (idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+                  (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
+        if (ww ? !dep : !anti)
+            continue;
+        e->type = ww ? PSI_EDGE_WW : PSI_EDGE_RW;
+        e->key = h->ops[o].key;
+        e->origin = ww                                 ? PSI_FROM_VERSION_ORDER
+                    : idx->read_src[o] == PSI_SRC_INIT ? PSI_FROM_SEEDING_INIT
+                                                       : PSI_FROM_SEEDING;
+        return true;
+    }
+    return false;
+}
+
+/* The cycle search() found, as edges: the shortest through the node it
+ * hit or, SI, through the other copy of that node's transaction if that
+ * is shorter, or as short with fewer RW edges (the search reaches copy 1
+ * also by the step u0 -> u1, which is no edge, and copy 0 may lie on a
+ * shorter cycle entered by a DEP edge). *len 0 when none is found (a bug: the caller
+ * then explains the reject the old way). False when out of memory. */
+static bool found_cycle(cpass *c, psi_edge **cycle, uint32_t *len)
+{
+    uint32_t *path = NULL, n = 0, rw = 0;
+    *cycle = NULL;
+    *len = 0;
+    for (int copy = 0; copy < (c->ser ? 1 : 2); copy++) {
+        uint32_t *p, m, r;
+        if (!shortest_cycle(c, copy ? c->hit ^ 1 : c->hit, n ? n : UINT32_MAX, &p, &m, &r)) {
+            free(path);
+            return false;
+        }
+        if (m && (!n || m < n || (m == n && r < rw))) {
+            free(path);
+            path = p, n = m, rw = r;
+        } else {
+            free(p);
+        }
+    }
+    assert(n > 0);
+    psi_edge *e = n ? malloc(n * sizeof *e) : NULL;
+    bool ok = !n || e;
+    for (uint32_t i = 0; ok && e && i < n; i++)
+        if (!edge_of_step(c, path[i], path[(i + 1) % n], &e[i])) {
+            assert(!"a step of the cycle without an edge");
+            free(e);
+            e = NULL;
+        }
+    free(path);
+    if (e) {
+        *cycle = e;
+        *len = n;
+    }
+    return ok;
 }
 
 /* The WR successors (readers per writer transaction), each read's RW
@@ -159,6 +353,16 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     uint32_t *from_of = c->scratch;
     uint32_t amb = 0; /* the next choice read: idx->amb is in operation order */
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
+        /* A read's writer is anywhere in the history: fetch the random
+         * lines of the reads ahead (the writer's next[] and transaction,
+         * then, once that has arrived, the transaction's counter) while
+         * this one waits. They were 3/4 of this pass at 10^6. */
+        if (o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT) {
+            PREFETCH(&c->next[idx->read_src[o + AHEAD]]);
+            PREFETCH(&idx->op_txn[idx->read_src[o + AHEAD]]);
+        }
+        if (o + AHEAD / 2 < h->n_ops && idx->read_src[o + AHEAD / 2] < PSI_SRC_INIT)
+            PREFETCH_W(&c->wr_off[idx->op_txn[idx->read_src[o + AHEAD / 2]] + 2]);
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
@@ -197,6 +401,10 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     }
     amb = 0;
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
+        /* from_of[] is set exactly where read_src names a write, unless a
+         * choice read's line names another writer */
+        if (!idx->n_amb && o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT)
+            PREFETCH_W(&c->wr_off[from_of[o + AHEAD] + 1]);
         uint32_t src = idx->read_src[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
             src = c->amb_src[amb++];
@@ -328,13 +536,18 @@ static bool list_facts_agree(const cpass *c, bool *agree, bool *placed, uint64_t
 
 psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
                              const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
-                             psi_complete_counts *cnt, psi_diag *d)
+                             psi_complete_counts *cnt, psi_edge **cycle, uint32_t *cycle_len,
+                             psi_diag *d)
 {
     *taken = false;
     *acyclic = false;
     memset(cnt, 0, sizeof *cnt);
+    if (cycle) {
+        *cycle = NULL;
+        *cycle_len = 0;
+    }
     /* What the walk has no edges for: the old path's (complete_pass.h). */
-    if (idx->opt || h->n_txns >= UINT32_MAX / 2)
+    if (idx->opt || h->n_txns >= UINT32_MAX / 4)
         return PSI_OK;
     cpass c = {.h = h, .idx = idx, .ser = ser};
     /* Reads with a choice of writers: the order file's read lines name
@@ -371,6 +584,13 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
                 st = psi_diag_nomem(d, "checking the version order");
             else
                 *taken = true;
+            /* A cycle of the pass's edges is the history's when every
+             * read's writer is the history's (no choice read): the
+             * reject's cycle. A list fact against the order is left to
+             * the old path (the pass has no edge for it). */
+            if (st == PSI_OK && cycle && agree && !*acyclic && !idx->n_amb &&
+                !found_cycle(&c, cycle, cycle_len))
+                st = psi_diag_nomem(d, "checking the version order");
         }
         cnt->known_before += facts;
         cnt->known_after += facts;

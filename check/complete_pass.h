@@ -16,10 +16,20 @@
  * RW u0 -> w1), so no edge array, no CSR of edges and no polygraph is
  * built. The initial transaction takes no part: no edge enters it.
  *
- * It decides only an accept. A cycle is reported as "not acyclic" and the
- * caller builds the polygraph and checks again the old way (known_only.h),
- * which finds the counterexample and names the version-order line exactly
- * as before. It declines (*taken false) wherever the old complete path
+ * A cycle is a reject with its cycle: a shortest one through the node
+ * the search found on it (or the other copy of its transaction, SI), by
+ * a breadth-first search over the same implicit edges, as the old path's
+ * report makes over its known graph from the node its own search found
+ * (the two walk successors in much the same order, but may still report
+ * different cycles of one history, and so different anomalies), each step
+ * as the polygraph's edge (SO and WR from the history, WW from the
+ * order with origin PSI_FROM_VERSION_ORDER, RW forced by it with
+ * seeding's origins), so the caller reports it without the polygraph
+ * (psi_hints_of_cycle names the WW edges' lines). Where the cycle does
+ * not stand for the history (a read with a choice of writers walked as
+ * its read line's, a list-append fact against the order) no cycle is
+ * given: the caller checks again the old way (known_only.h). It declines
+ * (*taken false) wherever the old complete path
  * declines or has edges this pass does not walk: an order that is not
  * complete (psi_hints_next), reads with a choice of writers that the
  * order file's read lines do not all resolve (psi_hints_choices),
@@ -53,6 +63,7 @@
 #include "core/diag.h"
 #include "core/history.h"
 #include "core/index.h"
+#include "core/polygraph.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,9 +78,13 @@ typedef struct psi_complete_counts {
 
 /* idx: built for SI or SER (psi_index_build), no anomalies. *taken: the
  * pass applied; then *acyclic says whether the graph has no forbidden
- * cycle (SI's rule, or SER's when ser) and *cnt is filled. */
+ * cycle (SI's rule, or SER's when ser) and *cnt is filled. cycle (may be
+ * NULL: not wanted): when not acyclic and the cycle is the history's (see
+ * above), *cycle gets its edges in order (the caller frees it) and
+ * *cycle_len their number; else NULL and 0. */
 psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
                              const psi_version_order *vo, bool ser, bool *taken, bool *acyclic,
-                             psi_complete_counts *cnt, psi_diag *d);
+                             psi_complete_counts *cnt, psi_edge **cycle, uint32_t *cycle_len,
+                             psi_diag *d);
 
 #endif

@@ -379,7 +379,7 @@ psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
     if (st != PSI_OK)
         goto out;
     out->e = r.e;
-    out->n = r.n_e;
+    out->n = out->n_all = r.n_e;
     r.e = NULL;
 out:
     psi_hints_close(&r);
@@ -451,6 +451,7 @@ static psi_status complete_edges(psi_resolver *r, const uint32_t *chain_of, cons
         }
     }
     assert(out->n == n);
+    out->n_all = n;
     return PSI_OK;
 }
 

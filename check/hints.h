@@ -84,6 +84,9 @@ typedef struct psi_hints {
      * order when its edges form one path, else sorted by (from, to). */
     psi_hint_edge *e;
     uint64_t n;
+    /* The edges the whole order gives: n, unless only some of them were
+     * resolved (psi_hints_of_cycle); 0 says the order orders no pair. */
+    uint64_t n_all;
 } psi_hints;
 
 /* Resolves vo against the history h and its polygraph g (built, before
@@ -137,6 +140,21 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
  * memory. src: [idx->n_amb], the caller's. */
 psi_status psi_hints_choices(const psi_history *h, const psi_index *idx,
                              const psi_version_order *vo, uint32_t *src, bool *all, psi_diag *d);
+
+/* The hints a cycle of the polygraph-free pass (check/complete_pass.h)
+ * rests on, without resolving the whole order (vo complete, as
+ * psi_hints_next found it): each WW edge of cycle[0..n) from the order
+ * (PSI_FROM_VERSION_ORDER), and for each RW edge whose reader read a
+ * version (PSI_FROM_SEEDING), the order's edge from that version's writer
+ * to the RW edge's target, which forces it; each with its key's chain
+ * line. *out is as psi_hints_resolve leaves it (grouped by key ascending,
+ * no duplicates; n_all counts the whole order's edges, as that would),
+ * so psi_hints_line names the cycle's WW edges, and a
+ * counterexample re-checking sub-histories with these edges alone keeps
+ * the cycle's orders. Fails only when out of memory. */
+psi_status psi_hints_of_cycle(const psi_history *h, const psi_index *idx,
+                              const psi_version_order *vo, const psi_edge *cycle, uint32_t n,
+                              psi_hints *out, psi_diag *d);
 
 /* Adds the hints' edges to g as known WW edges (PSI_FROM_VERSION_ORDER). */
 psi_status psi_hints_apply(const psi_hints *hs, psi_polygraph *g, psi_diag *d);

@@ -369,3 +369,87 @@ psi_status psi_hints_choices(const psi_history *h, const psi_index *idx,
     free(seen);
     return st;
 }
+
+/* Orders hint edges by key, then endpoints. */
+static int edge_cmp(const void *a, const void *b)
+{
+    const psi_hint_edge *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The writer of the version transaction t's read of key k returned,
+ * UINT32_MAX when it read none (or its own write). */
+static uint32_t read_writer(const psi_history *h, const psi_index *idx, uint32_t t, uint32_t k)
+{
+    const psi_txn *tx = &h->txns[t];
+    for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
+        uint32_t src = idx->read_src[o];
+        if (h->ops[o].key == k && src < PSI_SRC_INIT && idx->op_txn[src] != t)
+            return idx->op_txn[src];
+    }
+    return UINT32_MAX;
+}
+
+psi_status psi_hints_of_cycle(const psi_history *h, const psi_index *idx,
+                              const psi_version_order *vo, const psi_edge *cycle, uint32_t n,
+                              psi_hints *out, psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    const char *name = vo->name ? vo->name : "";
+    out->file = malloc(strlen(name) + 1);
+    out->e = malloc((n ? n : 1) * sizeof *out->e);
+    if (!out->file || !out->e) {
+        psi_hints_free(out);
+        return psi_diag_nomem(d, "reading the version order");
+    }
+    strcpy(out->file, name);
+    /* a complete order has one chain per key, no pair twice */
+    for (size_t c = 0; c < vo->n_chains; c++)
+        out->n_all += vo->chains[c].n ? vo->chains[c].n - 1 : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const psi_edge *e = &cycle[i];
+        uint32_t from = UINT32_MAX;
+        if (e->type == PSI_EDGE_WW && e->origin == PSI_FROM_VERSION_ORDER)
+            from = e->from;
+        else if (e->type == PSI_EDGE_RW && e->origin == PSI_FROM_SEEDING)
+            from = read_writer(h, idx, e->from, e->key);
+        if (from != UINT32_MAX)
+            out->e[out->n++] = (psi_hint_edge){.from = from, .to = e->to, .key = e->key};
+    }
+    qsort(out->e, out->n, sizeof *out->e, edge_cmp);
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < out->n; i++)
+        if (!m || edge_cmp(&out->e[m - 1], &out->e[i]))
+            out->e[m++] = out->e[i];
+    out->n = m;
+    /* Each edge's line: its key's chain (a complete order has one). */
+    psi_key_lookup keys;
+    psi_status st = m ? psi_key_lookup_init(&keys, h, d) : PSI_OK;
+    if (st != PSI_OK) {
+        psi_hints_free(out);
+        return st;
+    }
+    for (size_t c = 0; m && c < vo->n_chains; c++) {
+        const psi_hint_chain *ch = &vo->chains[c];
+        uint32_t k = ch->key_name ? psi_key_lookup_name(&keys, ch->key_name)
+                                  : psi_key_lookup_ext(&keys, ch->key);
+        uint64_t b = 0, e = m;
+        while (b < e) {
+            uint64_t mid = b + (e - b) / 2;
+            if (out->e[mid].key < k)
+                b = mid + 1;
+            else
+                e = mid;
+        }
+        for (; b < m && out->e[b].key == k; b++)
+            if (!out->e[b].line)
+                out->e[b].line = ch->line;
+    }
+    if (m)
+        psi_key_lookup_free(&keys);
+    return PSI_OK;
+}

@@ -539,6 +539,10 @@ static psi_status from_cycle(const psi_history *h, const psi_check_result *res, 
         }
         if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
             certain = true;
+        /* No polygraph (a complete order's reject, check/complete_pass.h):
+         * the cycle's edges from the history say so themselves. */
+        if (!res->g.known && c[i].origin == PSI_FROM_HISTORY)
+            certain = true;
         uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
                             ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
                             : 0;
@@ -702,7 +706,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * facts the local polygraph does not have. Those re-check with the
      * whole pipeline at the check's level (sub_check.h). */
     bool by_level = res->level_checked == PSI_LEVEL_PC || res->level_checked == PSI_LEVEL_PSI;
-    bool hinted = res->hints.n || res->ts.n_with || res->g.n_rt_edges ||
+    /* n_all: a complete order's reject keeps only its cycle's hint edges
+     * (check/complete_pass.h), which may be none */
+    bool hinted = res->hints.n_all || res->ts.n_with || res->g.n_rt_edges ||
                   psi_level_realtime(res->level_checked);
     if (by_level || hinted) {
         st = psi_subcheck_init(&pipe, h, res, opts->version_order, d);
@@ -735,7 +741,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         r = restore(&x, &s, MAX_RESTORE_TXNS);
     }
     cex->by_hints = hinted;
-    if (res->hints.n)
+    if (res->hints.n_all)
         snprintf(cex->hint_file, sizeof cex->hint_file, "%s", res->hints.file);
     if (res->ts.n_with)
         snprintf(cex->ts_file, sizeof cex->ts_file, "%s", res->ts.file);

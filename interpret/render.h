@@ -31,7 +31,8 @@ typedef struct psi_render_opts {
     psi_level level;     /* ... unless this is another level (check/level.h) */
     bool stats;          /* text: append stage times, counts and peak memory */
     const char *path;    /* the input as the user named it (JSON "path"; NULL: "") */
-    double load_seconds; /* reading the history, which psi_check does not time */
+    double load_seconds; /* reading the history and the version-order and timestamps
+                            files, which psi_check does not time */
     size_t peak_bytes;   /* peak resident memory of the run, 0 if unknown */
     /* Where the graph-free anomalies' reads are in the input
      * (formats/locate.h), for the first n_places of res->idx.anomalies;

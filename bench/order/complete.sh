@@ -7,9 +7,10 @@
 # --witness, SI store under SI, SER store under SER), or with --order ts
 # the one its true timestamps imply (check --timestamps --witness, which
 # is cheap where the plain check is not). Then, RUNS times each: `stats`
-# (load only), `check --isolation pl2` (load plus one graph pass), and
-# `check --version-order` under SI and SER: CPU s (user+sys), peak MiB,
-# the load average when it started.
+# (load only), `check --isolation pl2` (load plus one graph pass),
+# `check --version-order` under SI and SER, and under SI with two adjacent
+# versions of one key swapped (a reject and its counterexample): CPU s
+# (user+sys), peak MiB, the load average when it started.
 #
 #   bench/order/complete.sh [--sizes "100000 1000000"] [--runs N] [--order witness|ts]
 #
@@ -47,7 +48,8 @@ run() {
     load=$(cut -d' ' -f1 /proc/loadavg)
     rc=0
     /usr/bin/time -f "%U %S %M" -o "$tf" "$b" "$@" >/dev/null 2>&1 || rc=$?
-    read -r u s m <"$tf"
+    # a reject exits 1: time then writes "Command exited ..." first
+    read -r u s m < <(tail -n 1 "$tf")
     rm -f "$tf"
     echo "$label,$rc,$(echo "$u + $s" | bc),$((m / 1024)),$load" | tee -a "$csv"
 }
@@ -66,6 +68,11 @@ for n in $sizes; do
                 "$bin" check --isolation $store --witness "$w" "$h" >/dev/null
             fi
         fi
+        # the same order with two adjacent versions of the first key line
+        # swapped (its 3rd and 4th entries): a reject, with its
+        # counterexample (issue 15: a contradicting order is a violation)
+        [ -f "$w.swap" ] || awk '!done && $1 == "key" { t = $5; $5 = $6; $6 = t; done = 1 } 1' \
+            "$w" >"$w.swap"
     done
     for r in $(seq "$runs"); do
         for nb in "${bins[@]}"; do
@@ -76,6 +83,8 @@ for n in $sizes; do
                 "$work/h${n}si.txt.$order.wit" "$work/h${n}si.txt"
             run "$n,$name,ser-order" "$b" check --isolation ser --version-order \
                 "$work/h${n}ser.txt.$order.wit" "$work/h${n}ser.txt"
+            run "$n,$name,si-order-reject" "$b" check --isolation si --version-order \
+                "$work/h${n}si.txt.$order.wit.swap" "$work/h${n}si.txt"
         done
     done
 done
