@@ -326,11 +326,15 @@ int psi_acyc_psi_prepare(psi_acyc *g, psi_theory_out *out)
         g->ue[g->ie_user[g->bw[i].ie]].inbw = 0;
     g->bw_n = 0;
     const adjvec *in = &g->in[g->nodes];
-    if (!psi_grow_array((void **)&g->sortbuf, &g->sortbuf_cap, in->n ? in->n : 1,
-                        sizeof *g->sortbuf) ||
-        !psi_grow_array((void **)&g->bw, &g->bw_cap, in->n ? in->n : 1, sizeof *g->bw))
+    size_t k = 0; /* room for the backward ones only: a few in a hundred */
+    for (uint32_t i = 0; i < in->n; i++) {
+        const uedge *u = &g->ue[g->ie_user[in->a[i].edge]];
+        k += u->active && backward(g, u);
+    }
+    if (!psi_grow_array((void **)&g->sortbuf, &g->sortbuf_cap, k ? k : 1, sizeof *g->sortbuf) ||
+        !psi_grow_array((void **)&g->bw, &g->bw_cap, k ? k : 1, sizeof *g->bw))
         return PSI_THEORY_ENOMEM;
-    size_t k = 0;
+    k = 0;
     for (uint32_t i = 0; i < in->n; i++)
         bw_take(g, in->a[i].edge, &k);
     bw_merge(g, k);
