@@ -72,43 +72,46 @@ static bool edge_active(const psi_encoding *enc, uint32_t e)
     return true;
 }
 
-/* c->act[e] := edge e's activity and kind; then the CSR graph of the
- * active DEP edges. */
+/* c->act[e] := edge e's activity and kind, counting the active DEP edges
+ * per source in the same pass; then the CSR graph of those edges, in
+ * edge order per node (off[] serves as the fill cursors, then shifts
+ * back). Two passes over the edges: this runs once per model over all
+ * of the theory's edges. */
 static bool build(rctx *c, uint32_t n_edges)
 {
     const psi_encoding *enc = c->enc;
     uint32_t n = c->n;
-    c->off = calloc((size_t)n + 1, sizeof *c->off);
+    c->off = calloc((size_t)n + 2, sizeof *c->off);
     c->act = malloc(n_edges ? n_edges : 1);
     if (!c->off || !c->act)
         return false;
     uint64_t m = 0;
-    for (uint32_t e = 0; e < n_edges; e++)
-        c->act[e] = !edge_active(enc, e)                                      ? ACT_NO
+    for (uint32_t e = 0; e < n_edges; e++) {
+        uint8_t a = !edge_active(enc, e)                                      ? ACT_NO
                     : psi_edge_is_anti((psi_edge_type)enc->psi_edges[e].type) ? ACT_RW
                                                                               : ACT_DEP;
-    for (uint32_t e = 0; e < n_edges; e++)
-        if (c->act[e] == ACT_DEP) {
-            c->off[enc->psi_edges[e].from + 1]++;
+        c->act[e] = a;
+        if (a == ACT_DEP) {
+            c->off[enc->psi_edges[e].from + 2]++;
             m++;
         }
+    }
+    /* off[v + 2] counted v's edges: prefix sums leave v's start in
+     * off[v + 1], the cursor the fill advances to v's end, which is
+     * v + 1's start, where off[v + 1] must end up. */
     for (uint32_t v = 0; v < n; v++)
-        c->off[v + 1] += c->off[v];
+        c->off[v + 2] += c->off[v + 1];
     c->to = malloc((m ? m : 1) * sizeof *c->to);
     c->eid = malloc((m ? m : 1) * sizeof *c->eid);
-    uint64_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
-    if (!c->to || !c->eid || !pos) {
-        free(pos);
+    if (!c->to || !c->eid)
         return false;
-    }
-    memcpy(pos, c->off, ((size_t)n + 1) * sizeof *pos);
     for (uint32_t e = 0; e < n_edges; e++)
         if (c->act[e] == ACT_DEP) {
-            uint64_t p = pos[enc->psi_edges[e].from]++;
+            uint64_t p = c->off[enc->psi_edges[e].from + 1]++;
             c->to[p] = enc->psi_edges[e].to;
             c->eid[p] = e;
         }
-    free(pos);
+    assert(c->off[0] == 0 && c->off[n] == m);
     return true;
 }
 

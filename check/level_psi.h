@@ -4,8 +4,10 @@
  * edge (Cerone & Gotsman, "Analysing snapshot isolation", J. ACM 2018:
  * (DEP+ ; RW?) irreflexive). No acyclicity of a fixed graph says "at most
  * one", so the encoding (encode.h) runs the theory in its PSI mode: DEP
- * acyclic, and most cycles of one RW edge found during search
- * (solver/acyclic.h), not all: after each model, psi_psi_refine looks for
+ * acyclic, and every cycle of one RW edge found during search, when its
+ * last edge goes in (solver/acyclic.h). The check of each model stays,
+ * complete on its own (it costs one pass over the model and finds
+ * nothing while the theory's checks are whole): psi_psi_refine looks for
  * an active RW edge a -> b whose head b reaches a over active DEP edges, and
  * for each one found adds the clause "not all of these edges' labels",
  * which no PSI model violates. The solver then searches again; a model

@@ -60,8 +60,8 @@
  *   are left out of mapped-back cycles.
  *   PSI forbids cycles with at most one RW edge (Cerone & Gotsman): the
  *   theory runs in PSI mode (acyclic.h: DEP acyclic, and the cycles of
- *   one RW edge found when it becomes active or at periodic sweeps), and
- *   check/ refines each model for the ones the theory has not seen yet
+ *   one RW edge found when its last edge becomes active: acyclic_psi.c),
+ *   and check/ still checks each model completely and refines it
  *   (level_psi.c) with clauses over the labels kept in psi_lits /
  *   psi_edges. */
 typedef struct psi_encode_opts {

@@ -68,8 +68,8 @@ psi_acyc *psi_acyc_new(psi_sat *s, uint32_t nodes, psi_acyc_mode mode)
     g->nodes = nodes;
     g->N = mode == PSI_ACYC_SI ? 2 * nodes : mode == PSI_ACYC_PSI ? nodes + 1 : nodes;
     g->propagate = true;
-    g->psi_sweep_min = PSI_ACYC_SWEEP_MIN;
     g->slot_base = SIZE_MAX; /* no activation slots yet */
+    g->psi_eager = true;
     size_t N = g->N ? g->N : 1;
     g->out = calloc(N, sizeof *g->out);
     g->in = calloc(N, sizeof *g->in);
@@ -104,7 +104,7 @@ void psi_acyc_free(psi_acyc *g)
                     g->act,    g->asg,       g->fmark,     g->bmark,         g->dist,
                     g->parent, g->fwd.a,     g->bwd.a,     g->cur.a,         g->next.a,
                     g->pool.a, g->sortbuf,   g->cycle.a,   g->known_cycle.a, g->onext,
-                    g->oprev,  g->hint};
+                    g->oprev,  g->hint,      g->bw,        g->hant_start,    g->hant};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
     free(g);
@@ -202,9 +202,13 @@ int64_t psi_acyc_add_edge(psi_acyc *g, uint32_t from, uint32_t to, psi_edge_kind
     return id;
 }
 
-void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap)
+void psi_acyc_set_psi_eager(psi_acyc *g, bool on)
 {
-    g->psi_sweep_min = min_gap;
+    if (on && !g->psi_eager) {
+        psi_sat_root(g->s);
+        g->psi_clean = false;
+    }
+    g->psi_eager = on;
 }
 
 void psi_acyc_set_propagation(psi_acyc *g, bool on)
@@ -231,6 +235,9 @@ void psi_acyc_get_stats(const psi_acyc *g, psi_acyc_stats *out)
         b += (g->occ_lits + 1 + (size_t)g->N + 1) * sizeof(uint32_t) +
              (g->occ_start[g->occ_lits] + g->cand_start[g->N]) * sizeof(uint32_t);
     b += g->act_cap * sizeof *g->act + g->asg_cap * sizeof *g->asg;
+    b += g->bw_cap * sizeof *g->bw;
+    if (!g->tables_dirty && g->hant_start) /* PSI mode */
+        b += ((size_t)g->nodes + 1 + g->hant_start[g->nodes]) * sizeof(uint32_t);
     out->bytes = b;
 }
 
@@ -309,6 +316,8 @@ bool psi_acyc_build_tables(psi_acyc *g)
         g->cand_start[i] = g->cand_start[i - 1];
     g->cand_start[0] = 0;
     g->occ_lits = nl;
+    if (g->mode == PSI_ACYC_PSI && !psi_acyc_psi_tables(g))
+        return false;
     g->tables_dirty = false;
     return true;
 }

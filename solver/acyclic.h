@@ -47,14 +47,13 @@ typedef struct psi_acyc psi_acyc;
 /* PSI_ACYC_PSI (parallel SI): no cycle of active DEP edges, and no
  * active ANTI edge u->v whose head v reaches u over active DEP edges (a
  * cycle with exactly one ANTI edge). The second part is checked when an
- * ANTI edge becomes active and, for all active ANTI edges, in sweeps
- * every so many activations (their cost is amortized to a few steps per
- * activation): a DEP edge that completes such a path is seen at the next
- * sweep at the latest, not at once, so the theory may answer SAT with
- * one still there and the caller checks each model for the rest
- * (check/level_psi.h). Every conflict it reports is a real one, and it
- * reports most well before the model is complete, which spares the
- * solver re-deciding everything above them. Internally an ANTI edge goes
+ * ANTI edge becomes active and, by default, when a DEP edge does (the
+ * edge completes such a path exactly when the ANTI edge's head reaches
+ * its source and its target reaches the ANTI edge's tail), so every such
+ * cycle is found the moment its last edge goes in and a SAT answer has
+ * none (psi_acyc_set_psi_eager turns the DEP side off; a caller then
+ * checks each model for the rest, as check/level_psi.h does anyway).
+ * Every conflict it reports is a real one. Internally an ANTI edge goes
  * to a sink node of the theory's own (so it bounds nothing in the
  * order); RELAY edges are refused. */
 typedef enum psi_acyc_mode { PSI_ACYC_SER = 0, PSI_ACYC_SI = 1, PSI_ACYC_PSI = 2 } psi_acyc_mode;
@@ -74,17 +73,18 @@ typedef enum psi_edge_kind {
 } psi_edge_kind;
 
 typedef struct psi_acyc_stats {
-    uint64_t activations;   /* internal edges switched on during search */
-    uint64_t reorders;      /* activations that needed the order repaired */
-    uint64_t moved;         /* nodes these reorders moved */
-    uint64_t relabels;      /* reorders that relabelled neighbours for room */
-    uint64_t relabelled;    /* nodes relabelled by those */
-    uint64_t visited;       /* nodes visited by the searches */
-    uint64_t conflicts;     /* cycles found */
-    uint64_t psi_conflicts; /* PSI mode: of those, an ANTI edge whose head reaches its tail */
-    uint64_t psi_sweeps;    /* PSI mode: sweeps over the active ANTI edges */
-    uint64_t conflict_lits; /* total length of the conflict clauses */
-    uint64_t propagations;  /* labels set false because they would close a cycle */
+    uint64_t activations;       /* internal edges switched on during search */
+    uint64_t reorders;          /* activations that needed the order repaired */
+    uint64_t moved;             /* nodes these reorders moved */
+    uint64_t relabels;          /* reorders that relabelled neighbours for room */
+    uint64_t relabelled;        /* nodes relabelled by those */
+    uint64_t visited;           /* nodes visited by the searches */
+    uint64_t conflicts;         /* cycles found */
+    uint64_t psi_conflicts;     /* PSI mode: of those, an ANTI edge whose head reaches its tail */
+    uint64_t psi_dep_searches;  /* PSI mode: DEP activations searched for such a cycle */
+    uint64_t psi_dep_conflicts; /* PSI mode: of psi_conflicts, found by those */
+    uint64_t conflict_lits;     /* total length of the conflict clauses */
+    uint64_t propagations;      /* labels set false because they would close a cycle */
     uint64_t explanations, explanation_lits;
     uint64_t bytes; /* memory the graph holds (psi_acyc_get_stats fills it in) */
 } psi_acyc_stats;
@@ -126,11 +126,11 @@ int psi_acyc_set_order_hint(psi_acyc *g, const uint32_t *key);
  * before solving. Returns 0 or PSI_SAT_ENOMEM. */
 int psi_acyc_suggest_phases(psi_acyc *g);
 
-/* PSI mode: the fewest activations between two sweeps (acyclic.h's PSI
- * mode; the gap also grows with the active ANTI edges, acyclic_theory.c),
- * 64 by default. 1 sweeps after every notification that activates an
- * edge (tests), 0 never (only the check at activation). Between solves. */
-void psi_acyc_set_psi_sweep(psi_acyc *g, uint32_t min_gap);
+/* PSI mode: whether DEP activations are checked for cycles of one ANTI
+ * edge (the default) or only ANTI activations are (for tests of a
+ * caller's own model check). Between solves; turning it on returns the
+ * solver to the root (psi_sat_root), so the next solve checks all. */
+void psi_acyc_set_psi_eager(psi_acyc *g, bool on);
 
 /* Theory propagation (label := false when the edge would close a forbidden
  * cycle); on by default. Only between solves. */

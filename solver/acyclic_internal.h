@@ -27,7 +27,7 @@
  * acyclic_order.c (static sort of the known edges, order maintenance by a
  * two-way bounded search and a labelled order list), acyclic_cycle.c (0-1 BFS, conflict cycles,
  * explanations), acyclic_theory.c (the theory callbacks: activation, propagation, backtracking),
- * acyclic_invariants.c (the debug checker). */
+ * acyclic_psi.c (PSI mode's cycles of one ANTI edge), acyclic_invariants.c (the debug checker). */
 #ifndef PSI_SOLVER_ACYCLIC_INTERNAL_H
 #define PSI_SOLVER_ACYCLIC_INTERNAL_H
 
@@ -60,6 +60,7 @@ typedef struct uedge {
     uint8_t active; /* all its internal edges are in the graph */
     uint8_t root;   /* activated at level 0: contributes no literal */
     uint8_t dead;   /* contradictory labels: never active */
+    uint8_t inbw;   /* PSI mode, ANTI: listed in bw (acyclic_psi.c) */
 } uedge;
 
 /* Stack entries carry their level and the highest level of the entries up
@@ -76,8 +77,13 @@ typedef struct lab_node {
     uint32_t node;
 } lab_node;
 
-/* PSI mode's default psi_sweep_min (acyclic_theory.c says why). */
-#define PSI_ACYC_SWEEP_MIN 64u
+/* PSI mode: an active ANTI edge whose head comes before its tail in the
+ * order (only those can close a cycle of one ANTI edge), with pm the
+ * highest tail label of the entries up to it (acyclic_psi.c). */
+typedef struct psi_bw {
+    uint32_t ie, head, tail; /* internal edge, its user edge's head and tail */
+    uint64_t pm;
+} psi_bw;
 
 /* No node (ends of the order list). */
 #define PSI_ACYC_NONE UINT32_MAX
@@ -155,8 +161,17 @@ struct psi_acyc {
     u32vec cycle, known_cycle;
     psi_acyc_stats st;
 
-    uint64_t psi_swept;     /* PSI mode: st.activations at the last sweep */
-    uint32_t psi_sweep_min; /* PSI mode: fewest activations between sweeps, 0: none */
+    /* PSI mode (acyclic_psi.c). bw: every active ANTI edge pointing
+     * backwards in the order, sorted by its head's label, plus inactive
+     * or no longer backward ones not yet dropped (inbw marks the edges
+     * listed). hant_start/hant: the internal ANTI edges by head (CSR over
+     * user nodes, built with the other tables). */
+    psi_bw *bw;
+    size_t bw_n, bw_cap;
+    uint32_t *hant_start, *hant;
+    bool psi_eager; /* check DEP activations too (psi_acyc_set_psi_eager) */
+    bool psi_clean; /* eager checks have covered every active edge */
+    bool moved_fwd; /* the last reorder moved g->fwd (else g->bwd) */
 
     psi_check_sched check; /* debug checker (invariants.h; only with PSI_CHECK) */
 };
@@ -279,13 +294,27 @@ bool psi_acyc_static_setup(psi_acyc *g);
  * y reaches x (a cycle; order untouched, marks meaningless), 0 if the order
  * now has x before y, -1 on ENOMEM. On 0, g->fwd lists nodes reachable from
  * y (fmark) and g->bwd nodes reaching x (bmark), one of the two sides
- * complete within the searched bounds. */
+ * complete within the searched bounds: the side that moved, g->fwd if
+ * g->moved_fwd, else g->bwd. */
 int psi_acyc_restore_order(psi_acyc *g, uint32_t x, uint32_t y);
 
 /* acyclic_cycle.c */
 bool psi_acyc_search_forward(psi_acyc *g, uint32_t src, uint32_t dst, uint32_t stamp, bool *nomem);
 bool psi_acyc_record_cycle(psi_acyc *g, uint32_t e, psi_lits *clause);
 int psi_acyc_explain(void *ctx, int lit, psi_theory_out *out);
+
+/* acyclic_psi.c: PSI mode's checks of cycles with one ANTI edge. Each
+ * returns PSI_THEORY_OK, CONFLICT (clause in out) or ENOMEM. anti: ANTI
+ * edge e is about to go in; dep: DEP edge e just went in (it is the top
+ * of act and of its lists); moved: after a reorder (restore_order
+ * returned 0; its marks still current), keeps bw sorted and complete;
+ * prepare: at the root, after the static sort, lists bw afresh and
+ * checks the edges that were never activated one by one. */
+int psi_acyc_psi_anti(psi_acyc *g, uint32_t e, psi_theory_out *out);
+int psi_acyc_psi_dep(psi_acyc *g, uint32_t e, psi_theory_out *out);
+bool psi_acyc_psi_moved(psi_acyc *g);
+int psi_acyc_psi_prepare(psi_acyc *g, psi_theory_out *out);
+bool psi_acyc_psi_tables(psi_acyc *g);
 
 /* acyclic_theory.c: attaches g to its solver as the theory. */
 void psi_acyc_attach(psi_acyc *g);

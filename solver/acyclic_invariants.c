@@ -170,6 +170,63 @@ static bool check_user_edges(const psi_acyc *g, const uint8_t *emark, char *why,
     return true;
 }
 
+/* PSI mode with eager checks (acyclic_psi.c): bw lists each active
+ * backward ANTI edge, once, in the order of its heads' labels, with the
+ * running maxima of its tails' labels, and no active ANTI edge's head
+ * reaches its tail over active DEP edges (searched here from scratch, per
+ * backward ANTI edge, bounded by its tail's label). */
+static bool check_psi(const psi_acyc *g, uint32_t *seen, uint32_t *stack, char *why, size_t n)
+{
+    size_t flagged = 0;
+    for (size_t i = 0; i < g->ue_n; i++) {
+        const uedge *u = &g->ue[i];
+        flagged += u->inbw;
+        if (u->kind == PSI_EDGE_ANTI && u->active && u->from != u->to &&
+            g->ord[u->to] < g->ord[u->from] && !u->inbw)
+            return fail(why, n, "active backward ANTI edge %zu (%u->%u) not listed", i, u->from,
+                        u->to);
+    }
+    if (flagged != g->bw_n)
+        return fail(why, n, "%zu ANTI edges marked listed, %zu listed", flagged, g->bw_n);
+    uint64_t pm = 0;
+    for (size_t i = 0; i < g->bw_n; i++) {
+        const psi_bw *b = &g->bw[i];
+        const uedge *u = b->ie < g->ie_n ? &g->ue[g->ie_user[b->ie]] : NULL;
+        if (!u || u->kind != PSI_EDGE_ANTI || !u->inbw || u->to != b->head || u->from != b->tail)
+            return fail(why, n, "bw entry %zu (edge %u) is not the ANTI edge it names", i, b->ie);
+        if (i && g->ord[g->bw[i - 1].head] > g->ord[b->head])
+            return fail(why, n, "bw entry %zu: head %u placed before the previous entry's", i,
+                        b->head);
+        pm = g->ord[b->tail] > pm ? g->ord[b->tail] : pm;
+        if (b->pm != pm)
+            return fail(why, n, "bw entry %zu: running maximum %llu, expected %llu", i,
+                        (unsigned long long)b->pm, (unsigned long long)pm);
+    }
+    /* Entries are distinct: flags and entries count alike and each entry's
+     * edge is flagged, so a repeat would leave a flagged edge unlisted. */
+    for (size_t i = 0; i < g->bw_n; i++) {
+        const uedge *u = &g->ue[g->ie_user[g->bw[i].ie]];
+        if (!u->active || g->ord[u->to] >= g->ord[u->from])
+            continue;
+        uint32_t sp = 0, mark = (uint32_t)i + 1;
+        seen[u->to] = mark;
+        stack[sp++] = u->to;
+        while (sp) {
+            uint32_t v = stack[--sp];
+            if (v == u->from)
+                return fail(why, n, "ANTI edge %u->%u: its head reaches its tail", u->from, u->to);
+            for (uint32_t j = 0; j < g->out[v].n; j++) {
+                uint32_t w = g->out[v].a[j].node;
+                if (w != g->nodes && g->ord[w] <= g->ord[u->from] && seen[w] != mark) {
+                    seen[w] = mark;
+                    stack[sp++] = w;
+                }
+            }
+        }
+    }
+    return true;
+}
+
 bool psi_acyc_check_invariants(const psi_acyc *g, char *why, size_t why_n)
 {
     uint8_t *used = calloc(g->N ? g->N : 1, 1);
@@ -183,6 +240,13 @@ bool psi_acyc_check_invariants(const psi_acyc *g, char *why, size_t why_n)
             check_list(g, v, true, emark, why, why_n) && check_list(g, v, false, emark, why, why_n);
     ok = ok && check_activations(g, emark, why, why_n) && check_assignments(g, why, why_n) &&
          check_user_edges(g, emark, why, why_n);
+    if (ok && g->mode == PSI_ACYC_PSI && g->psi_eager && g->psi_clean && !g->static_cycle) {
+        uint32_t *seen = calloc(g->N, sizeof *seen), *stack = malloc(g->N * sizeof *stack);
+        if (seen && stack)
+            ok = check_psi(g, seen, stack, why, why_n);
+        free(seen);
+        free(stack);
+    }
 out:
     free(used);
     free(emark);

@@ -439,7 +439,8 @@ int psi_acyc_restore_order(psi_acyc *g, uint32_t x, uint32_t y)
         }
     }
     g->st.reorders++;
-    if (!g->cur.n) {
+    g->moved_fwd = !g->cur.n;
+    if (g->moved_fwd) {
         /* Every descendant of y before x is in fwd: they go right after x. */
         g->st.moved += g->fwd.n;
         return move_after(g, x, &g->fwd) ? 0 : -1;

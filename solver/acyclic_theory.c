@@ -55,122 +55,6 @@ static bool propagate_candidates(psi_acyc *g, psi_theory_out *out)
     return true;
 }
 
-/* PSI mode: internal edge e (active, or about to be) stands for ANTI edge
- * a->b, its internal edge going to the sink: a conflict when b reaches a
- * over active DEP edges. The order bounds every such path (b before a),
- * so most ANTI edges need no search at all; the 0-1 BFS finds a path with
- * the fewest labelled edges, for a short clause. The cycle it reports is
- * one PSI forbids (acyclic.h). */
-static int psi_anti_check(psi_acyc *g, uint32_t e, psi_theory_out *out)
-{
-    const uedge *u = &g->ue[g->ie_user[e]];
-    if (u->kind != PSI_EDGE_ANTI || u->from == u->to || g->ord[u->to] > g->ord[u->from])
-        return PSI_THEORY_OK;
-    bool nomem = false;
-    new_epoch(g);
-    if (!psi_acyc_search_forward(g, u->to, u->from, 0, &nomem))
-        return nomem ? PSI_THEORY_ENOMEM : PSI_THEORY_OK;
-    g->st.psi_conflicts++;
-    return psi_acyc_record_cycle(g, e, &out->clause) ? PSI_THEORY_CONFLICT : PSI_THEORY_ENOMEM;
-}
-
-/* Activations between two sweeps: psi_sweep_min (PSI_ACYC_SWEEP_MIN by
- * default) plus one per PSI_SWEEP_DIV active ANTI edges (a sweep costs a step per active ANTI
- * edge, so that many steps per activation in all). Measured on GeneralWH
- * (8,542 selectors): sweeping after every activation takes 9,694
- * decisions but 1.0 s; 256 + n/8 took 79,904 decisions (violations found
- * late undo as much as the refinement's); 64 + n/128 took 16,172
- * decisions and the least time (solve 0.013 s against 0.019 s without
- * sweeps). With sweeps searching once per head (psi_sweep) it takes 16,290
- * decisions and 108k node visits (145k before); 32 + n/256 takes 12,774
- * and 185k, 8 + n/1024 10,304 and 664k: still the least time. */
-#define PSI_SWEEP_DIV 128u
-
-/* Sorts a sweep's backward ANTI edges by head, then by their place in the
- * sink's in-list (the key packs both). */
-static int cmp_sweep_key(const void *x, const void *y)
-{
-    uint64_t a = ((const lab_node *)x)->lab, b = ((const lab_node *)y)->lab;
-    return a < b ? -1 : a > b;
-}
-
-/* Marks (fmark == epoch) the nodes src reaches over active edges whose
- * targets are positioned at most ub: plain reachability, no distances. */
-static bool psi_reach(psi_acyc *g, uint32_t src, uint64_t ub)
-{
-    g->cur.n = 0;
-    g->fmark[src] = g->epoch;
-    if (!psi_u32_push(&g->cur, src))
-        return false;
-    while (g->cur.n) {
-        uint32_t v = g->cur.a[--g->cur.n];
-        g->st.visited++;
-        const adjvec *o = &g->out[v];
-        for (uint32_t i = 0; i < o->n; i++) {
-            uint32_t w = o->a[i].node;
-            if (g->ord[w] > ub || g->fmark[w] == g->epoch)
-                continue;
-            g->fmark[w] = g->epoch;
-            if (!psi_u32_push(&g->cur, w))
-                return false;
-        }
-    }
-    return true;
-}
-
-/* PSI mode: every active ANTI edge checked again, when enough activations
- * went by since the last sweep: DEP edges activated after an ANTI edge may
- * have completed a path from its head to its tail, which its own check
- * could not see. The gap grows with the number of active ANTI edges
- * (in[sink]); on the PolySI histories about 2 % of them point backwards in
- * the order and need a search. Many of those share a head (the readers of
- * one version all have an RW edge to its overwriter), so the sweep groups
- * them by head and searches once per head, up to the furthest tail; an
- * edge whose tail was reached gets its 0-1 BFS (psi_anti_check) for the
- * clause. */
-static int psi_sweep(psi_acyc *g, psi_theory_out *out)
-{
-    const adjvec *in = &g->in[g->nodes];
-    if (!g->psi_sweep_min ||
-        g->st.activations - g->psi_swept < g->psi_sweep_min + in->n / PSI_SWEEP_DIV)
-        return PSI_THEORY_OK;
-    g->psi_swept = g->st.activations;
-    g->st.psi_sweeps++;
-    size_t k = 0;
-    for (uint32_t i = 0; i < in->n; i++) {
-        const uedge *u = &g->ue[g->ie_user[in->a[i].edge]];
-        assert(u->kind == PSI_EDGE_ANTI);
-        if (u->from == u->to || g->ord[u->to] > g->ord[u->from])
-            continue; /* b after a: no DEP path from b to a (the order) */
-        if (!psi_grow_array((void **)&g->sortbuf, &g->sortbuf_cap, k + 1, sizeof *g->sortbuf))
-            return PSI_THEORY_ENOMEM;
-        g->sortbuf[k++] = (lab_node){(uint64_t)u->to << 32 | i, in->a[i].edge};
-    }
-    if (k > 1) /* sortbuf may still be NULL when k is 0 */
-        qsort(g->sortbuf, k, sizeof *g->sortbuf, cmp_sweep_key);
-    for (size_t lo = 0, hi; lo < k; lo = hi) {
-        uint32_t b = (uint32_t)(g->sortbuf[lo].lab >> 32);
-        uint64_t ub = 0;
-        for (hi = lo; hi < k && (uint32_t)(g->sortbuf[hi].lab >> 32) == b; hi++) {
-            uint64_t oa = g->ord[g->ue[g->ie_user[g->sortbuf[hi].node]].from];
-            ub = oa > ub ? oa : ub;
-        }
-        new_epoch(g);
-        if (!psi_reach(g, b, ub))
-            return PSI_THEORY_ENOMEM;
-        uint32_t epoch = g->epoch;
-        for (size_t j = lo; j < hi; j++) {
-            uint32_t e = g->sortbuf[j].node;
-            if (g->fmark[g->ue[g->ie_user[e]].from] != epoch)
-                continue;
-            int rc = psi_anti_check(g, e, out); /* finds the path b reaches a by */
-            assert(rc != PSI_THEORY_OK);
-            return rc;
-        }
-    }
-    return PSI_THEORY_OK;
-}
-
 /* Activates internal edge e at level. Returns PSI_THEORY_OK, CONFLICT (clause
  * in out) or ENOMEM. */
 static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out)
@@ -200,12 +84,19 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
                                                              : PSI_THEORY_ENOMEM;
         }
         searched = true;
+        if (g->mode == PSI_ACYC_PSI && !psi_acyc_psi_moved(g))
+            return PSI_THEORY_ENOMEM;
     }
     assert(g->ord[x] < g->ord[y]); /* the order stays topological */
+    bool psi_dep = false;
     if (g->mode == PSI_ACYC_PSI) {
-        int rc = psi_anti_check(g, e, out);
-        if (rc != PSI_THEORY_OK)
-            return rc;
+        if (g->ue[g->ie_user[e]].kind == PSI_EDGE_ANTI) {
+            int rc = psi_acyc_psi_anti(g, e, out);
+            if (rc != PSI_THEORY_OK)
+                return rc;
+        } else {
+            psi_dep = true;
+        }
     }
     if ((g->act_n == g->act_cap &&
          !psi_grow_array((void **)&g->act, &g->act_cap, g->act_n + 1, sizeof *g->act)) ||
@@ -221,6 +112,19 @@ static int activate(psi_acyc *g, uint32_t e, uint32_t level, psi_theory_out *out
     ie_act_set(g, e, (uint32_t)g->act_n);
     if (searched && g->propagate && level > 0 && !propagate_candidates(g, out))
         return PSI_THEORY_ENOMEM;
+    if (psi_dep) {
+        /* After the propagation, which reads the reorder's marks. A
+         * conflict takes the edge out again (and the solver drops what
+         * was implied). */
+        int rc = psi_acyc_psi_dep(g, e, out);
+        if (rc != PSI_THEORY_OK) {
+            g->act_n--;
+            ie_act_set(g, e, 0);
+            g->out[x].n--;
+            g->in[y].n--;
+            return rc;
+        }
+    }
     return PSI_THEORY_OK;
 }
 
@@ -262,6 +166,11 @@ static int cb_prepare(void *ctx, psi_theory_out *out)
                 return PSI_THEORY_ENOMEM;
         out->clause.n = 0;
         return PSI_THEORY_CONFLICT;
+    }
+    if (g->mode == PSI_ACYC_PSI) {
+        int rc = psi_acyc_psi_prepare(g, out);
+        if (rc != PSI_THEORY_OK)
+            return rc; /* at the root: UNSAT */
     }
     for (size_t i = first ? 0 : g->ue_done; i < g->ue_n; i++) {
         uedge *u = &g->ue[i];
@@ -339,14 +248,10 @@ static int cb_notify(void *ctx, int lit, unsigned level, psi_theory_out *out)
             continue;
         rc = activate_user(g, g->occ[k], out);
     }
-    if (rc == PSI_THEORY_OK && g->mode == PSI_ACYC_PSI && g->act_n > act0)
-        rc = psi_sweep(g, out);
     if (rc == PSI_THEORY_CONFLICT) {
         /* Undo the whole notification (theory.h): a chronological
          * backtrack may keep lit while removing the cycle, and then the
-         * solver notifies lit again and its edges get their chance. (A
-         * sweep's cycle may not involve lit; its clause is false all the
-         * same, and undoing more than needed is allowed.) */
+         * solver notifies lit again and its edges get their chance. */
         pop_activations(g, act0);
         unassign(g, lit);
         g->asg_n--;

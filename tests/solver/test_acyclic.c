@@ -571,15 +571,15 @@ static void test_order_hint(void **state)
 
 /* PSI mode (acyclic.h): the oracle forbids a DEP cycle and an active
  * ANTI edge x->y, x != y, whose head reaches its tail over active DEP
- * edges (an ANTI self-loop is no such cycle), by its own closure. The
- * theory alone may answer SAT with such an edge left (it sees them at
- * activation and in sweeps, not at once), so the test refines as
- * check/level_psi.c does: a clause against each violation found in a
- * model, until a model has none. Its final answer must be the oracle's;
- * every model has no DEP cycle; every cycle the theory reports is a
- * closed walk of DEP edges and at most one ANTI edge (none alone). Half
- * the runs resume from the kept trail (sat.h), as check/ does; a third
- * sweeps after every activation, a third never. */
+ * edges (an ANTI self-loop is no such cycle), by its own closure. With
+ * eager checks (the default) the theory finds every such cycle as its
+ * last edge goes in, so no model may have one; without, it checks only
+ * ANTI activations and the test refines as check/level_psi.c does: a
+ * clause against each violation found in a model, until a model has
+ * none. The final answer must be the oracle's; every model has no DEP
+ * cycle; every cycle the theory reports is a closed walk of DEP edges and
+ * at most one ANTI edge (none alone). Half the runs resume from the kept
+ * trail (sat.h), as check/ does. */
 static bool psi_reach(const inst *g, const bool *active, int from, int to, int *par)
 {
     int queue[MAXN], head = 0, tail = 0;
@@ -662,12 +662,49 @@ static void psi_cycle_shape(const inst *g, const uint32_t *cyc, size_t n)
     assert_true(anti == 0 || (anti == 1 && n > 1));
 }
 
+/* Solves g's instance in a (PSI mode), refining as check/level_psi.c
+ * does; with eager checks no model may need it. Returns the answer. */
+static int psi_solve_refined(psi_sat *s, psi_acyc *a, const inst *g, bool eager, int *refined)
+{
+    int r;
+    for (;;) {
+        r = psi_sat_solve(s);
+        if (r != PSI_SAT_SAT)
+            return r;
+        uint64_t m = 0;
+        for (int v = 1; v <= g->nvars; v++)
+            if (psi_sat_value(s, v) > 0)
+                m |= 1ull << (v - 1);
+        bool active[MAXE];
+        for (int i = 0; i < g->ne; i++) {
+            active[i] = edge_on(g, i, m);
+            assert_int_equal(psi_acyc_edge_active(a, (uint32_t)i), active[i]);
+        }
+        int anti, path[MAXE], len, cl[2 * MAXE + 2], n = 0;
+        if (!psi_violation(g, active, &anti, path, &len))
+            return r;
+        assert_false(eager);    /* eager checks leave none */
+        assert_true(anti >= 0); /* the theory keeps DEP acyclic */
+        path[len++] = anti;
+        for (int i = 0; i < len; i++) {
+            if (g->la[path[i]])
+                cl[n++] = -g->la[path[i]];
+            if (g->lb[path[i]])
+                cl[n++] = -g->lb[path[i]];
+        }
+        (*refined)++;
+        if (!n)
+            return PSI_SAT_UNSAT; /* known edges alone */
+        assert_int_equal(psi_sat_add_clause(s, cl, (size_t)n), 0);
+    }
+}
+
 static void test_psi_mode(void **state)
 {
     (void)state;
     int n_sat = 0, n_unsat = 0, refined = 0;
-    uint64_t theory_psi = 0, sweeps = 0;
-    for (uint64_t seed = 1; seed <= 1500; seed++) {
+    uint64_t theory_psi = 0, theory_dep = 0;
+    for (uint64_t seed = 1; seed <= 3000; seed++) {
         rng_seed(seed + 424242);
         inst g;
         int nodes = 2 + (int)rng(6), nvars = 1 + (int)rng(10);
@@ -678,42 +715,9 @@ static void test_psi_mode(void **state)
         psi_acyc *a = load(s, &g, 0, g.ne, 0, g.nc, NULL, rng(2));
         if (rng(2))
             psi_sat_set_resume(s, 1);
-        /* sweeps after every activation, by default, or none */
-        uint32_t sw = rng(3);
-        if (sw < 2)
-            psi_acyc_set_psi_sweep(a, sw);
-        int r;
-        for (;;) {
-            r = psi_sat_solve(s);
-            if (r != PSI_SAT_SAT)
-                break;
-            uint64_t m = 0;
-            for (int v = 1; v <= g.nvars; v++)
-                if (psi_sat_value(s, v) > 0)
-                    m |= 1ull << (v - 1);
-            bool active[MAXE];
-            for (int i = 0; i < g.ne; i++) {
-                active[i] = edge_on(&g, i, m);
-                assert_int_equal(psi_acyc_edge_active(a, (uint32_t)i), active[i]);
-            }
-            int anti, path[MAXE], len, cl[2 * MAXE + 2], n = 0;
-            if (!psi_violation(&g, active, &anti, path, &len))
-                break;
-            assert_true(anti >= 0); /* the theory keeps DEP acyclic */
-            path[len++] = anti;
-            for (int i = 0; i < len; i++) {
-                if (g.la[path[i]])
-                    cl[n++] = -g.la[path[i]];
-                if (g.lb[path[i]])
-                    cl[n++] = -g.lb[path[i]];
-            }
-            refined++;
-            if (!n) {
-                r = PSI_SAT_UNSAT; /* known edges alone */
-                break;
-            }
-            assert_int_equal(psi_sat_add_clause(s, cl, (size_t)n), 0);
-        }
+        bool eager = rng(2);
+        psi_acyc_set_psi_eager(a, eager);
+        int r = psi_solve_refined(s, a, &g, eager, &refined);
         assert_int_equal(r, psi_brute(&g) ? PSI_SAT_SAT : PSI_SAT_UNSAT);
         size_t n;
         const uint32_t *cyc = psi_acyc_conflict_cycle(a, &n);
@@ -722,16 +726,110 @@ static void test_psi_mode(void **state)
         psi_acyc_stats st;
         psi_acyc_get_stats(a, &st);
         theory_psi += st.psi_conflicts;
-        sweeps += st.psi_sweeps;
+        theory_dep += st.psi_dep_conflicts;
+        assert_true(eager || !st.psi_dep_conflicts);
         r == PSI_SAT_SAT ? n_sat++ : n_unsat++;
         psi_acyc_free(a);
         psi_sat_free(s);
     }
     print_message("psi mode: %d sat, %d unsat, %d refinements, %llu theory conflicts of one "
-                  "ANTI edge, %llu sweeps\n",
+                  "ANTI edge, %llu of them found at a DEP activation\n",
                   n_sat, n_unsat, refined, (unsigned long long)theory_psi,
-                  (unsigned long long)sweeps);
-    assert_true(n_sat > 300 && n_unsat > 300 && theory_psi > 100 && sweeps > 100);
+                  (unsigned long long)theory_dep);
+    assert_true(n_sat > 600 && n_unsat > 600 && refined > 40 && theory_dep > 40);
+}
+
+/* PSI mode on graphs too big for the brute force (up to 40 nodes, 20
+ * variables): known DEP edges follow a hidden order, labelled ones go
+ * either way, ANTI edges anywhere, so the order sees reorders that move
+ * many nodes and ANTI edges that turn backwards and forwards (the
+ * checker, on in the test build, re-verifies the list of backward ANTI
+ * edges after each backtrack). The eager theory's models must have no
+ * violation, and its answers must be those of the theory checking only
+ * ANTI activations plus the refinement, which test_psi_mode holds to the
+ * oracle; edges and clauses come in two stages, solved after each. */
+static void test_psi_eager_larger(void **state)
+{
+    (void)state;
+    int n_sat = 0, n_unsat = 0, refined = 0;
+    uint64_t theory_dep = 0, searches = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        rng_seed(seed + 777);
+        inst g;
+        int nodes = 8 + (int)rng(MAXN - 7), nvars = 4 + (int)rng(17);
+        int pos[MAXN];
+        for (int v = 0; v < nodes; v++)
+            pos[v] = v;
+        for (int v = nodes - 1; v > 0; v--) {
+            int w = (int)rng((uint32_t)v + 1), t = pos[v];
+            pos[v] = pos[w];
+            pos[w] = t;
+        }
+        g.nodes = nodes;
+        g.nvars = nvars;
+        g.mode = PSI_ACYC_PSI;
+        g.ne = 20 + (int)rng(MAXE - 19);
+        g.nc = (int)rng((uint32_t)nvars / 2 + 1);
+        for (int i = 0; i < g.ne; i++) {
+            int u = (int)rng((uint32_t)nodes), v = (int)rng((uint32_t)nodes);
+            uint32_t t = rng(8);
+            g.kind[i] = t < 3 ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
+            g.la[i] = t < 5 && t > 0 ? rand_lit(nvars) : 0;
+            g.lb[i] = t == 4 ? rand_lit(nvars) : 0;
+            if (g.kind[i] == PSI_EDGE_DEP && !g.la[i] && pos[u] > pos[v]) {
+                int w = u; /* known DEP edges follow the hidden order */
+                u = v;
+                v = w;
+            }
+            if (g.kind[i] == PSI_EDGE_DEP && u == v)
+                v = (u + 1) % nodes;
+            if (g.kind[i] == PSI_EDGE_DEP && !g.la[i] && pos[u] > pos[v])
+                g.la[i] = rand_lit(nvars);
+            g.from[i] = u;
+            g.to[i] = v;
+        }
+        for (int i = 0; i < g.nc; i++) {
+            g.clen[i] = 1 + (int)rng(3);
+            for (int k = 0; k < g.clen[i]; k++)
+                g.cl[i][k] = rand_lit(nvars);
+        }
+        int e1 = (int)rng((uint32_t)g.ne + 1), c1 = (int)rng((uint32_t)g.nc + 1);
+        bool resume = rng(2);
+        int ans[2][2];
+        for (int eager = 0; eager < 2; eager++) {
+            psi_sat *s = psi_sat_new();
+            assert_non_null(s);
+            if (resume)
+                psi_sat_set_resume(s, 1);
+            inst part = g;
+            part.ne = e1;
+            part.nc = c1;
+            psi_acyc *a = load(s, &g, 0, e1, 0, c1, NULL, seed % 3 != 0);
+            psi_acyc_set_psi_eager(a, eager);
+            ans[eager][0] = psi_solve_refined(s, a, &part, eager, &refined);
+            /* (a refinement's clauses are consequences: they stay) */
+            load(s, &g, e1, g.ne, c1, g.nc, a, false);
+            ans[eager][1] = psi_solve_refined(s, a, &g, eager, &refined);
+            size_t n;
+            const uint32_t *cyc = psi_acyc_conflict_cycle(a, &n);
+            if (n)
+                psi_cycle_shape(&g, cyc, n);
+            psi_acyc_stats st;
+            psi_acyc_get_stats(a, &st);
+            theory_dep += st.psi_dep_conflicts;
+            searches += st.psi_dep_searches;
+            psi_acyc_free(a);
+            psi_sat_free(s);
+        }
+        assert_int_equal(ans[0][0], ans[1][0]);
+        assert_int_equal(ans[0][1], ans[1][1]);
+        ans[1][1] == PSI_SAT_SAT ? n_sat++ : n_unsat++;
+    }
+    print_message("psi eager, larger: %d sat, %d unsat, %d refinements without, %llu DEP "
+                  "searches, %llu conflicts found by them\n",
+                  n_sat, n_unsat, refined, (unsigned long long)searches,
+                  (unsigned long long)theory_dep);
+    assert_true(n_sat > 50 && n_unsat > 50 && theory_dep > 100);
 }
 
 static void test_bad_input(void **state)
@@ -828,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_si_semantics),
         cmocka_unit_test(test_relay_hubs),
         cmocka_unit_test(test_psi_mode),
+        cmocka_unit_test(test_psi_eager_larger),
         cmocka_unit_test(test_short_conflict),
         cmocka_unit_test(test_slots_of_late_known_edges),
         cmocka_unit_test(test_bad_input),
