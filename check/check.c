@@ -83,8 +83,11 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     stage(opts, "solve");
     /* PSI's refinement adds clauses after each model: resume from its
      * trail instead of re-deciding every selector (sat.h) */
-    if (eo.psi)
+    if (eo.psi) {
         psi_sat_set_resume(enc.sat, 1);
+        if (opts->psi_refine_only)
+            psi_acyc_set_psi_eager(enc.graph, false);
+    }
     int r = psi_sat_solve(enc.sat);
     /* PSI: refine until a model has no forbidden cycle (level_psi.h) */
     while (r == PSI_SAT_SAT && eo.psi) {

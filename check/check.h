@@ -58,6 +58,11 @@ typedef struct psi_check_opts {
      * without trying SI's read-from first (check/level_lattice.h); tests
      * compare the two ways. */
     bool search_choices;
+    /* PSI: the theory checks one-RW cycles only when an RW edge becomes
+     * active (psi_acyc_set_psi_eager off), so the per-model refinement
+     * (level_psi.h) finds the rest; tests use it to reach that path, which
+     * the eager theory leaves with nothing to find. */
+    bool psi_refine_only;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
