@@ -58,6 +58,15 @@ typedef struct psi_check_opts {
      * without trying SI's read-from first (check/level_lattice.h); tests
      * compare the two ways. */
     bool search_choices;
+    /* Once validation finds no anomaly, drop the operations of aborted
+     * transactions from h for the rest of the check (core/index.h,
+     * psi_index_drop_aborted): on histories of retried conflicts they are
+     * most of the operations and take part in nothing after validation.
+     * Only the polygraph's levels drop (SI, SER, PC, PSI and their
+     * variants). h is then no longer the input's whole: for a caller that
+     * checks it once and explains the result (the CLI), not one that
+     * checks it again or writes it out. */
+    bool drop_aborted;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
@@ -93,6 +102,9 @@ typedef struct psi_check_stats {
     /* Shape. */
     uint32_t sessions, transactions, committed;
     uint64_t operations;
+    /* Operations of aborted transactions dropped after validation
+     * (psi_check_opts.drop_aborted); operations counts them. */
+    uint64_t dropped_ops;
     /* The paper's Table 3 columns, before and after pruning. "Before"
      * counts the paper's polygraph: every writer pair of every key, and the
      * edges of both sides of each. constraints_generated is how many

@@ -283,6 +283,9 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
         co.timestamps = &tsf.ts;
     }
     co.keep_model = io->outputs && c->witness_path != NULL;
+    /* h is checked once, explained and freed: aborted attempts' operations
+     * may go after validation (check.h) */
+    co.drop_aborted = true;
     co.on_stage = on_stage;
     co.stage_ctx = &r;
     co.progress = (psi_progress){.fn = psi_progress_line_on_event, .ctx = io->progress};
