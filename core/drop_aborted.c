@@ -49,17 +49,17 @@ psi_status psi_index_drop_aborted(psi_history *h, psi_index *idx, uint64_t *drop
             gone += h->txns[t].n_ops;
     if (!gone)
         return PSI_OK;
-    /* Value lookups are over: the write map and dup_prev name aborted
-     * writes too, and nothing after the polygraph's construction asks. */
-    psi_index_release_writes(idx);
-    free(idx->dup_prev);
-    idx->dup_prev = NULL;
     /* new_first[t]: where t's first operation goes, UINT32_MAX when t's
      * operations are dropped. Operations are walked in their order, so
      * the kept ones keep theirs; a transaction's are contiguous (history.h). */
     uint32_t *new_first = malloc((size_t)h->n_txns * sizeof *new_first);
     if (!new_first)
         return psi_diag_nomem(d, "dropping aborted transactions' operations");
+    /* Value lookups are over: the write map and dup_prev name aborted
+     * writes too, and nothing after the polygraph's construction asks. */
+    psi_index_release_writes(idx);
+    free(idx->dup_prev);
+    idx->dup_prev = NULL;
     for (uint32_t t = 0; t < h->n_txns; t++)
         new_first[t] = UINT32_MAX;
     uint32_t n = 0;
