@@ -7,7 +7,8 @@
  * Ownership: psi_check fills *res, which owns the index, the polygraph, the
  * pruning result and the cycle it reports; psi_check_result_free releases
  * them. The history must outlive the result (it is referenced, and its
- * unknown-outcome transactions are settled in place by validation). */
+ * unknown-outcome transactions are settled in place by validation; with
+ * drop_aborted, its aborted transactions' operations are taken out). */
 #ifndef PSI_CHECK_CHECK_H
 #define PSI_CHECK_CHECK_H
 

@@ -10,7 +10,8 @@
  * one that is one of several candidates of a read is optional (psi_index.opt:
  * committed iff some read is resolved to it); the others keep
  * PSI_TXN_UNKNOWN and take no part, like aborted ones. This is the one place
- * that writes to the history (txn status).
+ * that writes to the history (txn status; and psi_index_drop_aborted, which
+ * takes aborted transactions' operations out of it).
  *
  * Ownership: psi_index_build allocates everything in the index;
  * psi_index_free releases it. The index points into nothing. */
