@@ -342,6 +342,17 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return PSI_OK;
     }
 
+    /* The polygraph's levels from here on: aborted attempts have had
+     * their say (G1a), and their operations go with the write map. */
+    if (opts->drop_aborted) {
+        t0 = psi_cpu_now();
+        st = psi_index_drop_aborted(h, &res->idx, &s->dropped_ops, d);
+        s->t_validate += psi_cpu_now() - t0;
+        if (st != PSI_OK)
+            return st;
+        mem_after(s, PSI_MEM_VALIDATE); /* what validation leaves */
+    }
+
     /* --timestamps, else the history's own (SI and SER based levels only:
      * elsewhere they are not used, as --timestamps is refused). */
     const psi_timestamps *tsp = opts->timestamps;

@@ -7,7 +7,8 @@
  * Ownership: psi_check fills *res, which owns the index, the polygraph, the
  * pruning result and the cycle it reports; psi_check_result_free releases
  * them. The history must outlive the result (it is referenced, and its
- * unknown-outcome transactions are settled in place by validation). */
+ * unknown-outcome transactions are settled in place by validation; with
+ * drop_aborted, its aborted transactions' operations are taken out). */
 #ifndef PSI_CHECK_CHECK_H
 #define PSI_CHECK_CHECK_H
 
@@ -63,6 +64,15 @@ typedef struct psi_check_opts {
      * (level_psi.h) finds the rest; tests use it to reach that path, which
      * the eager theory leaves with nothing to find. */
     bool psi_refine_only;
+    /* Once validation finds no anomaly, drop the operations of aborted
+     * transactions from h for the rest of the check (core/index.h,
+     * psi_index_drop_aborted): on histories of retried conflicts they are
+     * most of the operations and take part in nothing after validation.
+     * Only the polygraph's levels drop (SI, SER, PC, PSI and their
+     * variants). h is then no longer the input's whole: for a caller that
+     * checks it once and explains the result (the CLI), not one that
+     * checks it again or writes it out. */
+    bool drop_aborted;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
@@ -98,6 +108,9 @@ typedef struct psi_check_stats {
     /* Shape. */
     uint32_t sessions, transactions, committed;
     uint64_t operations;
+    /* Operations of aborted transactions dropped after validation
+     * (psi_check_opts.drop_aborted); operations counts them. */
+    uint64_t dropped_ops;
     /* The paper's Table 3 columns, before and after pruning. "Before"
      * counts the paper's polygraph: every writer pair of every key, and the
      * edges of both sides of each. constraints_generated is how many

@@ -81,6 +81,8 @@ static psi_status si_first(psi_history *h, const psi_check_opts *opts, uint32_t 
     so.on_stage = NULL;
     so.version_order = NULL;
     so.timestamps = NULL;
+    /* h goes on with the level's index, which names every operation */
+    so.drop_aborted = false;
     so.time_limit =
         opts->time_limit > 0 && opts->time_limit < SI_BUDGET ? opts->time_limit : SI_BUDGET;
     psi_check_result si;

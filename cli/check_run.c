@@ -286,6 +286,13 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
      * "loading plus one graph pass"). */
     s->seconds[PSI_STAGE_LOAD] = psi_cpu_now() - t0;
     co.keep_model = io->outputs && c->witness_path != NULL;
+    /* h is checked once, explained and freed: aborted attempts' operations
+     * may go after validation (check.h). Not with --all-anomalies: the
+     * histories left after each violation are rebuilt from h, and without
+     * those operations their solver takes another path, so the later
+     * violations listed (and whether more remain) could differ from
+     * those of a check that keeps them. */
+    co.drop_aborted = c->max_anomalies == 0;
     co.on_stage = on_stage;
     co.stage_ctx = &r;
     co.progress = (psi_progress){.fn = psi_progress_line_on_event, .ctx = io->progress};

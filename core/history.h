@@ -198,6 +198,11 @@ typedef struct psi_history {
     /* [n_txns] timestamps from the input (owned), or NULL when no
      * transaction has any; copied like rt (psi_builder_set_ts). */
     psi_txn_ts *ts;
+    /* Operations of aborted transactions dropped after validation
+     * (psi_index_drop_aborted, psi_check_opts.drop_aborted): 0 while the
+     * history is the input's whole. A history with dropped operations is
+     * no longer the input, and the writers refuse it. */
+    uint64_t n_dropped_ops;
 } psi_history;
 
 void psi_history_free(psi_history *h);

@@ -667,10 +667,15 @@ static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *neve
     memset(idx, 0, sizeof *idx);
     index_ctx c = {.h = h, .idx = idx, .d = d, .never = never, .per_read = per_read};
     size_t n = h->n_ops ? h->n_ops : 1;
+    /* The write map first: its sort's two buffers of every write are the
+     * largest scratch here, and the per-operation arrays below (9 bytes
+     * an operation) need not be held alongside them. */
+    psi_status st = build_write_map(&c);
+    if (st != PSI_OK)
+        goto out;
     idx->op_txn = malloc(n * sizeof *idx->op_txn);
     idx->read_src = malloc(n * sizeof *idx->read_src);
     idx->op_info = calloc(n, sizeof *idx->op_info);
-    psi_status st = PSI_OK;
     if (!idx->op_txn || !idx->read_src || !idx->op_info) {
         st = psi_diag_nomem(d, "indexing operations");
         goto out;
@@ -687,8 +692,6 @@ static psi_status build_once(psi_history *h, psi_index *idx, const uint8_t *neve
     for (uint32_t o = 0; o < h->n_ops; o++)
         idx->read_src[o] = PSI_SRC_NONE;
 
-    if ((st = build_write_map(&c)) != PSI_OK)
-        goto out;
     for (uint32_t t = 1; t < h->n_txns && st == PSI_OK; t++)
         st = scan_txn(&c, t, false);
     if (st == PSI_OK)

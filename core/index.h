@@ -10,7 +10,8 @@
  * one that is one of several candidates of a read is optional (psi_index.opt:
  * committed iff some read is resolved to it); the others keep
  * PSI_TXN_UNKNOWN and take no part, like aborted ones. This is the one place
- * that writes to the history (txn status).
+ * that writes to the history (txn status; and psi_index_drop_aborted, which
+ * takes aborted transactions' operations out of it).
  *
  * Ownership: psi_index_build allocates everything in the index;
  * psi_index_free releases it. The index points into nothing. */
@@ -175,6 +176,21 @@ void psi_index_free(psi_index *idx);
  * once the polygraph is built nothing needs it, and on large histories it
  * is one of the biggest structures. */
 void psi_index_release_writes(psi_index *idx);
+
+/* Drops the operations of aborted transactions from h and renumbers the
+ * index to match, for a check that goes on to the polygraph (SI, SER, PC,
+ * PSI and their variants) once idx has no anomaly left: only G1a looks at
+ * aborted writes, and it has been looked for. Kept operations keep their
+ * order; transactions keep their indices (an aborted one keeps its id,
+ * session and position, with n_ops 0), so everything that names
+ * transactions is unchanged. Also releases the write map and dup_prev,
+ * which name aborted writes (psi_index_writer answers PSI_SRC_NONE
+ * afterwards): the polygraph's construction must not need them, so a
+ * history with list-append reads (psi_list_ww_facts looks appenders up)
+ * is left whole, as is one without aborted operations. *dropped gets the
+ * number of operations dropped (also added to h->n_dropped_ops).
+ * PSI_ERR_NOMEM leaves h and idx as they were. */
+psi_status psi_index_drop_aborted(psi_history *h, psi_index *idx, uint64_t *dropped, psi_diag *d);
 
 /* Drops the non-repeatable-read anomalies (RC and PL-2 allow them) from
  * idx->anomalies, keeping the others in order; returns how many it

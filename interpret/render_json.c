@@ -384,6 +384,7 @@ static void json_stats(psi_json *j, const psi_check_stats *s, const psi_cex *cx,
     psi_json_u64(j, "transactions", s->transactions);
     psi_json_u64(j, "committed", s->committed);
     psi_json_u64(j, "operations", s->operations);
+    psi_json_u64(j, "dropped_operations", s->dropped_ops);
     psi_json_u64(j, "known_edges_before", s->known_edges_before);
     psi_json_u64(j, "known_edges_after", s->known_edges_after);
     psi_json_u64(j, "constraints_before", s->constraints_before);

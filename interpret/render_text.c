@@ -119,8 +119,12 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
             "  time (s)      load %.3f  validate %.3f  construct %.3f  prune %.3f  encode %.3f  "
             "solve %.3f\n",
             t_load, s->t_validate, s->t_construct, s->t_prune, s->t_encode, s->t_solve);
-    fprintf(out, "  history       %u sessions, %u transactions (%u committed), %llu operations\n",
+    fprintf(out, "  history       %u sessions, %u transactions (%u committed), %llu operations",
             s->sessions, s->transactions, s->committed, (unsigned long long)s->operations);
+    if (s->dropped_ops)
+        fprintf(out, " (%llu of aborted transactions dropped after validation)",
+                (unsigned long long)s->dropped_ops);
+    fputc('\n', out);
     fprintf(out, "  known edges   %llu before pruning, %llu after\n",
             (unsigned long long)s->known_edges_before, (unsigned long long)s->known_edges_after);
     fprintf(out,

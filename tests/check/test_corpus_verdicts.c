@@ -47,7 +47,24 @@ static int verdict(const char *path, bool ser)
            : v == 1 ? "reject"
                     : "error",
            ser ? "SER" : "SI ", path, psi_now() - t0);
+    /* With aborted attempts, again as the CLI checks (drop_aborted):
+     * the same verdict for the same reason. */
+    bool again = v != 2 && r.idx.n_aborted > 0;
+    psi_reject_reason why = r.reason;
     psi_check_result_free(&r);
+    if (again) {
+        o.drop_aborted = true;
+        if (psi_check(h, &o, &r, &d) != PSI_OK) {
+            fprintf(stderr, "%s\n", d.msg);
+            v = 2;
+        } else if ((r.verdict == PSI_ACCEPT ? 0 : 1) != v || r.reason != why) {
+            fprintf(stderr, "%s: %s after dropping %llu aborted operations\n", path,
+                    r.verdict == PSI_ACCEPT ? "accept" : "reject",
+                    (unsigned long long)r.stats.dropped_ops);
+            v = 2;
+        }
+        psi_check_result_free(&r);
+    }
     psi_history_free(h);
     return v;
 }

@@ -351,6 +351,138 @@ static void test_incompatible_list_orders(void **state)
     }
 }
 
+/* Where op o of h is, as (transaction, offset) in one word, so that the
+ * same operation can be recognized after psi_index_drop_aborted moved it;
+ * PSI_SRC_INIT and PSI_SRC_NONE stand for themselves. */
+static uint64_t place(const psi_history *h, const psi_index *idx, uint32_t o)
+{
+    if (o >= PSI_SRC_INIT)
+        return o;
+    uint32_t t = idx->op_txn[o];
+    return (uint64_t)t << 32 | (o - h->txns[t].first_op);
+}
+
+/* Dropping aborted attempts' operations: every kept operation keeps its
+ * contents and facts, every index that named an operation names the same
+ * one at its new place, aborted transactions keep their ids and session
+ * places with no operations. The history interleaves sessions (its
+ * operations are not in transaction order), an aborted attempt repeats a
+ * committed write's value that a committed read observes (the read keeps
+ * the committed writer), a read has a choice of two committed writers,
+ * and an unknown outcome is settled by its reader. */
+static void test_drop_aborted(void **state)
+{
+    (void)state;
+    psi_history *h = mk("1:1:c w1=1 w2=1; 2:2:a w1=2 w3=7 r1=1; 1:3:a w1=5 w2=9;"
+                        "2:4:c r1=1 r2=1 w3=3; 3:5:c w2=1 r3=3; 3:6:u w4=4; 2:8:c w2=9;"
+                        "1:7:c r4=4 r2=9 w1=6 r5=_; 3:9:a; 3:10:a r2=9 w5=1");
+    psi_index idx;
+    psi_diag d;
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    assert_int_equal(idx.n_anomalies, 0);
+    assert_int_equal(idx.n_aborted, 4);
+    assert_int_equal(idx.n_amb, 1);
+    uint32_t n_before = h->n_ops, n_txns = h->n_txns;
+    uint64_t *where = malloc(n_before * sizeof *where), *src = malloc(n_before * sizeof *src);
+    psi_op *ops = malloc(n_before * sizeof *ops);
+    uint8_t *info = malloc(n_before);
+    psi_txn *txns = malloc(n_txns * sizeof *txns);
+    uint64_t aborted_ops = 0;
+    for (uint32_t o = 0; o < n_before; o++) {
+        where[o] = place(h, &idx, o);
+        src[o] = place(h, &idx, idx.read_src[o]);
+        ops[o] = h->ops[o];
+        info[o] = idx.op_info[o];
+        aborted_ops += h->txns[idx.op_txn[o]].status == PSI_TXN_ABORTED;
+    }
+    memcpy(txns, h->txns, n_txns * sizeof *txns);
+    uint64_t amb_read = place(h, &idx, idx.amb[0].op), cand[2];
+    assert_int_equal(idx.amb[0].n, 2);
+    for (int j = 0; j < 2; j++)
+        cand[j] = place(h, &idx, idx.amb_cand[idx.amb[0].first + j]);
+
+    uint64_t dropped;
+    assert_int_equal(psi_index_drop_aborted(h, &idx, &dropped, &d), PSI_OK);
+    assert_int_equal(dropped, 7);
+    assert_int_equal(dropped, aborted_ops);
+    assert_int_equal(h->n_dropped_ops, dropped);
+    assert_int_equal(h->n_ops, n_before - dropped);
+    assert_null(idx.w_op); /* the write map names aborted writes: released */
+    assert_null(idx.dup_prev);
+    assert_int_equal(h->n_txns, n_txns);
+    for (uint32_t t = 1; t < n_txns; t++) {
+        assert_int_equal(h->txns[t].id, txns[t].id);
+        assert_int_equal(h->txns[t].session, txns[t].session);
+        assert_int_equal(h->txns[t].pos, txns[t].pos);
+        assert_int_equal(h->txns[t].status, txns[t].status);
+        assert_int_equal(h->txns[t].n_ops, txns[t].status == PSI_TXN_ABORTED ? 0 : txns[t].n_ops);
+    }
+    uint32_t seen = 0;
+    for (uint32_t o = 0; o < n_before; o++) {
+        uint32_t t = (uint32_t)(where[o] >> 32), i = (uint32_t)where[o];
+        if (txns[t].status == PSI_TXN_ABORTED)
+            continue;
+        uint32_t k = h->txns[t].first_op + i;
+        assert_true(k < h->n_ops);
+        assert_int_equal(idx.op_txn[k], t);
+        assert_int_equal(h->ops[k].key, ops[o].key);
+        assert_int_equal(h->ops[k].value, ops[o].value);
+        assert_int_equal(h->ops[k].kind, ops[o].kind);
+        assert_int_equal(h->ops[k].flags, ops[o].flags);
+        assert_int_equal(idx.op_info[k], info[o]);
+        assert_int_equal(place(h, &idx, idx.read_src[k]), src[o]);
+        seen++;
+    }
+    assert_int_equal(seen, h->n_ops);
+    assert_int_equal(place(h, &idx, idx.amb[0].op), amb_read);
+    for (int j = 0; j < 2; j++)
+        assert_int_equal(place(h, &idx, idx.amb_cand[idx.amb[0].first + j]), cand[j]);
+    /* Nothing is left to drop, and a history without aborted attempts
+     * (or once dropped) stays as it is. */
+    assert_int_equal(psi_index_drop_aborted(h, &idx, &dropped, &d), PSI_OK);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(h->n_dropped_ops, 7);
+    free(where);
+    free(src);
+    free(ops);
+    free(info);
+    free(txns);
+    psi_index_free(&idx);
+    psi_history_free(h);
+}
+
+/* A history with list-append reads keeps its aborted attempts: the
+ * polygraph looks appenders up in the write map (core/list_order.c). */
+static void test_drop_aborted_keeps_lists(void **state)
+{
+    (void)state;
+    psi_diag d;
+    psi_builder *b = psi_builder_new("lists", PSI_FMT_EDN);
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 7, 1, PSI_OPF_APPEND, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    assert_int_equal(psi_builder_begin(b, 2, 2, 2, &d), PSI_OK);
+    assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, 7, 2, PSI_OPF_APPEND, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_ABORTED, &d), PSI_OK);
+    uint64_t a[] = {1};
+    assert_int_equal(psi_builder_begin(b, 3, 3, 3, &d), PSI_OK);
+    assert_int_equal(psi_builder_list_read(b, 7, a, 1, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    psi_index idx;
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    assert_int_equal(idx.n_anomalies, 0);
+    assert_int_equal(idx.n_aborted, 1);
+    uint64_t dropped;
+    assert_int_equal(psi_index_drop_aborted(h, &idx, &dropped, &d), PSI_OK);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(h->n_ops, 3);
+    assert_non_null(idx.w_op);
+    psi_index_free(&idx);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +493,8 @@ int main(void)
         cmocka_unit_test(test_unknown_outcomes_settle_transitively),
         cmocka_unit_test(test_long_transaction),
         cmocka_unit_test(test_incompatible_list_orders),
+        cmocka_unit_test(test_drop_aborted),
+        cmocka_unit_test(test_drop_aborted_keeps_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
