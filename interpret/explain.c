@@ -43,12 +43,6 @@ typedef struct ctx {
     const psi_read_set *rs;
 } ctx;
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The polygraph of the sub-history over txns[0..n) (sorted). False when
  * out of memory, or (x->out_of_budget) when it needs too many
  * constraints. */
@@ -141,15 +135,8 @@ static bool add_candidates(ctx *x, tset *s, uint32_t t)
         uint32_t o = tx->first_op + k;
         if (!(idx->op_info[o] & PSI_OI_AMBIG))
             continue;
-        uint32_t lo = 0, hi = idx->n_amb; /* idx->amb is in operation order */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (idx->amb[mid].op < o)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == idx->n_amb || idx->amb[lo].op != o || idx->amb[lo].n > MAX_SEED_CANDIDATES)
+        uint32_t lo = psi_amb_of(idx, o);
+        if (lo == UINT32_MAX || idx->amb[lo].n > MAX_SEED_CANDIDATES)
             continue;
         for (uint32_t j = 0; j < idx->amb[lo].n; j++) {
             uint32_t w = idx->amb_cand[idx->amb[lo].first + j];
@@ -237,7 +224,7 @@ static int restore(ctx *x, tset *s, uint32_t max_txns)
         if (!sorted)
             goto out;
         memcpy(sorted, s->v, s->n * sizeof *sorted);
-        qsort(sorted, s->n, sizeof *sorted, u32_cmp);
+        qsort(sorted, s->n, sizeof *sorted, psi_u32_cmp);
         r = set_unsat(x, sorted, s->n);
         if (r != 0)
             goto out;
@@ -312,7 +299,7 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
             return -1;
         }
         memcpy(srt, v, n * sizeof *srt);
-        qsort(srt, n, sizeof *srt, u32_cmp);
+        qsort(srt, n, sizeof *srt, psi_u32_cmp);
         if (n > MAX_REASON_TXNS || n == last_n)
             break; /* too big to re-check quickly, or nothing new */
         last_n = n;
@@ -359,12 +346,12 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
                 if (j < i || j >= i + len)
                     tmp[m++] = v[j];
             memcpy(srt, tmp, m * sizeof *srt);
-            qsort(srt, m, sizeof *srt, u32_cmp);
+            qsort(srt, m, sizeof *srt, psi_u32_cmp);
             int r = set_unsat(x, srt, m);
             if (r < 0) {
                 free(tmp);
                 free(srt);
-                qsort(v, n, sizeof *v, u32_cmp);
+                qsort(v, n, sizeof *v, psi_u32_cmp);
                 return x->out_of_budget ? n : UINT32_MAX;
             }
             if (r == 1) {
@@ -380,7 +367,7 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
     *complete = true;
     free(tmp);
     free(srt);
-    qsort(v, n, sizeof *v, u32_cmp);
+    qsort(v, n, sizeof *v, psi_u32_cmp);
     return n;
 }
 
@@ -422,155 +409,6 @@ static int shrink_edges(ctx *x, psi_sub_polygraph *L)
     return ret;
 }
 
-/* Graph-free anomaly: the reader, and the writer it observed (for an
- * incompatible order, the other reader, with no dependency between
- * them). */
-static psi_status from_anomaly(const psi_history *h, const psi_anomaly *an, psi_cex *cex,
-                               psi_diag *d)
-{
-    cex->txns = malloc(2 * sizeof *cex->txns);
-    cex->edges = malloc(sizeof *cex->edges);
-    if (!cex->txns || !cex->edges)
-        return psi_diag_nomem(d, "building a counterexample");
-    cex->txns[cex->n_txns++] = an->txn;
-    if (an->other_op != PSI_SRC_NONE && an->other_txn != an->txn) {
-        if (an->other_txn < an->txn) {
-            cex->txns[1] = an->txn;
-            cex->txns[0] = an->other_txn;
-        } else {
-            cex->txns[1] = an->other_txn;
-        }
-        cex->n_txns = 2;
-        if (an->kind != PSI_ANOM_INCOMPATIBLE_ORDER)
-            cex->edges[cex->n_edges++] = (psi_cex_edge){.from = an->other_txn,
-                                                        .to = an->txn,
-                                                        .key = h->ops[an->op].key,
-                                                        .type = PSI_EDGE_WR,
-                                                        .origin = PSI_CEX_CERTAIN};
-    }
-    cex->anomaly = *an;
-    cex->anomaly_op = an->op;
-    cex->minimal = true;
-    cex->restored_whole = true;
-    cex->present = true;
-    return PSI_OK;
-}
-
-/* Does t append a value v to key (any of its writes)? */
-static bool appends(const psi_history *h, uint32_t t, uint32_t key, uint64_t v)
-{
-    const psi_txn *tx = &h->txns[t];
-    for (uint32_t i = 0; i < tx->n_ops; i++) {
-        const psi_op *o = &h->ops[tx->first_op + i];
-        if (o->kind == PSI_OP_WRITE && o->key == key && o->value == v)
-            return true;
-    }
-    return false;
-}
-
-/* A committed list-append read of key in which an element `from` appended
- * is directly followed by one `to` appended (the read that orders them),
- * or UINT32_MAX. */
-static uint32_t list_read_showing(const psi_history *h, const psi_index *idx, uint32_t key,
-                                  uint32_t from, uint32_t to)
-{
-    for (uint32_t i = 0; i < h->n_list_reads; i++) {
-        const psi_list_read *lr = &h->list_reads[i];
-        if (h->ops[lr->op].key != key || !(idx->op_info[lr->op] & PSI_OI_LIVE))
-            continue;
-        const uint64_t *v = h->list_vals + lr->first;
-        for (uint32_t k = 0; k + 1 < lr->len; k++)
-            if (appends(h, from, key, v[k]) && appends(h, to, key, v[k + 1]))
-                return lr->op;
-    }
-    return UINT32_MAX;
-}
-
-/* WW edges between two transactions that are certain come from list-append
- * reads (the history's other WW edges are the initial transaction's): name
- * the read that shows each, and bring its transaction into the
- * counterexample, so a G0 of appends shows what orders the appends. */
-static psi_status add_list_evidence(const psi_history *h, const psi_index *idx, psi_cex *cex,
-                                    psi_diag *d)
-{
-    if (!h->n_list_reads)
-        return PSI_OK;
-    for (uint32_t i = 0; i < cex->n_edges; i++) {
-        psi_cex_edge *e = &cex->edges[i];
-        if (e->type != PSI_EDGE_WW || e->origin != PSI_CEX_CERTAIN || e->from == PSI_INIT_TXN)
-            continue;
-        uint32_t op = list_read_showing(h, idx, e->key, e->from, e->to);
-        if (op == UINT32_MAX)
-            continue;
-        e->shown_by = op + 1;
-        uint32_t t = idx->op_txn[op], at = 0;
-        while (at < cex->n_txns && cex->txns[at] < t)
-            at++;
-        if (at < cex->n_txns && cex->txns[at] == t)
-            continue;
-        uint32_t *nt = realloc(cex->txns, ((size_t)cex->n_txns + 1) * sizeof *nt);
-        if (!nt)
-            return psi_diag_nomem(d, "presenting a counterexample");
-        cex->txns = nt;
-        memmove(nt + at + 1, nt + at, (cex->n_txns - at) * sizeof *nt);
-        nt[at] = t;
-        cex->n_txns++;
-    }
-    return PSI_OK;
-}
-
-/* The reported cycle as found, when no sub-history could be restored
- * within the budget: edges present in the history count as certain. */
-static psi_status from_cycle(const psi_history *h, const psi_check_result *res, const psi_edge *c,
-                             uint32_t n, psi_cex *cex, psi_diag *d)
-{
-    cex->edges = malloc((n ? n : 1) * sizeof *cex->edges);
-    cex->txns = malloc((n ? n : 1) * sizeof *cex->txns);
-    cex->idx = malloc((n ? n : 1) * sizeof *cex->idx);
-    cex->cycles = malloc(sizeof *cex->cycles);
-    if (!cex->edges || !cex->txns || !cex->idx || !cex->cycles)
-        return psi_diag_nomem(d, "building a counterexample");
-    for (uint32_t i = 0; i < n; i++) {
-        bool certain = false;
-        for (uint64_t k = 0; k < res->g.n_known && !certain; k++) {
-            const psi_edge *e = &res->g.known[k];
-            certain = e->origin == PSI_FROM_HISTORY && e->from == c[i].from && e->to == c[i].to &&
-                      e->type == c[i].type && e->key == c[i].key;
-        }
-        if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
-            certain = true;
-        uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
-                            ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
-                            : 0;
-        uint64_t ts =
-            c[i].origin == PSI_FROM_TIMESTAMPS && res->ts.line ? res->ts.line[c[i].to] : 0;
-        bool rt = c[i].origin == PSI_FROM_REALTIME;
-        cex->edges[i] = (psi_cex_edge){.from = c[i].from,
-                                       .to = c[i].to,
-                                       .key = c[i].key,
-                                       .type = c[i].type,
-                                       .origin = hint      ? PSI_CEX_HINT
-                                                 : ts      ? PSI_CEX_TIMESTAMPS
-                                                 : rt      ? PSI_CEX_REALTIME
-                                                 : certain ? PSI_CEX_CERTAIN
-                                                           : PSI_CEX_DECIDED,
-                                       .hint_line = hint ? hint : ts};
-        cex->idx[i] = i;
-        cex->txns[i] = c[i].from;
-    }
-    cex->n_edges = cex->n_idx = n;
-    qsort(cex->txns, n, sizeof *cex->txns, u32_cmp);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!m || cex->txns[m - 1] != cex->txns[i])
-            cex->txns[m++] = cex->txns[i];
-    cex->n_txns = m;
-    cex->cycles[0] = (psi_cex_cycle){.first = 0, .len = n};
-    cex->n_cycles = 1;
-    cex->present = true;
-    return PSI_OK;
-}
-
 /* The violation the pipeline finds in the minimal sub-history over
  * txns[0..n): its cycle (or timestamp violation), with the transactions
  * and keys of the whole history, and every transaction of the set. 1 when
@@ -603,7 +441,7 @@ static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, 
     if (sr->reason == PSI_BY_TIMESTAMPS)
         st = psi_ts_cex_build(r.h, sr, cex, d);
     else if (len)
-        st = from_cycle(r.h, sr, cyc, len, cex, d);
+        st = psi_cex_from_cycle(r.h, sr, cyc, len, cex, d);
     else
         ret = 0;
     if (ret && st == PSI_OK) {
@@ -628,12 +466,7 @@ static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, 
             for (uint32_t i = 0; i < n; i++)
                 if (txns[i] != PSI_INIT_TXN && x->h->txns[txns[i]].status == PSI_TXN_COMMITTED)
                     t[cex->n_txns++] = txns[i];
-            qsort(t, cex->n_txns, sizeof *t, u32_cmp);
-            uint32_t m = 0;
-            for (uint32_t i = 0; i < cex->n_txns; i++)
-                if (!m || t[m - 1] != t[i])
-                    t[m++] = t[i];
-            cex->n_txns = m;
+            cex->n_txns = psi_u32_sort_unique(t, cex->n_txns);
         }
     }
     psi_subrun_free(&r);
@@ -661,7 +494,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         return st;
     }
     if (res->reason == PSI_BY_ANOMALY) {
-        st = from_anomaly(h, &res->idx.anomalies[0], cex, d);
+        st = psi_cex_from_anomaly(h, &res->idx.anomalies[0], cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         cex->seconds = psi_cpu_now() - t0;
@@ -745,7 +578,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     }
     if (r == 1 && x.pipe) {
         if (!by_reason_order)
-            qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+            qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
         bool complete;
         uint32_t n = shrink_txns(&x, s.v, s.n, &complete);
         if (n == UINT32_MAX) {
@@ -758,7 +591,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             goto out;
         }
         if (rp == 1) {
-            st = add_list_evidence(h, &res->idx, cex, d);
+            st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
             if (st != PSI_OK)
                 goto out;
             cex->present = cex->restored_whole = cex->by_pipeline = true;
@@ -772,9 +605,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         r = 0; /* nothing built: show the check's own cycle */
     }
     if (r != 1) {
-        st = from_cycle(h, res, cyc, cyc_len, cex, d);
+        st = psi_cex_from_cycle(h, res, cyc, cyc_len, cex, d);
         if (st == PSI_OK)
-            st = add_list_evidence(h, &res->idx, cex, d);
+            st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         goto out;
@@ -784,7 +617,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * and together, go in a few big chunks when the violation needs
      * none of them. */
     if (!by_reason_order)
-        qsort(s.v, s.n, sizeof *s.v, u32_cmp);
+        qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
     bool complete_t, complete_e = false;
     uint32_t n = shrink_txns(&x, s.v, s.n, &complete_t);
     if (n == UINT32_MAX) {
@@ -806,7 +639,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     st = psi_cex_present(&L, opts->ser, cex, d);
     psi_sub_polygraph_free(&L);
     if (st == PSI_OK)
-        st = add_list_evidence(h, &res->idx, cex, d);
+        st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
     if (st != PSI_OK)
         goto out;
     cex->restored_whole = true;
