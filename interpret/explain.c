@@ -21,11 +21,29 @@
 #define MAX_LOCAL_CONSTRAINTS 1000000u
 /* How many reasons deep by_reasons follows pruning's decisions. */
 #define MAX_REASON_DEPTH 12u
-/* by_reasons gives up past this many transactions: deep reasons make
- * sets whose local solves cost more than the blind growth's. */
-#define MAX_REASON_TXNS 400u
+/* by_reasons gives up past this many transactions. */
+#define MAX_REASON_TXNS 4000u
 /* Blind growth is tried first up to this many transactions. */
 #define BLIND_FIRST_TXNS 200u
+/* With repeated values, sets of more transactions than this are
+ * re-checked by the whole pipeline (time-limited, checks_unsat) instead
+ * of a local solve: every candidate writer of a hot key's value comes
+ * along, so the local polygraph's writer pairs grow quadratically (a
+ * local solve of 500 such transactions takes 0.1 s, the pipeline's
+ * pruning decides them in milliseconds). */
+#define MAX_LOCAL_TXNS 256u
+/* Shrinking the whole history by re-checks (by_checks) costs about one
+ * check of the history per transaction of the result: only up to this
+ * many transactions. */
+#define MAX_CHECKS_TXNS 20000u
+/* Seconds of solving one such re-check may take: a sub-history whose
+ * pruning leaves much open can take long to be accepted, and one that
+ * runs out counts as no violation (its transactions stay). */
+#define CHECK_SOLVE_LIMIT 0.05
+/* A violation found by re-checks with more transactions than this is
+ * shown as the pipeline's cycle in it (minimizing its dependencies by
+ * local solves would cost more than the search). */
+#define MAX_SHOWN_LOCAL 128u
 
 typedef struct ctx {
     const psi_history *h;
@@ -41,6 +59,12 @@ typedef struct ctx {
     /* Non-NULL: the local polygraphs keep only these reads with a choice
      * of writers (the ones pruning's reasons involve: reasons.c). */
     const psi_read_set *rs;
+    /* Repeated values at SI/SER: re-checks of big sets by the pipeline
+     * (MAX_LOCAL_TXNS), set up when first needed (checks_ready), its
+     * solves limited to CHECK_SOLVE_LIMIT; by_checks routes set_unsat
+     * through it. Owned: psi_cex_build frees it. */
+    psi_subcheck checks;
+    bool checks_ready, by_checks;
 } ctx;
 
 /* The polygraph of the sub-history over txns[0..n) (sorted). False when
@@ -71,9 +95,9 @@ static int sub_unsat(ctx *x, const psi_sub_polygraph *L)
 }
 
 /* 1/0/-1 as sub_unsat, by the pipeline on the sub-history. A sub-history
- * the check refuses as input (none of its errors but memory) is no
- * violation. */
-static int pipe_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+ * the check refuses as input (none of its errors but memory), or whose
+ * check runs out of time, is no violation. */
+static int pipe_unsat(ctx *x, psi_subcheck *pipe, const uint32_t *txns, uint32_t n)
 {
     if (x->calls >= x->budget) {
         x->out_of_budget = true;
@@ -82,17 +106,33 @@ static int pipe_unsat(ctx *x, const uint32_t *txns, uint32_t n)
     x->calls++;
     bool violation;
     psi_diag d = {0};
-    psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, NULL, &d);
+    psi_status st = psi_subcheck_run(pipe, txns, n, &violation, NULL, &d);
     if (st == PSI_ERR_NOMEM)
         return -1;
     return st == PSI_OK && violation ? 1 : 0;
+}
+
+/* 1/0/-1 as pipe_unsat, by the time-limited pipeline re-checks of big
+ * sets with repeated values (MAX_LOCAL_TXNS). */
+static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+{
+    if (!x->checks_ready) {
+        psi_diag d = {0};
+        if (psi_subcheck_init(&x->checks, x->h, x->res, NULL, &d) != PSI_OK)
+            return -1;
+        x->checks.co.time_limit = CHECK_SOLVE_LIMIT;
+        x->checks_ready = true;
+    }
+    return pipe_unsat(x, &x->checks, txns, n);
 }
 
 /* 1/0/-1 as sub_unsat, for the sub-history over txns[0..n). */
 static int set_unsat(ctx *x, const uint32_t *txns, uint32_t n)
 {
     if (x->pipe)
-        return pipe_unsat(x, txns, n);
+        return pipe_unsat(x, x->pipe, txns, n);
+    if (x->by_checks)
+        return checks_unsat(x, txns, n);
     psi_sub_polygraph L;
     if (!sub_build(x, txns, n, &L))
         return -1;
@@ -303,9 +343,11 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
         if (n > MAX_REASON_TXNS || n == last_n)
             break; /* too big to re-check quickly, or nothing new */
         last_n = n;
+        /* A big set goes to the pipeline, which keeps every read whose
+         * candidates are all in it (x->rs stays NULL for what follows). */
         *rs = (psi_read_set){.ops = R->reads, .n = R->n_reads};
-        x->rs = rs;
-        r = set_unsat(x, srt, n);
+        x->rs = n > MAX_LOCAL_TXNS && !x->pipe ? NULL : rs;
+        r = x->rs || x->pipe ? set_unsat(x, srt, n) : checks_unsat(x, srt, n);
         if (r == 1) {
             for (uint32_t i = 0; i < s->n; i++) /* s becomes exactly the reasons' set */
                 s->in[s->v[i]] = 0;
@@ -369,6 +411,53 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
     free(srt);
     qsort(v, n, sizeof *v, psi_u32_cmp);
     return n;
+}
+
+/* Repeated values at SI/SER: shrinks the violation s (more than
+ * MAX_LOCAL_TXNS transactions, in the order chunks are tried in) or, with
+ * from_all, the whole history (known to be one: transaction order) by
+ * pipeline re-checks (checks_unsat), to a set without which no single
+ * transaction stays a violation when the budget lasts; three quarters of
+ * what is left of the budget at most, so that the local phase after it
+ * has calls left. 1: the result becomes s (sorted, the initial
+ * transaction first) and *complete says whether every single deletion was
+ * tried; 0: the history is too big to shrink this way; -1 on error. */
+static int shrink_by_checks(ctx *x, tset *s, bool from_all, bool *complete)
+{
+    const psi_history *h = x->h;
+    if (from_all && h->n_txns > MAX_CHECKS_TXNS)
+        return 0;
+    uint32_t *v = malloc(((size_t)(from_all ? h->n_txns : s->n) + 1) * sizeof *v), n = 0;
+    if (!v)
+        return -1;
+    if (from_all) {
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_COMMITTED)
+                v[n++] = t;
+    } else {
+        for (uint32_t i = 0; i < s->n; i++)
+            if (s->v[i] != PSI_INIT_TXN)
+                v[n++] = s->v[i];
+    }
+    uint64_t budget = x->budget;
+    x->budget = x->calls + (budget - x->calls) / 4 * 3;
+    x->by_checks = true;
+    uint32_t m = shrink_txns(x, v, n, complete);
+    x->by_checks = false;
+    x->budget = budget;
+    x->out_of_budget = false;
+    int r = m == UINT32_MAX ? -1 : 1;
+    for (uint32_t i = 0; i < s->n && r == 1; i++)
+        s->in[s->v[i]] = 0;
+    if (r == 1)
+        s->n = 0;
+    if (r == 1 && !tset_add(s, PSI_INIT_TXN)) /* the smallest index: s stays sorted */
+        r = -1;
+    for (uint32_t i = 0; i < m && r == 1; i++)
+        if (!tset_add(s, v[i]))
+            r = -1;
+    free(v);
+    return r;
 }
 
 /* Minimize the dependencies: switch off chunks (halving, down to single
@@ -550,12 +639,33 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * sets stay small where blind growth takes in every candidate of
      * every read; blind growth again when those are no violation. */
     int r = 0;
-    bool by_reason_order = false;
+    bool by_reason_order = false, checked = false, checked_complete = false;
     if (res->idx.n_amb) {
         r = restore(&x, &s, BLIND_FIRST_TXNS);
-        if (r == 0) {
+        if (r == 0 || (r < 0 && x.out_of_budget && x.calls < x.budget)) {
+            x.out_of_budget = false; /* the writer-pair bound, not the calls */
             r = by_reasons(&x, h, res, &s, &R, &rs);
             by_reason_order = r == 1;
+        }
+        /* Too big for local solves, or nothing found: the pipeline's
+         * re-checks shrink it, or the whole history. */
+        if (!x.pipe && r == 1 && s.n > MAX_LOCAL_TXNS) {
+            r = shrink_by_checks(&x, &s, false, &checked_complete);
+            checked = r == 1;
+        }
+        if (!x.pipe && r != 1 && (r == 0 || x.out_of_budget) && x.calls < x.budget) {
+            x.rs = NULL;
+            x.out_of_budget = false;
+            r = shrink_by_checks(&x, &s, true, &checked_complete);
+            checked = r == 1;
+        }
+        /* A set shrunk by re-checks is minimal as it is: a small one is
+         * presented by the local phase once a local solve confirms it, a
+         * big one (a hot key's every writer of a value) as the cycle the
+         * pipeline finds in it. */
+        if (checked && (s.n > MAX_SHOWN_LOCAL || set_unsat(&x, s.v, s.n) != 1)) {
+            x.out_of_budget = false;
+            x.pipe = &x.checks;
         }
         if (r < 0 && !x.out_of_budget) {
             st = psi_diag_nomem(d, "interpreting");
@@ -579,8 +689,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     if (r == 1 && x.pipe) {
         if (!by_reason_order)
             qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
-        bool complete;
-        uint32_t n = shrink_txns(&x, s.v, s.n, &complete);
+        bool complete = checked_complete;
+        uint32_t n = checked ? s.n : shrink_txns(&x, s.v, s.n, &complete);
         if (n == UINT32_MAX) {
             st = psi_diag_nomem(d, "interpreting");
             goto out;
@@ -599,7 +709,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             /* Named by the shape of the level's own cycle: its decided
              * edges are the level's check's, trusted as under SI. */
             if (!cex->by_timestamps)
-                psi_cex_classify(h, &res->idx, false, cex);
+                psi_cex_classify(h, &res->idx, checked && opts->ser, cex);
             goto out;
         }
         r = 0; /* nothing built: show the check's own cycle */
@@ -618,8 +728,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * none of them. */
     if (!by_reason_order)
         qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
-    bool complete_t, complete_e = false;
-    uint32_t n = shrink_txns(&x, s.v, s.n, &complete_t);
+    bool complete_t = checked_complete, complete_e = false;
+    uint32_t n = checked ? s.n : shrink_txns(&x, s.v, s.n, &complete_t);
     if (n == UINT32_MAX) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
@@ -653,6 +763,8 @@ out:
     free(s.in);
     psi_reasons_free(&R);
     psi_subcheck_free(&pipe);
+    if (x.checks_ready)
+        psi_subcheck_free(&x.checks);
     if (st != PSI_OK)
         psi_cex_free(cex);
     return st;
