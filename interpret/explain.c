@@ -26,7 +26,7 @@
 /* Blind growth is tried first up to this many transactions. */
 #define BLIND_FIRST_TXNS 200u
 /* With repeated values, sets of more transactions than this are
- * re-checked by the whole pipeline (time-limited, checks_unsat) instead
+ * re-checked by the whole pipeline (checks_unsat) instead
  * of a local solve: every candidate writer of a hot key's value comes
  * along, so the local polygraph's writer pairs grow quadratically (a
  * local solve of 500 such transactions takes 0.1 s, the pipeline's
@@ -36,10 +36,6 @@
  * check of the history per transaction of the result: only up to this
  * many transactions. */
 #define MAX_CHECKS_TXNS 20000u
-/* Seconds of solving one such re-check may take: a sub-history whose
- * pruning leaves much open can take long to be accepted, and one that
- * runs out counts as no violation (its transactions stay). */
-#define CHECK_SOLVE_LIMIT 0.05
 /* A violation found by re-checks with more transactions than this is
  * shown as the pipeline's cycle in it (minimizing its dependencies by
  * local solves would cost more than the search). */
@@ -60,9 +56,12 @@ typedef struct ctx {
      * of writers (the ones pruning's reasons involve: reasons.c). */
     const psi_read_set *rs;
     /* Repeated values at SI/SER: re-checks of big sets by the pipeline
-     * (MAX_LOCAL_TXNS), set up when first needed (checks_ready), its
-     * solves limited to CHECK_SOLVE_LIMIT; by_checks routes set_unsat
-     * through it. Owned: psi_cex_build frees it. */
+     * (MAX_LOCAL_TXNS), set up when first needed (checks_ready); by_checks
+     * routes set_unsat through it. Its solves have no time limit, so that
+     * the counterexample does not depend on the machine's load (with a
+     * wall-clock limit of 0.05 s the results varied; the re-checks'
+     * solves are short: 10k values 1..4 took 7.7 s with it, 8.7 s
+     * without, at load 15-18). Owned: psi_cex_build frees it. */
     psi_subcheck checks;
     bool checks_ready, by_checks;
 } ctx;
@@ -112,7 +111,7 @@ static int pipe_unsat(ctx *x, psi_subcheck *pipe, const uint32_t *txns, uint32_t
     return st == PSI_OK && violation ? 1 : 0;
 }
 
-/* 1/0/-1 as pipe_unsat, by the time-limited pipeline re-checks of big
+/* 1/0/-1 as pipe_unsat, by the pipeline re-checks of big
  * sets with repeated values (MAX_LOCAL_TXNS). */
 static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
 {
@@ -120,7 +119,6 @@ static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
         psi_diag d = {0};
         if (psi_subcheck_init(&x->checks, x->h, x->res, NULL, &d) != PSI_OK)
             return -1;
-        x->checks.co.time_limit = CHECK_SOLVE_LIMIT;
         x->checks_ready = true;
     }
     return pipe_unsat(x, &x->checks, txns, n);
@@ -639,7 +637,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * sets stay small where blind growth takes in every candidate of
      * every read; blind growth again when those are no violation. */
     int r = 0;
-    bool by_reason_order = false, checked = false, checked_complete = false;
+    bool by_reason_order = false, checked = false, checked_complete = false, as_found = false;
     if (res->idx.n_amb) {
         r = restore(&x, &s, BLIND_FIRST_TXNS);
         if (r == 0 || (r < 0 && x.out_of_budget && x.calls < x.budget)) {
@@ -662,8 +660,13 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         /* A set shrunk by re-checks is minimal as it is: a small one is
          * presented by the local phase once a local solve confirms it, a
          * big one (a hot key's every writer of a value) as the cycle the
-         * pipeline finds in it. */
-        if (checked && (s.n > MAX_SHOWN_LOCAL || set_unsat(&x, s.v, s.n) != 1)) {
+         * pipeline finds in it; one the budget left big and not minimal
+         * (hundreds of transactions) explains less than the reported
+         * cycle shown as found. */
+        if (checked && !checked_complete && s.n > MAX_SHOWN_LOCAL) {
+            r = 0;
+            as_found = true;
+        } else if (checked && (s.n > MAX_SHOWN_LOCAL || set_unsat(&x, s.v, s.n) != 1)) {
             x.out_of_budget = false;
             x.pipe = &x.checks;
         }
@@ -672,7 +675,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             goto out;
         }
     }
-    if (r != 1) {
+    if (r != 1 && !as_found) {
         x.rs = NULL;
         x.out_of_budget = false;
         r = restore(&x, &s, MAX_RESTORE_TXNS);
