@@ -21,11 +21,25 @@
 #define MAX_LOCAL_CONSTRAINTS 1000000u
 /* How many reasons deep by_reasons follows pruning's decisions. */
 #define MAX_REASON_DEPTH 12u
-/* by_reasons gives up past this many transactions: deep reasons make
- * sets whose local solves cost more than the blind growth's. */
-#define MAX_REASON_TXNS 400u
+/* by_reasons gives up past this many transactions. */
+#define MAX_REASON_TXNS 4000u
 /* Blind growth is tried first up to this many transactions. */
 #define BLIND_FIRST_TXNS 200u
+/* With repeated values, sets of more transactions than this are
+ * re-checked by the whole pipeline (checks_unsat) instead
+ * of a local solve: every candidate writer of a hot key's value comes
+ * along, so the local polygraph's writer pairs grow quadratically (a
+ * local solve of 500 such transactions takes 0.1 s, the pipeline's
+ * pruning decides them in milliseconds). */
+#define MAX_LOCAL_TXNS 256u
+/* Shrinking the whole history by re-checks (by_checks) costs about one
+ * check of the history per transaction of the result: only up to this
+ * many transactions. */
+#define MAX_CHECKS_TXNS 20000u
+/* A violation found by re-checks with more transactions than this is
+ * shown as the pipeline's cycle in it (minimizing its dependencies by
+ * local solves would cost more than the search). */
+#define MAX_SHOWN_LOCAL 128u
 
 typedef struct ctx {
     const psi_history *h;
@@ -41,13 +55,16 @@ typedef struct ctx {
     /* Non-NULL: the local polygraphs keep only these reads with a choice
      * of writers (the ones pruning's reasons involve: reasons.c). */
     const psi_read_set *rs;
+    /* Repeated values at SI/SER: re-checks of big sets by the pipeline
+     * (MAX_LOCAL_TXNS), set up when first needed (checks_ready); by_checks
+     * routes set_unsat through it. Its solves have no time limit, so that
+     * the counterexample does not depend on the machine's load (with a
+     * wall-clock limit of 0.05 s the results varied; the re-checks'
+     * solves are short: 10k values 1..4 took 7.7 s with it, 8.7 s
+     * without, at load 15-18). Owned: psi_cex_build frees it. */
+    psi_subcheck checks;
+    bool checks_ready, by_checks;
 } ctx;
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* The polygraph of the sub-history over txns[0..n) (sorted). False when
  * out of memory, or (x->out_of_budget) when it needs too many
@@ -77,9 +94,9 @@ static int sub_unsat(ctx *x, const psi_sub_polygraph *L)
 }
 
 /* 1/0/-1 as sub_unsat, by the pipeline on the sub-history. A sub-history
- * the check refuses as input (none of its errors but memory) is no
- * violation. */
-static int pipe_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+ * the check refuses as input (none of its errors but memory), or whose
+ * check runs out of time, is no violation. */
+static int pipe_unsat(ctx *x, psi_subcheck *pipe, const uint32_t *txns, uint32_t n)
 {
     if (x->calls >= x->budget) {
         x->out_of_budget = true;
@@ -88,17 +105,32 @@ static int pipe_unsat(ctx *x, const uint32_t *txns, uint32_t n)
     x->calls++;
     bool violation;
     psi_diag d = {0};
-    psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, NULL, &d);
+    psi_status st = psi_subcheck_run(pipe, txns, n, &violation, NULL, &d);
     if (st == PSI_ERR_NOMEM)
         return -1;
     return st == PSI_OK && violation ? 1 : 0;
+}
+
+/* 1/0/-1 as pipe_unsat, by the pipeline re-checks of big
+ * sets with repeated values (MAX_LOCAL_TXNS). */
+static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+{
+    if (!x->checks_ready) {
+        psi_diag d = {0};
+        if (psi_subcheck_init(&x->checks, x->h, x->res, NULL, &d) != PSI_OK)
+            return -1;
+        x->checks_ready = true;
+    }
+    return pipe_unsat(x, &x->checks, txns, n);
 }
 
 /* 1/0/-1 as sub_unsat, for the sub-history over txns[0..n). */
 static int set_unsat(ctx *x, const uint32_t *txns, uint32_t n)
 {
     if (x->pipe)
-        return pipe_unsat(x, txns, n);
+        return pipe_unsat(x, x->pipe, txns, n);
+    if (x->by_checks)
+        return checks_unsat(x, txns, n);
     psi_sub_polygraph L;
     if (!sub_build(x, txns, n, &L))
         return -1;
@@ -141,15 +173,8 @@ static bool add_candidates(ctx *x, tset *s, uint32_t t)
         uint32_t o = tx->first_op + k;
         if (!(idx->op_info[o] & PSI_OI_AMBIG))
             continue;
-        uint32_t lo = 0, hi = idx->n_amb; /* idx->amb is in operation order */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (idx->amb[mid].op < o)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == idx->n_amb || idx->amb[lo].op != o || idx->amb[lo].n > MAX_SEED_CANDIDATES)
+        uint32_t lo = psi_amb_of(idx, o);
+        if (lo == UINT32_MAX || idx->amb[lo].n > MAX_SEED_CANDIDATES)
             continue;
         for (uint32_t j = 0; j < idx->amb[lo].n; j++) {
             uint32_t w = idx->amb_cand[idx->amb[lo].first + j];
@@ -237,7 +262,7 @@ static int restore(ctx *x, tset *s, uint32_t max_txns)
         if (!sorted)
             goto out;
         memcpy(sorted, s->v, s->n * sizeof *sorted);
-        qsort(sorted, s->n, sizeof *sorted, u32_cmp);
+        qsort(sorted, s->n, sizeof *sorted, psi_u32_cmp);
         r = set_unsat(x, sorted, s->n);
         if (r != 0)
             goto out;
@@ -312,13 +337,15 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
             return -1;
         }
         memcpy(srt, v, n * sizeof *srt);
-        qsort(srt, n, sizeof *srt, u32_cmp);
+        qsort(srt, n, sizeof *srt, psi_u32_cmp);
         if (n > MAX_REASON_TXNS || n == last_n)
             break; /* too big to re-check quickly, or nothing new */
         last_n = n;
+        /* A big set goes to the pipeline, which keeps every read whose
+         * candidates are all in it (x->rs stays NULL for what follows). */
         *rs = (psi_read_set){.ops = R->reads, .n = R->n_reads};
-        x->rs = rs;
-        r = set_unsat(x, srt, n);
+        x->rs = n > MAX_LOCAL_TXNS && !x->pipe ? NULL : rs;
+        r = x->rs || x->pipe ? set_unsat(x, srt, n) : checks_unsat(x, srt, n);
         if (r == 1) {
             for (uint32_t i = 0; i < s->n; i++) /* s becomes exactly the reasons' set */
                 s->in[s->v[i]] = 0;
@@ -359,12 +386,12 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
                 if (j < i || j >= i + len)
                     tmp[m++] = v[j];
             memcpy(srt, tmp, m * sizeof *srt);
-            qsort(srt, m, sizeof *srt, u32_cmp);
+            qsort(srt, m, sizeof *srt, psi_u32_cmp);
             int r = set_unsat(x, srt, m);
             if (r < 0) {
                 free(tmp);
                 free(srt);
-                qsort(v, n, sizeof *v, u32_cmp);
+                qsort(v, n, sizeof *v, psi_u32_cmp);
                 return x->out_of_budget ? n : UINT32_MAX;
             }
             if (r == 1) {
@@ -380,8 +407,55 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
     *complete = true;
     free(tmp);
     free(srt);
-    qsort(v, n, sizeof *v, u32_cmp);
+    qsort(v, n, sizeof *v, psi_u32_cmp);
     return n;
+}
+
+/* Repeated values at SI/SER: shrinks the violation s (more than
+ * MAX_LOCAL_TXNS transactions, in the order chunks are tried in) or, with
+ * from_all, the whole history (known to be one: transaction order) by
+ * pipeline re-checks (checks_unsat), to a set without which no single
+ * transaction stays a violation when the budget lasts; three quarters of
+ * what is left of the budget at most, so that the local phase after it
+ * has calls left. 1: the result becomes s (sorted, the initial
+ * transaction first) and *complete says whether every single deletion was
+ * tried; 0: the history is too big to shrink this way; -1 on error. */
+static int shrink_by_checks(ctx *x, tset *s, bool from_all, bool *complete)
+{
+    const psi_history *h = x->h;
+    if (from_all && h->n_txns > MAX_CHECKS_TXNS)
+        return 0;
+    uint32_t *v = malloc(((size_t)(from_all ? h->n_txns : s->n) + 1) * sizeof *v), n = 0;
+    if (!v)
+        return -1;
+    if (from_all) {
+        for (uint32_t t = 1; t < h->n_txns; t++)
+            if (h->txns[t].status == PSI_TXN_COMMITTED)
+                v[n++] = t;
+    } else {
+        for (uint32_t i = 0; i < s->n; i++)
+            if (s->v[i] != PSI_INIT_TXN)
+                v[n++] = s->v[i];
+    }
+    uint64_t budget = x->budget;
+    x->budget = x->calls + (budget - x->calls) / 4 * 3;
+    x->by_checks = true;
+    uint32_t m = shrink_txns(x, v, n, complete);
+    x->by_checks = false;
+    x->budget = budget;
+    x->out_of_budget = false;
+    int r = m == UINT32_MAX ? -1 : 1;
+    for (uint32_t i = 0; i < s->n && r == 1; i++)
+        s->in[s->v[i]] = 0;
+    if (r == 1)
+        s->n = 0;
+    if (r == 1 && !tset_add(s, PSI_INIT_TXN)) /* the smallest index: s stays sorted */
+        r = -1;
+    for (uint32_t i = 0; i < m && r == 1; i++)
+        if (!tset_add(s, v[i]))
+            r = -1;
+    free(v);
+    return r;
 }
 
 /* Minimize the dependencies: switch off chunks (halving, down to single
@@ -422,159 +496,6 @@ static int shrink_edges(ctx *x, psi_sub_polygraph *L)
     return ret;
 }
 
-/* Graph-free anomaly: the reader, and the writer it observed (for an
- * incompatible order, the other reader, with no dependency between
- * them). */
-static psi_status from_anomaly(const psi_history *h, const psi_anomaly *an, psi_cex *cex,
-                               psi_diag *d)
-{
-    cex->txns = malloc(2 * sizeof *cex->txns);
-    cex->edges = malloc(sizeof *cex->edges);
-    if (!cex->txns || !cex->edges)
-        return psi_diag_nomem(d, "building a counterexample");
-    cex->txns[cex->n_txns++] = an->txn;
-    if (an->other_op != PSI_SRC_NONE && an->other_txn != an->txn) {
-        if (an->other_txn < an->txn) {
-            cex->txns[1] = an->txn;
-            cex->txns[0] = an->other_txn;
-        } else {
-            cex->txns[1] = an->other_txn;
-        }
-        cex->n_txns = 2;
-        if (an->kind != PSI_ANOM_INCOMPATIBLE_ORDER)
-            cex->edges[cex->n_edges++] = (psi_cex_edge){.from = an->other_txn,
-                                                        .to = an->txn,
-                                                        .key = h->ops[an->op].key,
-                                                        .type = PSI_EDGE_WR,
-                                                        .origin = PSI_CEX_CERTAIN};
-    }
-    cex->anomaly = *an;
-    cex->anomaly_op = an->op;
-    cex->minimal = true;
-    cex->restored_whole = true;
-    cex->present = true;
-    return PSI_OK;
-}
-
-/* Does t append a value v to key (any of its writes)? */
-static bool appends(const psi_history *h, uint32_t t, uint32_t key, uint64_t v)
-{
-    const psi_txn *tx = &h->txns[t];
-    for (uint32_t i = 0; i < tx->n_ops; i++) {
-        const psi_op *o = &h->ops[tx->first_op + i];
-        if (o->kind == PSI_OP_WRITE && o->key == key && o->value == v)
-            return true;
-    }
-    return false;
-}
-
-/* A committed list-append read of key in which an element `from` appended
- * is directly followed by one `to` appended (the read that orders them),
- * or UINT32_MAX. */
-static uint32_t list_read_showing(const psi_history *h, const psi_index *idx, uint32_t key,
-                                  uint32_t from, uint32_t to)
-{
-    for (uint32_t i = 0; i < h->n_list_reads; i++) {
-        const psi_list_read *lr = &h->list_reads[i];
-        if (h->ops[lr->op].key != key || !(idx->op_info[lr->op] & PSI_OI_LIVE))
-            continue;
-        const uint64_t *v = h->list_vals + lr->first;
-        for (uint32_t k = 0; k + 1 < lr->len; k++)
-            if (appends(h, from, key, v[k]) && appends(h, to, key, v[k + 1]))
-                return lr->op;
-    }
-    return UINT32_MAX;
-}
-
-/* WW edges between two transactions that are certain come from list-append
- * reads (the history's other WW edges are the initial transaction's): name
- * the read that shows each, and bring its transaction into the
- * counterexample, so a G0 of appends shows what orders the appends. */
-static psi_status add_list_evidence(const psi_history *h, const psi_index *idx, psi_cex *cex,
-                                    psi_diag *d)
-{
-    if (!h->n_list_reads)
-        return PSI_OK;
-    for (uint32_t i = 0; i < cex->n_edges; i++) {
-        psi_cex_edge *e = &cex->edges[i];
-        if (e->type != PSI_EDGE_WW || e->origin != PSI_CEX_CERTAIN || e->from == PSI_INIT_TXN)
-            continue;
-        uint32_t op = list_read_showing(h, idx, e->key, e->from, e->to);
-        if (op == UINT32_MAX)
-            continue;
-        e->shown_by = op + 1;
-        uint32_t t = idx->op_txn[op], at = 0;
-        while (at < cex->n_txns && cex->txns[at] < t)
-            at++;
-        if (at < cex->n_txns && cex->txns[at] == t)
-            continue;
-        uint32_t *nt = realloc(cex->txns, ((size_t)cex->n_txns + 1) * sizeof *nt);
-        if (!nt)
-            return psi_diag_nomem(d, "presenting a counterexample");
-        cex->txns = nt;
-        memmove(nt + at + 1, nt + at, (cex->n_txns - at) * sizeof *nt);
-        nt[at] = t;
-        cex->n_txns++;
-    }
-    return PSI_OK;
-}
-
-/* The reported cycle as found, when no sub-history could be restored
- * within the budget: edges present in the history count as certain. */
-static psi_status from_cycle(const psi_history *h, const psi_check_result *res, const psi_edge *c,
-                             uint32_t n, psi_cex *cex, psi_diag *d)
-{
-    cex->edges = malloc((n ? n : 1) * sizeof *cex->edges);
-    cex->txns = malloc((n ? n : 1) * sizeof *cex->txns);
-    cex->idx = malloc((n ? n : 1) * sizeof *cex->idx);
-    cex->cycles = malloc(sizeof *cex->cycles);
-    if (!cex->edges || !cex->txns || !cex->idx || !cex->cycles)
-        return psi_diag_nomem(d, "building a counterexample");
-    for (uint32_t i = 0; i < n; i++) {
-        bool certain = false;
-        for (uint64_t k = 0; k < res->g.n_known && !certain; k++) {
-            const psi_edge *e = &res->g.known[k];
-            certain = e->origin == PSI_FROM_HISTORY && e->from == c[i].from && e->to == c[i].to &&
-                      e->type == c[i].type && e->key == c[i].key;
-        }
-        if (c[i].type == PSI_EDGE_SO && h->txns[c[i].from].session == h->txns[c[i].to].session)
-            certain = true;
-        /* No polygraph (a complete order's reject, check/complete_pass.h):
-         * the cycle's edges from the history say so themselves. */
-        if (!res->g.known && c[i].origin == PSI_FROM_HISTORY)
-            certain = true;
-        uint64_t hint = c[i].origin == PSI_FROM_VERSION_ORDER
-                            ? psi_hints_line(&res->hints, c[i].from, c[i].to, c[i].key)
-                            : 0;
-        uint64_t ts =
-            c[i].origin == PSI_FROM_TIMESTAMPS && res->ts.line ? res->ts.line[c[i].to] : 0;
-        bool rt = c[i].origin == PSI_FROM_REALTIME;
-        cex->edges[i] = (psi_cex_edge){.from = c[i].from,
-                                       .to = c[i].to,
-                                       .key = c[i].key,
-                                       .type = c[i].type,
-                                       .origin = hint      ? PSI_CEX_HINT
-                                                 : ts      ? PSI_CEX_TIMESTAMPS
-                                                 : rt      ? PSI_CEX_REALTIME
-                                                 : certain ? PSI_CEX_CERTAIN
-                                                           : PSI_CEX_DECIDED,
-                                       .hint_line = hint ? hint : ts};
-        cex->idx[i] = i;
-        cex->txns[i] = c[i].from;
-    }
-    cex->n_edges = cex->n_idx = n;
-    qsort(cex->txns, n, sizeof *cex->txns, u32_cmp);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!m || cex->txns[m - 1] != cex->txns[i])
-            cex->txns[m++] = cex->txns[i];
-    cex->n_txns = m;
-    cex->cycles[0] = (psi_cex_cycle){.first = 0, .len = n};
-    cex->n_cycles = 1;
-    cex->present = true;
-    return PSI_OK;
-}
-
 /* The violation the pipeline finds in the minimal sub-history over
  * txns[0..n): its cycle (or timestamp violation), with the transactions
  * and keys of the whole history, and every transaction of the set. 1 when
@@ -607,7 +528,7 @@ static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, 
     if (sr->reason == PSI_BY_TIMESTAMPS)
         st = psi_ts_cex_build(r.h, sr, cex, d);
     else if (len)
-        st = from_cycle(r.h, sr, cyc, len, cex, d);
+        st = psi_cex_from_cycle(r.h, sr, cyc, len, cex, d);
     else
         ret = 0;
     if (ret && st == PSI_OK) {
@@ -632,12 +553,7 @@ static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, 
             for (uint32_t i = 0; i < n; i++)
                 if (txns[i] != PSI_INIT_TXN && x->h->txns[txns[i]].status == PSI_TXN_COMMITTED)
                     t[cex->n_txns++] = txns[i];
-            qsort(t, cex->n_txns, sizeof *t, u32_cmp);
-            uint32_t m = 0;
-            for (uint32_t i = 0; i < cex->n_txns; i++)
-                if (!m || t[m - 1] != t[i])
-                    t[m++] = t[i];
-            cex->n_txns = m;
+            cex->n_txns = psi_u32_sort_unique(t, cex->n_txns);
         }
     }
     psi_subrun_free(&r);
@@ -665,7 +581,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         return st;
     }
     if (res->reason == PSI_BY_ANOMALY) {
-        st = from_anomaly(h, &res->idx.anomalies[0], cex, d);
+        st = psi_cex_from_anomaly(h, &res->idx.anomalies[0], cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         cex->seconds = psi_cpu_now() - t0;
@@ -723,19 +639,45 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * sets stay small where blind growth takes in every candidate of
      * every read; blind growth again when those are no violation. */
     int r = 0;
-    bool by_reason_order = false;
+    bool by_reason_order = false, checked = false, checked_complete = false, as_found = false;
     if (res->idx.n_amb) {
         r = restore(&x, &s, BLIND_FIRST_TXNS);
-        if (r == 0) {
+        if (r == 0 || (r < 0 && x.out_of_budget && x.calls < x.budget)) {
+            x.out_of_budget = false; /* the writer-pair bound, not the calls */
             r = by_reasons(&x, h, res, &s, &R, &rs);
             by_reason_order = r == 1;
+        }
+        /* Too big for local solves, or nothing found: the pipeline's
+         * re-checks shrink it, or the whole history. */
+        if (!x.pipe && r == 1 && s.n > MAX_LOCAL_TXNS) {
+            r = shrink_by_checks(&x, &s, false, &checked_complete);
+            checked = r == 1;
+        }
+        if (!x.pipe && r != 1 && (r == 0 || x.out_of_budget) && x.calls < x.budget) {
+            x.rs = NULL;
+            x.out_of_budget = false;
+            r = shrink_by_checks(&x, &s, true, &checked_complete);
+            checked = r == 1;
+        }
+        /* A set shrunk by re-checks is minimal as it is: a small one is
+         * presented by the local phase once a local solve confirms it, a
+         * big one (a hot key's every writer of a value) as the cycle the
+         * pipeline finds in it; one the budget left big and not minimal
+         * (hundreds of transactions) explains less than the reported
+         * cycle shown as found. */
+        if (checked && !checked_complete && s.n > MAX_SHOWN_LOCAL) {
+            r = 0;
+            as_found = true;
+        } else if (checked && (s.n > MAX_SHOWN_LOCAL || set_unsat(&x, s.v, s.n) != 1)) {
+            x.out_of_budget = false;
+            x.pipe = &x.checks;
         }
         if (r < 0 && !x.out_of_budget) {
             st = psi_diag_nomem(d, "interpreting");
             goto out;
         }
     }
-    if (r != 1) {
+    if (r != 1 && !as_found) {
         x.rs = NULL;
         x.out_of_budget = false;
         r = restore(&x, &s, MAX_RESTORE_TXNS);
@@ -751,9 +693,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     }
     if (r == 1 && x.pipe) {
         if (!by_reason_order)
-            qsort(s.v, s.n, sizeof *s.v, u32_cmp);
-        bool complete;
-        uint32_t n = shrink_txns(&x, s.v, s.n, &complete);
+            qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
+        bool complete = checked_complete;
+        uint32_t n = checked ? s.n : shrink_txns(&x, s.v, s.n, &complete);
         if (n == UINT32_MAX) {
             st = psi_diag_nomem(d, "interpreting");
             goto out;
@@ -764,7 +706,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             goto out;
         }
         if (rp == 1) {
-            st = add_list_evidence(h, &res->idx, cex, d);
+            st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
             if (st != PSI_OK)
                 goto out;
             cex->present = cex->restored_whole = cex->by_pipeline = true;
@@ -772,15 +714,15 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             /* Named by the shape of the level's own cycle: its decided
              * edges are the level's check's, trusted as under SI. */
             if (!cex->by_timestamps)
-                psi_cex_classify(h, &res->idx, false, cex);
+                psi_cex_classify(h, &res->idx, checked && opts->ser, cex);
             goto out;
         }
         r = 0; /* nothing built: show the check's own cycle */
     }
     if (r != 1) {
-        st = from_cycle(h, res, cyc, cyc_len, cex, d);
+        st = psi_cex_from_cycle(h, res, cyc, cyc_len, cex, d);
         if (st == PSI_OK)
-            st = add_list_evidence(h, &res->idx, cex, d);
+            st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
         if (st == PSI_OK)
             psi_cex_classify(h, &res->idx, opts->ser, cex);
         goto out;
@@ -790,9 +732,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
      * and together, go in a few big chunks when the violation needs
      * none of them. */
     if (!by_reason_order)
-        qsort(s.v, s.n, sizeof *s.v, u32_cmp);
-    bool complete_t, complete_e = false;
-    uint32_t n = shrink_txns(&x, s.v, s.n, &complete_t);
+        qsort(s.v, s.n, sizeof *s.v, psi_u32_cmp);
+    bool complete_t = checked_complete, complete_e = false;
+    uint32_t n = checked ? s.n : shrink_txns(&x, s.v, s.n, &complete_t);
     if (n == UINT32_MAX) {
         st = psi_diag_nomem(d, "interpreting");
         goto out;
@@ -812,7 +754,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
     st = psi_cex_present(&L, opts->ser, cex, d);
     psi_sub_polygraph_free(&L);
     if (st == PSI_OK)
-        st = add_list_evidence(h, &res->idx, cex, d);
+        st = psi_cex_add_list_evidence(h, &res->idx, cex, d);
     if (st != PSI_OK)
         goto out;
     cex->restored_whole = true;
@@ -826,6 +768,8 @@ out:
     free(s.in);
     psi_reasons_free(&R);
     psi_subcheck_free(&pipe);
+    if (x.checks_ready)
+        psi_subcheck_free(&x.checks);
     if (st != PSI_OK)
         psi_cex_free(cex);
     return st;

@@ -18,7 +18,12 @@
  *              instead (interpret/reasons.c: per decided order or excluded
  *              candidate, the cheapest cycle the other way among the edges
  *              known before it), keeping only the reads with a choice of
- *              writers those reasons involve.
+ *              writers those reasons involve. Where local solves cannot
+ *              (a set over 256 transactions: every writer of a hot key's
+ *              value comes along), sets are re-checked by the whole
+ *              pipeline instead, and when neither way finds a violation
+ *              the whole history (up to 20k transactions) is shrunk by
+ *              such re-checks (explain.c, shrink_by_checks).
  *   Minimize - drop transactions, then single dependencies, while the rest
  *              stays a violation. When every deletion was tried the result is
  *              a minimal violation in Appendix E's sense: removing any one

@@ -121,12 +121,6 @@ static bool causal_path(lcx *c, uint32_t from, uint32_t to)
     return ok;
 }
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The facts behind forced edge e (WW from e->from to e->to on e->key). */
 static bool support(lcx *c, const psi_level_edge *e)
 {
@@ -226,12 +220,7 @@ psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res
     for (uint32_t i = 0; i < lr->cycle_len; i++)
         if (lr->cycle[i].why == PSI_LW_FORCED && !support(&c, &lr->cycle[i]))
             return psi_diag_nomem(d, "explaining the violation");
-    qsort(cx->txns, cx->n_txns, sizeof *cx->txns, u32_cmp);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < cx->n_txns; i++)
-        if (!m || cx->txns[m - 1] != cx->txns[i])
-            cx->txns[m++] = cx->txns[i];
-    cx->n_txns = m;
+    cx->n_txns = psi_u32_sort_unique(cx->txns, cx->n_txns);
     bool all_ww = true;
     for (uint32_t i = 0; i < lr->cycle_len; i++)
         all_ww &= lr->cycle[i].why == PSI_LW_LIST_WW;

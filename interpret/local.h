@@ -35,6 +35,25 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d);
 void psi_reasons_free(psi_reasons *R);
 
+/* Ascending order of uint32_t (qsort). */
+int psi_u32_cmp(const void *a, const void *b);
+/* Sorts v[0..n) and drops repeats; returns how many are left. */
+uint32_t psi_u32_sort_unique(uint32_t *v, uint32_t n);
+/* The index in idx->amb of read op o, or UINT32_MAX (interpret/as_found.c). */
+uint32_t psi_amb_of(const psi_index *idx, uint32_t o);
+
+/* Shown as found (interpret/as_found.c): a graph-free anomaly (the reader
+ * and the writer it observed), or the reported cycle c[0..n) when no
+ * sub-history was restored (edges present in the history count as
+ * certain); psi_cex_add_list_evidence names the list-append read that
+ * shows each certain WW edge and brings its transaction in. */
+psi_status psi_cex_from_anomaly(const psi_history *h, const psi_anomaly *an, psi_cex *cex,
+                                psi_diag *d);
+psi_status psi_cex_from_cycle(const psi_history *h, const psi_check_result *res, const psi_edge *c,
+                              uint32_t n, psi_cex *cex, psi_diag *d);
+psi_status psi_cex_add_list_evidence(const psi_history *h, const psi_index *idx, psi_cex *cex,
+                                     psi_diag *d);
+
 /* Settles, finalizes and writes the counterexample of the (minimized)
  * violation L into cex (edges, choices, cycles, txns). */
 psi_status psi_cex_present(const psi_sub_polygraph *L, bool ser, psi_cex *cex, psi_diag *d);

@@ -123,20 +123,6 @@ static uint64_t round_limit(const rctx *x, uint64_t at)
     return p->round_known[lo - 1];
 }
 
-/* The index in idx->amb of read op o, or UINT32_MAX. */
-static uint32_t amb_of(const psi_index *idx, uint32_t o)
-{
-    uint32_t lo = 0, hi = idx->n_amb; /* idx->amb is in operation order */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (idx->amb[mid].op < o)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < idx->n_amb && idx->amb[lo].op == o ? lo : UINT32_MAX;
-}
-
 /* t's external read of key, or UINT32_MAX. */
 static uint32_t read_of(const rctx *x, uint32_t t, uint32_t key)
 {
@@ -195,7 +181,7 @@ static uint32_t derived_cost(const rctx *x, const psi_edge *e)
     uint32_t o = read_of(x, t, e->key);
     if (o == UINT32_MAX || !(x->idx->op_info[o] & PSI_OI_AMBIG))
         return DERIVED_COST - 1;
-    uint32_t a = amb_of(x->idx, o);
+    uint32_t a = psi_amb_of(x->idx, o);
     if (a == UINT32_MAX || x->read_in[a])
         return DERIVED_COST - 1;
     return DERIVED_COST - 1 + x->idx->amb[a].n;
@@ -517,7 +503,7 @@ static bool writer_read(rctx *x, uint32_t t, uint32_t key, uint64_t limit, uint3
         *w = src == PSI_SRC_INIT ? PSI_INIT_TXN : src < PSI_SRC_INIT ? x->idx->op_txn[src] : *w;
         return true;
     }
-    uint32_t a = amb_of(x->idx, o);
+    uint32_t a = psi_amb_of(x->idx, o);
     if (a == UINT32_MAX)
         return true;
     const psi_amb_read *r = &x->idx->amb[a];

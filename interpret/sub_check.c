@@ -1,6 +1,7 @@
 /* Sub-histories checked by the whole pipeline (see sub_check.h). */
 #include "interpret/sub_check.h"
 #include "interpret/kv.h"
+#include "interpret/local.h"
 
 #include "core/txnid.h"
 #include "core/vec.h"
@@ -192,15 +193,54 @@ void psi_subrun_free(psi_subrun *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Is transaction t committed and among the kept txns[0..n) (sorted)? */
+static bool is_kept(const psi_history *h, const uint32_t *txns, uint32_t n, uint32_t t)
+{
+    if (h->txns[t].status != PSI_TXN_COMMITTED)
+        return false;
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (txns[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && txns[lo] == t;
+}
+
 /* Is read op o of a kept transaction to be dropped: could it have
- * observed a transaction left out? */
-static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept, uint32_t o)
+ * observed a transaction left out? An external read the index resolved
+ * asks its writer, one with a choice of writers its candidates (kept
+ * when all are, as core's sub-polygraph keeps it: the writers of its
+ * value the index ruled out by its session's order are ruled out in the
+ * sub-history too, whether they are kept or not); other reads, when a
+ * writer of a value they read is left out. */
+static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
+                      const uint32_t *txns, uint32_t n, uint32_t o)
 {
     const psi_history *h = sc->h;
     const psi_subcheck_data *D = sc->data;
+    const psi_index *idx = &sc->res->idx;
     const psi_op *op = &h->ops[o];
     if (op->kind != PSI_OP_READ)
         return false;
+    if (!(op->flags & PSI_OPF_LIST) && idx->op_info && (idx->op_info[o] & PSI_OI_EXTERNAL_READ)) {
+        if (idx->op_info[o] & PSI_OI_AMBIG) {
+            uint32_t a = psi_amb_of(idx, o);
+            for (uint32_t j = 0; a != UINT32_MAX && j < idx->amb[a].n; j++) {
+                uint32_t c = idx->amb_cand[idx->amb[a].first + j];
+                if (c != PSI_SRC_INIT && !is_kept(h, txns, n, idx->op_txn[c]))
+                    return true;
+            }
+            if (a != UINT32_MAX)
+                return false;
+        } else if (idx->read_src[o] == PSI_SRC_INIT) {
+            return false;
+        } else if (idx->read_src[o] < PSI_SRC_INIT) {
+            return !is_kept(h, txns, n, idx->op_txn[idx->read_src[o]]);
+        }
+    }
     uint32_t len = 1;
     const uint64_t *v = &op->value;
     if (op->flags & PSI_OPF_LIST)
@@ -234,8 +274,8 @@ static psi_status map_value(psi_builder *b, const psi_history *h, uint64_t v, ui
 /* Adds kept transaction t with its kept operations; records its ops'
  * original indices in op_map[*no..]. */
 static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const psi_kv *kept,
-                          size_t n_kept, uint32_t *op_map, uint32_t *no, uint64_t **vals,
-                          size_t *cap_vals, psi_diag *d)
+                          size_t n_kept, const uint32_t *txns, uint32_t n, uint32_t *op_map,
+                          uint32_t *no, uint64_t **vals, size_t *cap_vals, psi_diag *d)
 {
     const psi_history *h = sc->h;
     const psi_txn *tx = &h->txns[t];
@@ -245,7 +285,7 @@ static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const ps
     for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
         uint32_t o = tx->first_op + k;
         const psi_op *op = &h->ops[o];
-        if (drop_read(sc, kept, n_kept, o))
+        if (drop_read(sc, kept, n_kept, txns, n, o))
             continue;
         uint64_t key, val;
         if ((st = map_key(b, h, op->key, &key, d)) != PSI_OK)
@@ -364,7 +404,7 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
         assert(i == 0 || txns[i - 1] < t);
         if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
             continue;
-        st = add_txn(sc, b, t, kept, n_kept, r.op_map, &no, &vals, &cap_vals, d);
+        st = add_txn(sc, b, t, kept, n_kept, txns, n, r.op_map, &no, &vals, &cap_vals, d);
         r.txn_map[nt++] = t;
     }
     if (st != PSI_OK) {

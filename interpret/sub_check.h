@@ -6,8 +6,10 @@
  * The sub-history over a set of committed transactions is a history of
  * its own: those transactions, in their sessions' order, with their
  * real-time intervals and timestamps, and every read that could have
- * observed a transaction left out dropped (a read of a (key, value) some
- * other committed transaction writes, list reads element by element).
+ * observed a transaction left out dropped (a read whose writer, or one of
+ * whose candidate writers (core/index.h), is left out; a list read or a
+ * repeated read when another committed transaction writes a value it
+ * read).
  * Dropping transactions and reads only removes dependencies, so a
  * sub-history that violates the level shows the history does: this is
  * the relaxation psi_sub_polygraph_build makes for reads with a writer
