@@ -77,12 +77,30 @@ static inline uint32_t rw_target(const cpass *c, uint32_t src, uint32_t k, uint3
     return s == t ? PSI_HINT_LAST : s;
 }
 
+/* Readies succ[b .. b + n), a node's successors, for the search: the
+ * search looks at each one's colour, and successors lie all over the
+ * history, so their lines are fetched now, together; and it pops the
+ * last first: reversed, it walks them in the order listed, as the old
+ * path's cycle search walks its edges (SO and WR first), so the two tend
+ * to meet the same cycle first. */
+static void settle_succs(cpass *c, size_t b, size_t n)
+{
+    uint32_t *out = c->succ + b;
+    for (size_t i = 0; i < n; i++)
+        PREFETCH(&c->color[out[i]]);
+    for (size_t i = 0; i < n / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = x;
+    }
+}
+
 /* Appends node's successors to c->succ; false when out of memory. real:
  * the graph cycles are reported in (reach.h's), where SI's u0 has u1's
  * DEP edges itself, so a path's length counts edges, and RW successors
  * carry ANTI_TAG; else the search's, where u0 reaches them by a step
  * u0 -> u1 (one DEP list per transaction on the search's stack, not
- * two). */
+ * two), and SI's u0 is open_pair's to list. */
 static bool push_succs(cpass *c, uint32_t node, bool real)
 {
     const psi_history *h = c->h;
@@ -95,8 +113,7 @@ static bool push_succs(cpass *c, uint32_t node, bool real)
         return false;
     uint32_t *out = c->succ + c->n_succ;
     size_t n = 0;
-    if (!c->ser && !(node & 1) && !real)
-        out[n++] = node + 1; /* u0 -> u1: u0 has u1's DEP edges too */
+    assert(c->ser || (node & 1) || real);
     if (dep) {
         /* SO: the next committed transaction of the session */
         for (uint32_t u = t + 1; u < h->n_txns && h->txns[u].session == tx->session; u++)
@@ -120,18 +137,8 @@ static bool push_succs(cpass *c, uint32_t node, bool real)
         }
     }
     assert(n <= bound);
-    /* the search looks at each one's colour: successors lie all over
-     * the history, so their lines are fetched now, together */
-    for (size_t i = 0; !real && i < n; i++)
-        PREFETCH(&c->color[out[i]]);
-    /* the search pops the last first: reversed, it walks them in this
-     * order, as the old path's cycle search walks its edges (SO and WR
-     * first), so the two tend to meet the same cycle first */
-    for (size_t i = 0; !real && i < n / 2; i++) {
-        uint32_t x = out[i];
-        out[i] = out[n - 1 - i];
-        out[n - 1 - i] = x;
-    }
+    if (!real)
+        settle_succs(c, c->n_succ, n);
     c->n_succ += n;
     return true;
 }
@@ -146,6 +153,75 @@ static bool open_node(cpass *c, uint32_t node)
     return push_succs(c, node, false);
 }
 
+/* SI: opens copy 0 of transaction t (white) and, when white, its copy 1
+ * too, as two frames, the way open_node(2t) and the search popping 2t + 1
+ * (its first successor) would, but scanning t's operations once for both
+ * copies' lists: RW for copy 0, SO, WR and WW for copy 1. Returns -1 when
+ * out of memory, 1 when copy 1 is open already (a cycle: c->hit set, as
+ * the search would have set it), else 0. */
+static int open_pair(cpass *c, uint32_t t)
+{
+    const psi_history *h = c->h;
+    const psi_txn *tx = &h->txns[t];
+    uint32_t u0 = 2 * t, u1 = u0 + 1, n_wr = c->wr_off[t + 1] - c->wr_off[t];
+    /* RW (at most n_ops), then copy 1's SO, WR and WW (at most n_ops) */
+    size_t bound = 1 + 2 * (size_t)tx->n_ops + n_wr;
+    if (!psi_grow((void **)&c->fr, &c->cap_fr, c->n_fr + 2, sizeof *c->fr) ||
+        !psi_grow((void **)&c->succ, &c->cap_succ, c->n_succ + bound, sizeof *c->succ))
+        return -1;
+    c->color[u0] = GREY;
+    c->fr[c->n_fr++] = (frame){.node = u0, .base = c->n_succ};
+    uint32_t *out = c->succ + c->n_succ;
+    /* WW targets wait past the end of copy 1's list-to-be (RW's count
+     * is not known yet, and is at most n_ops) */
+    uint32_t *ww = out + tx->n_ops + 1 + n_wr;
+    size_t n_rw = 0, n_ww = 0;
+    for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
+        uint32_t s = c->next[o];
+        if (s == PSI_HINT_LAST)
+            continue;
+        if (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)
+            ww[n_ww++] = 2 * s; /* WW */
+        else
+            out[n_rw++] = 2 * s + 1; /* RW */
+    }
+    settle_succs(c, c->n_succ, n_rw);
+    c->n_succ += n_rw;
+    if (c->color[u1] == GREY) {
+        c->hit = u1;
+        return 1;
+    }
+    if (c->color[u1] != WHITE)
+        return 0;
+    c->color[u1] = GREY;
+    c->fr[c->n_fr++] = (frame){.node = u1, .base = c->n_succ};
+    out = c->succ + c->n_succ;
+    size_t n = 0;
+    /* SO: the next committed transaction of the session */
+    for (uint32_t u = t + 1; u < h->n_txns && h->txns[u].session == tx->session; u++)
+        if (h->txns[u].status == PSI_TXN_COMMITTED) {
+            out[n++] = 2 * u;
+            break;
+        }
+    for (uint32_t i = c->wr_off[t]; i < c->wr_off[t + 1]; i++)
+        out[n++] = 2 * c->wr_to[i];
+    assert(out + n <= ww);
+    memmove(out + n, ww, n_ww * sizeof *ww);
+    n += n_ww;
+    settle_succs(c, c->n_succ, n);
+    c->n_succ += n;
+    return 0;
+}
+
+/* Opens a white node reached by the search: SI's copy 0 with its copy 1
+ * (open_pair), else the node alone. As open_pair. */
+static int open_any(cpass *c, uint32_t node)
+{
+    if (!c->ser && !(node & 1))
+        return open_pair(c, node >> 1);
+    return open_node(c, node) ? 0 : -1;
+}
+
 /* The depth-first search from every committed transaction's (first)
  * node: *acyclic false at the first edge back into an open node. */
 static bool search(cpass *c, bool *acyclic)
@@ -154,9 +230,8 @@ static bool search(cpass *c, bool *acyclic)
     for (uint32_t t = 1; t < c->h->n_txns; t++) {
         if (c->h->txns[t].status != PSI_TXN_COMMITTED || c->color[dep_node(c, t)] != WHITE)
             continue;
-        if (!open_node(c, dep_node(c, t)))
-            return false;
-        while (c->n_fr) {
+        int r = open_any(c, dep_node(c, t));
+        while (r == 0 && c->n_fr) {
             frame *f = &c->fr[c->n_fr - 1];
             if (c->n_succ == f->base) {
                 c->color[f->node] = BLACK;
@@ -165,12 +240,17 @@ static bool search(cpass *c, bool *acyclic)
             }
             uint32_t v = c->succ[--c->n_succ];
             if (c->color[v] == GREY) {
-                *acyclic = false;
                 c->hit = v;
-                return true;
+                r = 1;
+            } else if (c->color[v] == WHITE) {
+                r = open_any(c, v);
             }
-            if (c->color[v] == WHITE && !open_node(c, v))
-                return false;
+        }
+        if (r < 0)
+            return false;
+        if (r > 0) {
+            *acyclic = false;
+            return true;
         }
     }
     return true;
