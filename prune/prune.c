@@ -248,25 +248,35 @@ static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d
     return st;
 }
 
-/* RULE_PSI: the known RW edges indexed both ways; *bad gets a known RW
- * edge whose head reaches its tail over DEP (a cycle with one RW edge,
- * which the DEP-only reach cannot see), else stays UINT32_MAX. */
+/* RULE_PSI: the known RW edges indexed both ways; *bad gets the first
+ * (lowest-index) known RW edge whose head reaches its tail over DEP (a
+ * cycle with one RW edge, which the DEP-only reach cannot see), else
+ * stays UINT32_MAX. The test walks the index by head, so that each head's
+ * frontier row is read once for all its RW edges instead of once per
+ * edge in the known array's order (a cache miss each: ~2.5 % of PSI's
+ * check on GeneralWH); the lowest index of all hits is the one a scan in
+ * known order finds first. */
 static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi_graph *ag,
                                  uint32_t *bad, psi_diag *d)
 {
     uint8_t *anti = malloc(g->n_known ? g->n_known : 1);
     if (!anti)
         return psi_diag_nomem(d, "pruning");
-    for (uint64_t i = 0; i < g->n_known; i++) {
-        const psi_edge *e = &g->known[i];
-        anti[i] = psi_edge_is_anti((psi_edge_type)e->type);
-        if (anti[i] && *bad == UINT32_MAX && psi_reach_to(r, e->to, e->from))
-            *bad = (uint32_t)i;
-    }
+    for (uint64_t i = 0; i < g->n_known; i++)
+        anti[i] = psi_edge_is_anti((psi_edge_type)g->known[i].type);
     psi_edge_view v = {.first = g->known, .n = g->n_known, .active = anti};
     psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN, d);
     free(anti);
-    return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    if (st != PSI_OK)
+        return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    for (uint32_t t = 0; t < g->n_nodes; t++) {
+        uint64_t b, e;
+        psi_graph_in(ag, t, false, &b, &e);
+        for (; b < e; b++)
+            if (ag->in_eid[b] < *bad && psi_reach_to(r, t, ag->in_src[b]))
+                *bad = ag->in_eid[b];
+    }
+    return PSI_OK;
 }
 
 #ifndef NDEBUG
