@@ -62,7 +62,8 @@ typedef struct psi_check_opts {
     /* PSI: the theory checks one-RW cycles only when an RW edge becomes
      * active (psi_acyc_set_psi_eager off), so the per-model refinement
      * (level_psi.h) finds the rest; tests use it to reach that path, which
-     * the eager theory leaves with nothing to find. */
+     * the eager theory leaves with nothing to find (without it, only
+     * PSI_CHECK builds run the refinement, as an assertion). */
     bool psi_refine_only;
     /* Once validation finds no anomaly, drop the operations of aborted
      * transactions from h for the rest of the check (core/index.h,

@@ -5,12 +5,14 @@
  * (DEP+ ; RW?) irreflexive). No acyclicity of a fixed graph says "at most
  * one", so the encoding (encode.h) runs the theory in its PSI mode: DEP
  * acyclic, and every cycle of one RW edge found during search, when its
- * last edge goes in (solver/acyclic.h). The check of each model stays,
- * complete on its own (it costs one pass over the model and finds
- * nothing while the theory's checks are whole): psi_psi_refine looks for
- * an active RW edge a -> b whose head b reaches a over active DEP edges, and
- * for each one found adds the clause "not all of these edges' labels",
- * which no PSI model violates. The solver then searches again; a model
+ * last edge goes in (solver/acyclic.h), so its models need no check. The
+ * check of each model, complete on its own, runs when the theory checks
+ * only RW activations (psi_check_opts.psi_refine_only) and, as an
+ * assertion that it finds nothing, after every eager model in PSI_CHECK
+ * builds (check.c; it costs one pass over all theory edges per model):
+ * psi_psi_refine looks for an active RW edge a -> b whose head b reaches a
+ * over active DEP edges, and for each one found adds the clause "not all
+ * of these edges' labels", which no PSI model violates. The solver then searches again; a model
  * with no such edge is a PSI model. Finite: each clause removes the
  * current model for good.
  *

@@ -29,6 +29,13 @@ typedef struct psi_anti_index {
     const psi_graph *g;
     const psi_polygraph *pg;
     const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
+    /* RULE_PSI: for each node v, the minimum over its first
+     * MAX_ANTI_TESTS known RW successors y of y's frontier row, cell by
+     * cell (rw_min, n_sessions cells per row; rw_row[v] its row, or
+     * UINT32_MAX when no such y has a row): one row read says whether any
+     * of them reaches a transaction, instead of one random row per y.
+     * Owned by the index (prune.c frees them with the round). */
+    uint32_t *rw_row, *rw_min;
 } psi_anti_index;
 
 /* Known RW edges tried per end of a DEP edge: skipping the rest only
