@@ -36,6 +36,8 @@
  * check of the history per transaction of the result: only up to this
  * many transactions. */
 #define MAX_CHECKS_TXNS 20000u
+/* grow_by_checks tries prefixes of up to this many transactions. */
+#define MAX_GROW_TXNS 2048u
 /* A violation found by re-checks with more transactions than this is
  * shown as the pipeline's cycle in it (minimizing its dependencies by
  * local solves would cost more than the search). */
@@ -64,6 +66,9 @@ typedef struct ctx {
      * without, at load 15-18). Owned: psi_cex_build frees it. */
     psi_subcheck checks;
     bool checks_ready, by_checks;
+    /* grow_by_checks is running: its re-checks count pruning's
+     * rejections only (sub_check.h, pruning_only). */
+    bool growing;
 } ctx;
 
 /* The polygraph of the sub-history over txns[0..n) (sorted). False when
@@ -121,6 +126,7 @@ static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
             return -1;
         x->checks_ready = true;
     }
+    x->checks.pruning_only = x->growing;
     return pipe_unsat(x, &x->checks, txns, n);
 }
 
@@ -458,6 +464,87 @@ static int shrink_by_checks(ctx *x, tset *s, bool from_all, bool *complete)
     return r;
 }
 
+/* The order grow_by_checks tries transactions in: s's (the seeds and
+ * what blind growth brought), then breadth first over the pruned known
+ * graph and candidate writers as restore grows, then every other
+ * committed transaction in history order, so that the last prefix is the
+ * whole history. The order is returned in s itself. False when out of
+ * memory. */
+static bool order_all(ctx *x, tset *s)
+{
+    const psi_history *h = x->h;
+    adj A = {0};
+    bool ok = adj_build(&x->res->g, h->n_txns, &A);
+    for (uint32_t head = 0; ok && head < s->n; head++) {
+        uint32_t v = s->v[head];
+        if (v == PSI_INIT_TXN)
+            continue;
+        for (uint64_t i = A.off[v]; i < A.off[v + 1] && ok; i++)
+            ok = tset_add(s, A.to[i]);
+        ok = ok && add_candidates(x, s, v);
+    }
+    for (uint32_t t = 1; ok && t < h->n_txns; t++)
+        if (h->txns[t].status == PSI_TXN_COMMITTED)
+            ok = tset_add(s, t);
+    free(A.off);
+    free(A.to);
+    return ok;
+}
+
+/* Repeated values at SI/SER, when neither blind growth nor the reasons
+ * gave a violation: the shortest prefix of order_all's order, of at most
+ * MAX_GROW_TXNS transactions, whose sub-history pruning rejects (doubling
+ * from s's size, then bisection; a prefix's sub-history is a relaxation
+ * of every longer one's), which becomes s. Only pruning's rejections
+ * count (sub_check.h, pruning_only): a full re-check of a mid-sized
+ * prefix can be a hard instance for the solver (3,540 transactions of
+ * 10k values 1..4 under SER took it over 20 s), and pruning's answer
+ * depends on the sub-history alone. 1: s is that prefix (s's order
+ * beyond it is dropped), 0: none found (s is left as it was: its first
+ * `start` members), -1 on error. */
+static int grow_by_checks(ctx *x, tset *s)
+{
+    uint32_t start = s->n;
+    if (!order_all(x, s))
+        return -1;
+    uint32_t total = s->n < MAX_GROW_TXNS ? s->n : MAX_GROW_TXNS;
+    uint32_t *srt = malloc(((size_t)total + 1) * sizeof *srt);
+    if (!srt)
+        return -1;
+    /* lo: a prefix known to be no violation (0: none tried), hi: one known
+     * to be (0: none yet). */
+    uint32_t lo = 0, hi = 0, m = start < 64 ? 64 : start;
+    int r = 0;
+    x->by_checks = x->growing = true;
+    while (m > lo) {
+        if (m > total)
+            m = total;
+        memcpy(srt, s->v, m * sizeof *srt);
+        qsort(srt, m, sizeof *srt, psi_u32_cmp);
+        r = set_unsat(x, srt, m);
+        if (r < 0 && x->out_of_budget)
+            r = 0; /* stop: the shortest prefix found so far, if any */
+        if (r < 0 || (r == 0 && x->out_of_budget))
+            break;
+        if (r == 1)
+            hi = m;
+        else
+            lo = m;
+        if ((hi && hi - lo <= 1) || (!hi && m == total))
+            break;
+        m = hi ? lo + (hi - lo) / 2 : 2 * m;
+    }
+    x->by_checks = x->growing = false;
+    free(srt);
+    if (r < 0)
+        return -1;
+    uint32_t keep = hi ? hi : start;
+    for (uint32_t i = keep; i < s->n; i++)
+        s->in[s->v[i]] = 0;
+    s->n = keep;
+    return hi ? 1 : 0;
+}
+
 /* Minimize the dependencies: switch off chunks (halving, down to single
  * ones; single ones only up to CHUNKED_EDGES dependencies, where failed
  * chunks would cost more than they save) while it stays a violation. Removing dependencies only
@@ -506,6 +593,7 @@ static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, 
     psi_subrun r = {0};
     bool violation = false;
     psi_diag sd = {0};
+    x->pipe->pruning_only = false; /* the whole check's cycle, solver's or pruning's */
     psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, &r, &sd);
     x->calls++;
     if (st == PSI_ERR_NOMEM) {
@@ -656,7 +744,9 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
         if (!x.pipe && r != 1 && (r == 0 || x.out_of_budget) && x.calls < x.budget) {
             x.rs = NULL;
             x.out_of_budget = false;
-            r = shrink_by_checks(&x, &s, true, &checked_complete);
+            r = grow_by_checks(&x, &s);
+            if (r >= 0)
+                r = shrink_by_checks(&x, &s, r == 0, &checked_complete);
             checked = r == 1;
         }
         /* A set shrunk by re-checks is minimal as it is: a small one is

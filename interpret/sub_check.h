@@ -38,6 +38,16 @@ typedef struct psi_subcheck {
     struct psi_subcheck_data *data; /* what is built once (owned) */
     void *kept;                     /* scratch reused across runs (owned) */
     size_t cap_kept;
+    /* Set by the caller between runs: a run is a violation only when
+     * pruning rejects the sub-history (a known cycle, or a read left with
+     * no candidate); one that reaches the solver is none, and its solve
+     * stops after a few hundred decisions. The answer then depends on the
+     * sub-history alone, never on the machine's speed, and a big
+     * sub-history whose reads lost candidates (a hard instance: 3,540
+     * transactions of 10k values 1..4 took the solver over 20 s) costs
+     * about its pruning. A rejection is still the pipeline's. */
+    bool pruning_only;
+    bool reached_solve; /* the last run reached the solver */
 } psi_subcheck;
 
 /* A sub-history and its check. */

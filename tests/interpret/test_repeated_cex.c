@@ -40,6 +40,32 @@ static bool rejected_alone(const psi_history *h, const psi_check_result *r, cons
     return violation;
 }
 
+/* pruning_only re-checks (sub_check.h) count pruning's rejections only:
+ * the whole history, re-checked that way, is a violation exactly when the
+ * check itself rejected it before the solver. */
+static void pruning_only_agrees(const psi_history *h, const psi_check_result *r)
+{
+    psi_subcheck sc;
+    psi_diag d;
+    assert_int_equal(psi_subcheck_init(&sc, h, r, NULL, &d), PSI_OK);
+    uint32_t *all = malloc(h->n_txns * sizeof *all);
+    assert_non_null(all);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        all[t] = t;
+    bool violation = true, full = false;
+    sc.pruning_only = true;
+    assert_int_equal(psi_subcheck_run(&sc, all, h->n_txns, &violation, NULL, &d), PSI_OK);
+    bool by_pruning = r->reason == PSI_BY_KNOWN_CYCLE || r->reason == PSI_BY_PRUNING;
+    if (violation != by_pruning)
+        fail_msg("pruning_only says %d, the check rejected by reason %d", violation, r->reason);
+    assert_true(sc.reached_solve == !by_pruning);
+    sc.pruning_only = false; /* and the full re-check agrees with the check */
+    assert_int_equal(psi_subcheck_run(&sc, all, h->n_txns, &full, NULL, &d), PSI_OK);
+    assert_true(full);
+    free(all);
+    psi_subcheck_free(&sc);
+}
+
 static void test_repeated_cex_rejected_alone(void **state)
 {
     (void)state;
@@ -55,7 +81,8 @@ static void test_repeated_cex_rejected_alone(void **state)
         {500, 16, true, 0, 20},
         {500, 4, true, 0, 100}, /* the whole history shrunk by re-checks */
         {100, 16, false, PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE), 60},
-        {500, 256, false, PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE), 40},
+        /* a prefix pruning rejects, then shrunk (grow_by_checks) */
+        {500, 256, false, PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE), 24},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         psi_gen_opts o;
@@ -77,6 +104,7 @@ static void test_repeated_cex_rejected_alone(void **state)
         assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
         assert_int_equal(r.verdict, PSI_REJECT);
         assert_true(r.idx.n_amb > 0);
+        pruning_only_agrees(h, &r);
         psi_cex cx;
         psi_cex_opts xo = {.ser = cases[k].ser};
         assert_int_equal(psi_cex_build(h, &r, &xo, &cx, &d), PSI_OK);
