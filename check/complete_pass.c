@@ -3,6 +3,7 @@
 #include "check/complete_pass.h"
 
 #include "core/list_order.h"
+#include "core/prefetch.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -12,15 +13,8 @@
 enum { WHITE = 0, GREY = 1, BLACK = 2 };
 
 /* How many operations ahead prepare() fetches a read's writer (its
- * counter half as far ahead); a hint to the compiler where it has one. */
+ * counter half as far ahead); fetched with core/prefetch.h's hints. */
 #define AHEAD 16
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p)   __builtin_prefetch(p)
-#define PREFETCH_W(p) __builtin_prefetch(p, 1)
-#else
-#define PREFETCH(p)   ((void)(p))
-#define PREFETCH_W(p) ((void)(p))
-#endif
 
 /* push_succs(real) marks an RW successor with this bit, for the cycle
  * search to count anti-dependencies (nodes stay below it: at most 2^31
@@ -87,7 +81,7 @@ static void settle_succs(cpass *c, size_t b, size_t n)
 {
     uint32_t *out = c->succ + b;
     for (size_t i = 0; i < n; i++)
-        PREFETCH(&c->color[out[i]]);
+        PSI_PREFETCH(&c->color[out[i]]);
     for (size_t i = 0; i < n / 2; i++) {
         uint32_t x = out[i];
         out[i] = out[n - 1 - i];
@@ -438,11 +432,11 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
          * then, once that has arrived, the transaction's counter) while
          * this one waits. They were 3/4 of this pass at 10^6. */
         if (o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT) {
-            PREFETCH(&c->next[idx->read_src[o + AHEAD]]);
-            PREFETCH(&idx->op_txn[idx->read_src[o + AHEAD]]);
+            PSI_PREFETCH(&c->next[idx->read_src[o + AHEAD]]);
+            PSI_PREFETCH(&idx->op_txn[idx->read_src[o + AHEAD]]);
         }
         if (o + AHEAD / 2 < h->n_ops && idx->read_src[o + AHEAD / 2] < PSI_SRC_INIT)
-            PREFETCH_W(&c->wr_off[idx->op_txn[idx->read_src[o + AHEAD / 2]] + 2]);
+            PSI_PREFETCH_W(&c->wr_off[idx->op_txn[idx->read_src[o + AHEAD / 2]] + 2]);
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
@@ -484,7 +478,7 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
         /* from_of[] is set exactly where read_src names a write, unless a
          * choice read's line names another writer */
         if (!idx->n_amb && o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT)
-            PREFETCH_W(&c->wr_off[from_of[o + AHEAD] + 1]);
+            PSI_PREFETCH_W(&c->wr_off[from_of[o + AHEAD] + 1]);
         uint32_t src = idx->read_src[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
             src = c->amb_src[amb++];

@@ -4,6 +4,7 @@
 #include "check/hints.h"
 
 #include "check/hints_resolver.h"
+#include "core/prefetch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,14 +92,6 @@ static uint32_t write_of(const psi_resolver *r, key_writers *kw, uint32_t t, uin
 /* A final write no chain has named yet (psi_hints_next's marker). */
 #define UNNAMED (UINT32_MAX - 1)
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p)   __builtin_prefetch(p)
-#define PREFETCH_W(p) __builtin_prefetch(p, 1)
-#else
-#define PREFETCH(p)   ((void)(p))
-#define PREFETCH_W(p) ((void)(p))
-#endif
-
 /* How far ahead psi_hints_next fetches the id table slot of a chain's
  * entries (its transaction record is fetched half as far ahead). */
 #define AHEAD 16
@@ -157,10 +150,10 @@ static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, 
          * of their own: GCC finds such a function pure and drops its
          * calls. */
         if (r->by_tid && i + AHEAD < c->n && c->tx[i + AHEAD].tid - r->tid_min < r->tid_span)
-            PREFETCH(&r->by_tid[c->tx[i + AHEAD].tid - r->tid_min]);
+            PSI_PREFETCH(&r->by_tid[c->tx[i + AHEAD].tid - r->tid_min]);
         uint32_t ta = i + AHEAD / 2 < c->n ? table_txn(r, &c->tx[i + AHEAD / 2]) : UINT32_MAX;
         if (ta != UINT32_MAX)
-            PREFETCH_W(&rec[ta]);
+            PSI_PREFETCH_W(&rec[ta]);
         uint32_t t = entry_txn(r, rec, &c->tx[i], nomem);
         if (t == UINT32_MAX || rec[t].sess == REC_UNNAMEABLE)
             return false;

@@ -1,6 +1,7 @@
 /* The check of a history whose version order is known (see known_only.h). */
 #include "check/known_only.h"
 
+#include "core/prefetch.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -138,13 +139,8 @@ static bool key_order(const psi_history *h, const psi_polygraph *g, const psi_hi
 }
 
 /* How many versions ahead add_forced fetches (twice that for their
- * write ops); a hint to the compiler where it has one. */
+ * write ops); fetched with core/prefetch.h's hints. */
 #define AHEAD 8
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
 
 /* The edges seeding derives from key k's total order chain[0..nw) (see
  * known_only.h); hinted NULL: a hint orders every consecutive pair. */
@@ -166,11 +162,11 @@ static psi_status add_forced(psi_polygraph *g, uint32_t k, const uint32_t *chain
          * while this one waits for memory. At 10^6 transactions those
          * misses were nearly half the check. */
         if (i + 2 * AHEAD < nw)
-            PREFETCH(&g->w_op[chain[i + 2 * AHEAD]]);
+            PSI_PREFETCH(&g->w_op[chain[i + 2 * AHEAD]]);
         if (i + AHEAD < nw) {
             uint32_t ahead = g->w_op[chain[i + AHEAD]];
-            PREFETCH(&g->reader_off[ahead]);
-            PREFETCH(&g->op_txn[ahead]);
+            PSI_PREFETCH(&g->reader_off[ahead]);
+            PSI_PREFETCH(&g->op_txn[ahead]);
         }
         uint32_t op = g->w_op[chain[i]];
         uint32_t t = g->op_txn[op], s = g->op_txn[g->w_op[chain[i + 1]]];
