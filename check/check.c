@@ -548,6 +548,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
                           .threads = opts->threads,
                           .stop_cells = opts->prune_stop_cells,
                           .probe_choices = opts->prune_probe_choices,
+                          .stop_open = opts->prune_stop_open,
                           .progress = &opts->progress};
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;

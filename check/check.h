@@ -38,6 +38,7 @@ typedef struct psi_check_opts {
     uint32_t threads;             /* --threads: pruning's workers; 0: all online cores */
     uint64_t prune_stop_cells;    /* prune.h stop_cells (0: default; tests lower it) */
     uint64_t prune_probe_choices; /* prune.h probe_choices (0: default; tests set 1) */
+    uint64_t prune_stop_open;     /* prune.h stop_open (0: default; tests set 1) */
     double time_limit;            /* seconds for the solver, <= 0: none */
     bool keep_model;              /* on accept, keep the solver's choice per constraint */
     psi_init_opts init;           /* --init: the recorded initial state (default auto) */

@@ -475,6 +475,19 @@ static psi_status known_cycle(const psi_reach *r, const psi_polygraph *g, const 
 #define CHOICE_STOP_CELLS   (1u << 17)
 #define CHOICE_STOP_PERCENT 5u
 
+/* With read-from choices, rounds do not stop early while more
+ * constraints than this are open: the early stop hands the rest to the
+ * solver on the premise that it is cheap there, and tens of millions of
+ * open constraints are not. 10^5 transactions with values 1..4 (bench/
+ * README, "i11w") seed 62.7 M writer pairs (99.5 % of the cross-session
+ * ones); stopped after 3 rounds with most of them open, encoding them
+ * passed 18 GB under SI (killed) and 13 GB under SER, while SER's rounds
+ * to the fixpoint reject in round 6 at 3.7 GB. The largest count open
+ * when the stop fires on the other duplicate-value benchmarks is far
+ * below (100k values 1..16: 182,573 generated in all). Exact either way:
+ * only when the rounds stop changes. */
+#define CHOICE_STOP_OPEN (1u << 22)
+
 /* Read-from choices from which the passes before seeding probe the
  * ordered writer pairs' conditional edges (prune.h probe_choices). */
 #define PROBE_CHOICES (1u << 20)
@@ -522,6 +535,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                           : choices                ? CHOICE_STOP_CELLS
                                                    : EARLY_STOP_CELLS;
     uint64_t stop_percent = choices ? CHOICE_STOP_PERCENT : EARLY_STOP_PERCENT;
+    uint64_t stop_open = !choices                  ? UINT64_MAX
+                         : opts && opts->stop_open ? opts->stop_open
+                                                   : CHOICE_STOP_OPEN;
     uint64_t probe_choices = opts && opts->probe_choices ? opts->probe_choices : PROBE_CHOICES;
     bool disabled = opts && opts->disabled;
     psi_prune_rule ser = opts && opts->dep_only ? (opts->psi  ? RULE_PSI
@@ -656,6 +672,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if (!changed && !settled)
             break;
         if (!exact && (ser == RULE_SI || ser == RULE_SER) && cells >= stop_cells &&
+            open - changed <= stop_open &&
             (uint64_t)(changed + settled) * 100 < (uint64_t)open * stop_percent) {
             res->stopped_early = true;
             /* the check needs no frontier: its cells go first */

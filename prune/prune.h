@@ -59,7 +59,8 @@ typedef struct psi_prune_opts {
     /* Rounds until nothing changes (the fixpoint). Otherwise (SI and SER)
      * rounds stop once a round on a large graph resolved under 1% of the
      * open constraints (with reads that have a choice of writers: under
-     * 5%, from 2^17 cells; prune.c): each round costs a reachability pass, and
+     * 5%, from 2^17 cells, and only once at most stop_open are left
+     * open; prune.c): each round costs a reachability pass, and
      * what it would still resolve the solver decides as well (leaving a
      * constraint open never changes a verdict). The known graph is still
      * checked for a cycle after the last round. */
@@ -68,6 +69,11 @@ typedef struct psi_prune_opts {
                             sessions); 0: the default, 2^22 (2^17 with read
                             choices). Tests lower it */
     uint32_t threads;    /* workers for the frontiers; 0: all online cores. Same result for any */
+    /* Reads with a choice of writers: rounds do not stop early while more
+     * than this many constraints are open, since the encoding would not
+     * hold them (prune.c CHOICE_STOP_OPEN); 0: the default, 2^22. Tests
+     * set 1 to keep the rounds going wherever any two remain open. */
+    uint64_t stop_open;
     /* Reads with a choice of writers: from this many choices, the passes
      * before seeding also test the conditional edges of the writer pairs
      * the known graph orders (prune.c settle_choices_before_seeding); 0:
