@@ -139,6 +139,19 @@ static bool build_rows(uint64_t **off, uint32_t **other, uint32_t **eid, uint64_
     return true;
 }
 
+/* Frees one direction's rows (offsets, endpoints, edge ids) and forgets
+ * their room, for a rebuild that no longer fills them. */
+static void drop_rows(uint64_t **off, uint32_t **node, uint32_t **eid, uint64_t *room_off,
+                      uint64_t *room_edges)
+{
+    free(*off);
+    free(*node);
+    free(*eid);
+    *off = NULL;
+    *node = *eid = NULL;
+    *room_off = *room_edges = 0;
+}
+
 /* psi_graph_build (keep: into g's arrays, psi_graph_rebuild). */
 static psi_status graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
                               unsigned flags, bool keep, uint64_t edge_room, psi_diag *d)
@@ -174,22 +187,10 @@ static psi_status graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_
     bool want_in = flags & (PSI_GRAPH_IN | PSI_GRAPH_IN_ANTI);
     if (keep) {
         /* arrays this build does not fill go (an earlier build's kind) */
-        if (flags & PSI_GRAPH_IN_ONLY) {
-            free(g->off);
-            free(g->dst);
-            free(g->eid);
-            g->off = NULL;
-            g->dst = g->eid = NULL;
-            g->room_off = g->room_edges = 0;
-        }
-        if (!want_in) {
-            free(g->in_off);
-            free(g->in_src);
-            free(g->in_eid);
-            g->in_off = NULL;
-            g->in_src = g->in_eid = NULL;
-            g->room_in_off = g->room_in_edges = 0;
-        }
+        if (flags & PSI_GRAPH_IN_ONLY)
+            drop_rows(&g->off, &g->dst, &g->eid, &g->room_off, &g->room_edges);
+        if (!want_in)
+            drop_rows(&g->in_off, &g->in_src, &g->in_eid, &g->room_in_off, &g->room_in_edges);
     }
     uint64_t m_in = 0;
     if (!(flags & PSI_GRAPH_IN_ONLY) &&

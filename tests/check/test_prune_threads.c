@@ -165,10 +165,12 @@ static void test_early_stop_same_verdict(void **state)
  * transactions in 25 sessions, so 2.5 * 10^5 frontier cells under SER and
  * twice that under SI, above CHOICE_STOP_CELLS and far below the 2^22 of
  * histories without choices. */
+enum { HD_SEED = 3 };
+
 static void hd_shape(int faulty, psi_gen_opts *o)
 {
     psi_gen_opts_default(o);
-    o->seed = 3;
+    o->seed = HD_SEED;
     o->sessions = 25;
     o->txns_per_session = 400;
     o->ops_per_txn = 8;
@@ -183,16 +185,24 @@ static void hd_shape(int faulty, psi_gen_opts *o)
     }
 }
 
+/* The HD history (faulty: from the SI store with stale reads); the
+ * caller frees it. */
+static psi_history *hd_history(int faulty)
+{
+    psi_gen_opts o;
+    hd_shape(faulty, &o);
+    psi_history *h;
+    psi_diag d;
+    assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+    return h;
+}
+
 static void test_choice_default_stop(void **state)
 {
     (void)state;
     uint32_t stopped = 0, rejects = 0;
     for (int faulty = 0; faulty < 2; faulty++) {
-        psi_gen_opts o;
-        hd_shape(faulty, &o);
-        psi_history *h;
-        psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        psi_history *h = hd_history(faulty);
         for (int ser = 0; ser < 2; ser++) {
             psi_check_result full, dflt;
             psi_check_opts co = {.ser = ser, .exact_pruning = true};
@@ -230,11 +240,7 @@ static void test_choice_stop_open(void **state)
     (void)state;
     uint32_t kept_going = 0;
     for (int faulty = 0; faulty < 2; faulty++) {
-        psi_gen_opts o;
-        hd_shape(faulty, &o);
-        psi_history *h;
-        psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        psi_history *h = hd_history(faulty);
         for (int ser = 0; ser < 2; ser++) {
             psi_check_result full, dflt, capped;
             psi_check_opts co = {.ser = ser, .exact_pruning = true};
@@ -247,7 +253,7 @@ static void test_choice_stop_open(void **state)
             if (capped.prune.stopped_early) {
                 assert_true(capped.prune.remaining <= 1);
             } else {
-                same_result(&full, &capped, o.seed);
+                same_result(&full, &capped, HD_SEED);
                 kept_going += dflt.prune.stopped_early && full.prune.rounds > dflt.prune.rounds;
             }
             psi_check_result_free(&full);
