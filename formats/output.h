@@ -103,6 +103,14 @@ static inline char *psi_put_u64(char *p, uint64_t x)
 psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *path, const char *fmt,
                                const char *who, psi_diag *d);
 
+/* Refuses, naming `path`, a history that is no longer its input: one whose
+ * aborted transactions' operations a check dropped after validation
+ * (h->n_dropped_ops, psi_index_drop_aborted). Written out, its aborted
+ * transactions would come back empty, and a G1a the input had would be
+ * gone. Every whole-history writer calls this first. */
+psi_status psi_write_check_whole(const psi_history *h, const char *path, const char *fmt,
+                                 psi_diag *d);
+
 /* Refuses, naming `path`, a history that the Jepsen formats (EDN, JSON:
  * `fmt`) cannot express: a write of 0 read from a format where 0 is the
  * initial value (text, dbcop, AWDIT), whose reads of 0 may read it; in

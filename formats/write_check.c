@@ -61,6 +61,19 @@ psi_status psi_write_check_ops(const psi_history *h, uint32_t t, const char *pat
     return PSI_OK;
 }
 
+psi_status psi_write_check_whole(const psi_history *h, const char *path, const char *fmt,
+                                 psi_diag *d)
+{
+    if (h->n_dropped_ops == 0)
+        return PSI_OK;
+    return psi_diag_set(d, PSI_ERR_INPUT,
+                        "%s: cannot write as %s: %llu operation%s of aborted transactions %s "
+                        "dropped from this history after validation, so it is no longer the "
+                        "input; write the history as read",
+                        path, fmt, (unsigned long long)h->n_dropped_ops,
+                        h->n_dropped_ops == 1 ? "" : "s", h->n_dropped_ops == 1 ? "was" : "were");
+}
+
 psi_status psi_write_check_jepsen(const psi_history *h, const char *path, const char *fmt,
                                   psi_diag *d)
 {

@@ -23,6 +23,9 @@
 
 static psi_status check_expressible(const psi_history *h, const char *path, psi_diag *d)
 {
+    psi_status whole = psi_write_check_whole(h, path, "dbcop", d);
+    if (whole != PSI_OK)
+        return whole;
     for (uint32_t t = 1; t < h->n_txns; t++) {
         const psi_txn *tx = &h->txns[t];
         uint64_t sid = h->sessions[tx->session].id;

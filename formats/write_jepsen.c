@@ -139,7 +139,9 @@ bool psi_write_needs_observed_mark(const psi_history *h, uint32_t t)
 psi_status psi_write_jepsen(const psi_history *h, const char *path, const char *comment,
                             const psi_jepsen_syntax *sx, psi_diag *d)
 {
-    psi_status st = psi_write_check_jepsen(h, path, sx->fmt, d);
+    psi_status st = psi_write_check_whole(h, path, sx->fmt, d);
+    if (st == PSI_OK)
+        st = psi_write_check_jepsen(h, path, sx->fmt, d);
     if (st != PSI_OK)
         return st;
     psi_out *o = psi_out_open(path, d);

@@ -13,13 +13,15 @@
  *    point: canonical -> dbcop -> text gives the identical bytes.
  *  - dbcop -> dbcop: byte-identical when every event succeeded (events
  *    with success 0 are dropped on reading), header included.
- * Also: what each writer refuses, and I/O errors (ENOSPC via /dev/full).
+ * Also: what each writer refuses (a history a check took aborted
+ * operations out of included), and I/O errors (ENOSPC via /dev/full).
  * The one case on a corpus file runs as its own CTest test (argument
  * `corpus`, test readers_roundtrip_corpus), skipped when the corpus is
  * absent. */
 #include "rd_util.h"
 
 #include "core/history.h"
+#include "core/index.h"
 #include "support/corpus.h"
 
 #include <errno.h>
@@ -233,6 +235,40 @@ static void test_refusals(void **state)
     free(p);
 }
 
+/* After psi_index_drop_aborted (what `check` does once validation has
+ * seen the aborted attempts), the history is no longer its input: every
+ * writer refuses it rather than write aborted transactions emptied. The
+ * same history is written as read before the drop. */
+static void test_refuses_dropped(void **state)
+{
+    (void)state;
+    psi_history *h = read_text("w(1,5,1,1)\nw(1,6,1,-1)\nr(1,5,2,2)\n");
+    char *p = tmp_path("dropped.bincode");
+    write_ok(psi_write_dbcop, h, p);
+    write_ok(psi_write_text, h, p);
+    write_ok(psi_write_edn, h, p);
+    psi_index idx;
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
+    uint64_t dropped = 0;
+    assert_int_equal(psi_index_drop_aborted(h, &idx, &dropped, &d), PSI_OK);
+    assert_int_equal(dropped, 1);
+    const char *why = "1 operation of aborted transactions was dropped";
+    rd_expect(psi_write_text(h, p, &d), &d, PSI_ERR_INPUT, p, why);
+    rd_expect(psi_write_dbcop(h, p, &d), &d, PSI_ERR_INPUT, p, why);
+    rd_expect(psi_write_edn(h, p, &d), &d, PSI_ERR_INPUT, p, why);
+    rd_expect(psi_write_json(h, p, &d), &d, PSI_ERR_INPUT, p, why);
+    assert_int_equal(count_tmp_files(), 0);
+    /* the file written before the drop is still the one there */
+    psi_history *h2 = read_path(p);
+    assert_int_equal(h2->n_ops, 3);
+    psi_history_free(h2);
+    psi_index_free(&idx);
+    psi_history_free(h);
+    free(p);
+}
+
 static void test_io_errors(void **state)
 {
     (void)state;
@@ -294,9 +330,8 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(corpus_tests, setup, teardown);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_to_text),
-        cmocka_unit_test(test_text_dbcop_text),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_text_to_text), cmocka_unit_test(test_text_dbcop_text),
+        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_refuses_dropped),
         cmocka_unit_test(test_io_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
