@@ -224,12 +224,13 @@ static bool jobs_scratch(frontier_job *jobs, uint32_t k, uint32_t n)
     return ok;
 }
 
-/* The frontier with up to `threads` workers (the calling thread is one).
+/* The frontier with up to `threads` workers (the calling thread is one),
+ * from min_cells cells on (psi_reach_cfg.parallel_cells).
  * A worker that cannot be started leaves its slice to the calling thread,
  * so the result never depends on how many ran. fresh: as frontier_job's
  * (NULL: every row from scratch). */
 static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads,
-                             const uint8_t *fresh)
+                             uint64_t min_cells, const uint8_t *fresh)
 {
     uint32_t S = r->n_sessions;
     uint32_t k = threads ? threads : 1;
@@ -237,7 +238,7 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
         k = S / MIN_SLICE;
     if (k > MAX_WORKERS)
         k = MAX_WORKERS;
-    if (k < 2 || r->n_rows < 1024)
+    if (k < 2 || r->n_rows < 1024 || r->n_rows * S < min_cells)
         k = 1;
     frontier_job jobs[MAX_WORKERS];
     pthread_t tid[MAX_WORKERS];
@@ -339,7 +340,8 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
             /* the rows in the buffer are from a prefix of these edges */
             uint8_t *fresh =
                 done && *done && *done <= known->n ? fresh_nodes(r, known, *done) : NULL;
-            compute_frontier(r, order, cfg ? cfg->threads : 1, fresh);
+            compute_frontier(r, order, cfg ? cfg->threads : 1, cfg ? cfg->parallel_cells : 0,
+                             fresh);
             free(fresh);
             if (done)
                 *done = known->n;

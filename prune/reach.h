@@ -38,6 +38,11 @@
  * and computes it exactly as one thread would. */
 typedef struct psi_reach_cfg {
     uint32_t threads; /* frontier workers; 0 or 1: the calling thread only */
+    /* Workers run only on frontiers of at least this many cells (rows x
+     * sessions); 0: whatever the size. Each worker walks every node and
+     * edge for its columns, so on a small frontier they cost more CPU
+     * than they save time (compute_frontier says how much). */
+    uint64_t parallel_cells;
     /* Only the graph and its cycle check, no frontier (psi_reach_to and
      * psi_reach_row must not be called; paths and cycles work). */
     bool no_frontier;
