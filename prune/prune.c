@@ -498,7 +498,8 @@ static psi_status final_cycle_check(const psi_history *h, psi_polygraph *g, psi_
 {
     psi_reach r;
     uint32_t cyc;
-    psi_reach_cfg cfg = {.threads = 1, .no_frontier = true, .keep = keep};
+    /* the rounds' graph, extended by their last edges (keep, append) */
+    psi_reach_cfg cfg = {.threads = 1, .no_frontier = true, .keep = keep, .append = true};
     psi_status st = psi_reach_build_cfg(&r, h, g, ser == RULE_SI, false, &cfg, &cyc, d);
     if (st != PSI_OK)
         return st;
@@ -557,6 +558,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                                               : RULE_DEP)
                          : opts && opts->ser    ? RULE_SER
                                                 : RULE_SI;
+    /* the graph grows with the known edges; PC's reach is over views of
+     * its own (level_pc.h) */
+    cfg.append = ser != RULE_PC;
     const psi_progress *pr = opts ? opts->progress : NULL;
     psi_status st = PSI_OK;
     uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */

@@ -306,7 +306,15 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
         /* borrowed until psi_reach_free gives it back */
         r->graph = keep->graph;
         memset(&keep->graph, 0, sizeof keep->graph);
-        st = psi_graph_rebuild(&r->graph, h->n_txns, known, flags, keep->edge_room, d);
+        bool dep = known->active != NULL, append = cfg->append;
+        /* the kept graph holds a prefix of these edges, of the same kind */
+        bool extend = append && keep->graph_of && keep->graph_of <= known->n &&
+                      keep->graph_dep == dep && r->graph.flags == flags &&
+                      r->graph.n_vertices == h->n_txns;
+        st = extend ? psi_graph_extend(&r->graph, known, keep->graph_of, keep->edge_room, d)
+                    : psi_graph_rebuild(&r->graph, h->n_txns, known, flags, keep->edge_room, d);
+        keep->graph_of = st == PSI_OK && append ? known->n : 0;
+        keep->graph_dep = dep;
     } else {
         st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
     }

@@ -65,6 +65,12 @@ typedef struct psi_reach_cfg {
      * reason as buf: each build borrows them and psi_reach_free gives
      * them back. */
     struct psi_reach_keep *keep;
+    /* With keep: the edges are the polygraph's known array, only appended
+     * to since the last build that used keep with append (pruning's
+     * rounds and their last cycle check), so the kept graph is extended
+     * by the new edges (psi_graph_extend) instead of rebuilt: the same
+     * graph. */
+    bool append;
 } psi_reach_cfg;
 
 /* The graph's rows and the row numbers of the last build, their room
@@ -83,6 +89,11 @@ typedef struct psi_reach_keep {
      * pruning gives the polygraph's known-edge room, which its rounds
      * fill. */
     uint64_t edge_room;
+    /* The known edges graph was built from by a build with
+     * psi_reach_cfg.append (0: none, or another build since), and whether
+     * they were masked to the DEP edges (psi_reach_build_dep). */
+    uint64_t graph_of;
+    bool graph_dep;
 } psi_reach_keep;
 
 void psi_reach_keep_free(psi_reach_keep *k);
