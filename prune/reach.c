@@ -43,19 +43,56 @@ void psi_reach_keep_free(psi_reach_keep *k)
 {
     psi_graph_free(&k->graph);
     free(k->row_of);
+    free(k->row_map);
     memset(k, 0, sizeof *k);
 }
 
-static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_diag *d)
+/* Row numbers in the order of `order` (a topological order), kept in
+ * k->row_map for the builds that reuse the frontier's rows (reuse: the
+ * map is from such a build over the same nodes). */
+static psi_status topo_rows(psi_reach *r, psi_reach_keep *k, const uint32_t *order, bool reuse,
+                            psi_diag *d)
 {
-    /* with keep, reach_build made room for r->n nodes there */
-    r->row_of = r->keep ? r->keep->row_of : malloc((r->n ? r->n : 1) * sizeof *r->row_of);
-    if (!r->row_of)
-        return nomem(d);
+    if (!reuse || k->map_n != r->n) {
+        if (k->room_map < r->n) {
+            free(k->row_map);
+            k->room_map = 0;
+            k->row_map = malloc((r->n ? r->n : 1) * sizeof *k->row_map);
+            if (!k->row_map)
+                return nomem(d);
+            k->room_map = r->n;
+        }
+        uint32_t rows = 0;
+        for (uint32_t i = 0; i < r->n; i++) {
+            uint32_t x = order[i];
+            k->row_map[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? rows++ : UINT32_MAX;
+        }
+        k->map_n = r->n;
+        k->map_rows = rows;
+    }
+    r->row_of = k->row_map;
+    r->n_rows = k->map_rows;
+    return PSI_OK;
+}
+
+static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, const uint32_t *order,
+                                 bool reuse, psi_diag *d)
+{
     uint64_t rows = 0;
-    for (uint32_t x = 0; x < r->n; x++)
-        r->row_of[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? (uint32_t)rows++ : UINT32_MAX;
-    r->n_rows = rows;
+    if (r->keep && cfg->buf && !cfg->no_frontier) {
+        psi_status st = topo_rows(r, r->keep, order, reuse, d);
+        if (st != PSI_OK)
+            return st;
+        rows = r->n_rows;
+    } else {
+        /* with keep, reach_build made room for r->n nodes there */
+        r->row_of = r->keep ? r->keep->row_of : malloc((r->n ? r->n : 1) * sizeof *r->row_of);
+        if (!r->row_of)
+            return nomem(d);
+        for (uint32_t x = 0; x < r->n; x++)
+            r->row_of[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? (uint32_t)rows++ : UINT32_MAX;
+        r->n_rows = rows;
+    }
     if (cfg && cfg->no_frontier)
         return PSI_OK;
     if (rows && (uint64_t)r->n_sessions > SIZE_MAX / sizeof *r->frontier / rows)
@@ -342,8 +379,8 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
     if (st == PSI_OK && n_ordered < r->n) {
         st = stage_status(psi_graph_cycle_node(&r->graph, order, n_ordered, cycle_node, d), d);
     } else if (st == PSI_OK) {
-        st = alloc_frontier(r, cfg, d);
         uint64_t *done = cfg && cfg->buf ? cfg->buf_edges : NULL;
+        st = alloc_frontier(r, cfg, order, done && *done && *done <= known->n, d);
         if (st == PSI_OK && r->frontier) {
             /* the rows in the buffer are from a prefix of these edges */
             uint8_t *fresh =

@@ -94,6 +94,14 @@ typedef struct psi_reach_keep {
      * they were masked to the DEP edges (psi_reach_build_dep). */
     uint64_t graph_of;
     bool graph_dep;
+    /* With a frontier buffer (psi_reach_cfg.buf), the row numbers: rows
+     * lie in the topological order of the build that computed them all,
+     * so that a build's walk of that order reads them nearly in memory
+     * order, not in 50 runs of a session each (transactions are numbered
+     * by session); builds that reuse the rows keep the numbers. [room_map];
+     * map_n nodes of which map_rows have rows. */
+    uint32_t *row_map;
+    uint32_t room_map, map_n, map_rows;
 } psi_reach_keep;
 
 void psi_reach_keep_free(psi_reach_keep *k);
