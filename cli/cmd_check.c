@@ -57,8 +57,8 @@ static void help(void)
     printf("  --exact-pruning           prune to the fixpoint (default: stop the rounds on a\n"
            "                            large history once one resolves under 1%% of the\n"
            "                            open constraints; the solver decides the rest)\n"
-           "  --threads N               pruning's workers (default 0: all cores); the\n"
-           "                            result is the same for any N\n");
+           "  --threads N               pruning's workers (default 0: all cores, on\n"
+           "                            large histories); the result is the same for any N\n");
     /* Two printf calls: one string literal may not pass 4095 bytes
      * (-Woverlength-strings). */
     printf("  --no-coalescing           one constraint per (writer pair, key)\n"

@@ -231,6 +231,132 @@ psi_status psi_graph_rebuild(psi_graph *g, uint32_t n_vertices, const psi_edge_v
     return graph_build(g, n_vertices, v, flags, true, edge_room, d);
 }
 
+/* The row part p gives edge e (UINT64_MAX: none of p's). */
+static uint64_t part_row(const part *p, const psi_edge *e)
+{
+    if (p->kind != 2 && (int)edge_anti(e) != p->kind)
+        return UINT64_MAX;
+    return p->row0 + (p->by_target ? e->to : e->from);
+}
+
+/* One array's rows (as build_rows made them, m entries) extended by edges
+ * [from, v->n): each row's old entries move right by the new entries of
+ * the rows before it (from the last row back, so nothing is overwritten
+ * before it moves), then the new edges fill the rows' ends in edge
+ * order. add: scratch of rows entries. */
+static bool extend_rows(uint64_t *off, uint32_t **other, uint32_t **eid, uint64_t *m, size_t rows,
+                        const psi_edge_view *v, uint64_t from, const part *parts, int n_parts,
+                        const rows_room *room, uint64_t *add)
+{
+    memset(add, 0, rows * sizeof *add);
+    uint64_t n_new = 0;
+    for (uint64_t i = from; i < v->n; i++) {
+        if (v->active && !v->active[i])
+            continue;
+        const psi_edge *e = psi_edge_view_at(v, i);
+        for (int k = 0; k < n_parts; k++) {
+            uint64_t r = part_row(&parts[k], e);
+            if (r != UINT64_MAX) {
+                add[r]++;
+                n_new++;
+            }
+        }
+    }
+    if (!n_new)
+        return true;
+    uint64_t need = *m + n_new;
+    if (need > *room->edges) {
+        uint64_t want = room->edge_room > need ? room->edge_room : need;
+        if (want > SIZE_MAX / sizeof **other)
+            return false;
+        uint32_t *o = realloc(*other, (size_t)want * sizeof *o);
+        if (o)
+            *other = o;
+        uint32_t *id = o ? realloc(*eid, (size_t)want * sizeof *id) : NULL;
+        if (id)
+            *eid = id;
+        if (!o || !id)
+            return false;
+        *room->edges = want;
+    }
+    uint32_t *ot = *other, *id = *eid;
+    /* off[r] (r <= rows) is row r's start and off[rows + 1] the total
+     * (build_rows); row r moves right by the new entries of the rows
+     * before it, shift(r). */
+    uint64_t shift = n_new, old_next = off[rows];
+    off[rows] = off[rows + 1] = *m + n_new;
+    for (size_t r = rows; r-- > 0;) {
+        uint64_t b = off[r], e = old_next;
+        shift -= add[r];
+        for (uint64_t j = e; shift && j-- > b;) {
+            ot[j + shift] = ot[j];
+            id[j + shift] = id[j];
+        }
+        add[r] = e + shift; /* where row r's new entries go */
+        old_next = b;
+        off[r] = b + shift;
+    }
+    assert(shift == 0);
+    for (uint64_t i = from; i < v->n; i++) {
+        if (v->active && !v->active[i])
+            continue;
+        const psi_edge *e = psi_edge_view_at(v, i);
+        for (int k = 0; k < n_parts; k++) {
+            uint64_t r = part_row(&parts[k], e);
+            if (r == UINT64_MAX)
+                continue;
+            uint64_t at = add[r]++;
+            ot[at] = parts[k].by_target ? e->from : e->to;
+            id[at] = (uint32_t)i;
+        }
+    }
+    *m += n_new;
+    return true;
+}
+
+psi_status psi_graph_extend(psi_graph *g, const psi_edge_view *v, uint64_t from, uint64_t edge_room,
+                            psi_diag *d)
+{
+    assert(from <= v->n);
+    if (v->n > UINT32_MAX) {
+        psi_graph_free(g);
+        return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
+                            (unsigned long long)v->n);
+    }
+    unsigned flags = g->flags;
+    bool si = is_si(g);
+    uint32_t n_vertices = g->n_vertices;
+    uint64_t n = n_vertices;
+    /* the parts graph_build made the rows from */
+    part out_si[] = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}};
+    part out_plain[] = {{false, 2, 0, n_vertices}};
+    part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
+    part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
+    rows_room ro = {&g->room_off, &g->room_edges, edge_room},
+              ri = {&g->room_in_off, &g->room_in_edges, edge_room};
+    size_t rows = si ? 2 * (size_t)n : (size_t)n;
+    uint64_t *add = malloc((rows ? rows : 1) * sizeof *add);
+    bool ok = add != NULL;
+    if (ok && g->off)
+        ok = extend_rows(g->off, &g->dst, &g->eid, &g->n_edges, rows, v, from,
+                         si ? out_si : out_plain, si ? 2 : 1, &ro, add);
+    if (ok && g->in_off) {
+        bool anti_only = (flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN);
+        uint64_t m_in = g->in_off[anti_only ? n : rows];
+        ok = anti_only ? extend_rows(g->in_off, &g->in_src, &g->in_eid, &m_in, (size_t)n, v, from,
+                                     in_anti, 1, &ri, add)
+                       : extend_rows(g->in_off, &g->in_src, &g->in_eid, &m_in, rows, v, from,
+                                     si ? in_si : in_plain, si ? 2 : 1, &ri, add);
+        if (flags & PSI_GRAPH_IN_ONLY)
+            g->n_edges = m_in;
+    }
+    free(add);
+    if (ok)
+        return PSI_OK;
+    psi_graph_free(g);
+    return psi_diag_nomem(d, "building a dependency graph");
+}
+
 void psi_graph_free(psi_graph *g)
 {
     free(g->off);

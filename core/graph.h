@@ -97,6 +97,16 @@ psi_status psi_graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_vie
  * not memory). Same graph as psi_graph_build; on error g holds nothing. */
 psi_status psi_graph_rebuild(psi_graph *g, uint32_t n_vertices, const psi_edge_view *v,
                              unsigned flags, uint64_t edge_room, psi_diag *d);
+/* g built (psi_graph_build, _rebuild or _extend) from the first `from`
+ * edges of v, the same edges with the same active marks: adds edges
+ * [from, v->n) with g's flags, and g is then exactly what psi_graph_build
+ * over all of v gives (a row lists its edges in edge-list order, and the
+ * new ones come last). For pruning's rounds, whose known edges only grow
+ * at the end: the rows move once, in order, instead of every edge being
+ * counted and scattered again. Arrays that must grow get room for
+ * edge_room edges when that is more. On error g holds nothing. */
+psi_status psi_graph_extend(psi_graph *g, const psi_edge_view *v, uint64_t from, uint64_t edge_room,
+                            psi_diag *d);
 void psi_graph_free(psi_graph *g);
 size_t psi_graph_bytes(const psi_graph *g);
 

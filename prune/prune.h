@@ -68,7 +68,9 @@ typedef struct psi_prune_opts {
     uint64_t stop_cells; /* a round is large from this many frontier cells (rows x
                             sessions); 0: the default, 2^22 (2^17 with read
                             choices). Tests lower it */
-    uint32_t threads;    /* workers for the frontiers; 0: all online cores. Same result for any */
+    /* Workers for the frontiers; 0: all online cores, on frontiers of 2^22
+     * cells or more (prune.c PARALLEL_CELLS). Same result for any */
+    uint32_t threads;
     /* Reads with a choice of writers: rounds do not stop early while more
      * than this many constraints are open, since the encoding would not
      * hold them (prune.c CHOICE_STOP_OPEN); 0: the default, 2^22. Tests

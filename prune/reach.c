@@ -43,19 +43,79 @@ void psi_reach_keep_free(psi_reach_keep *k)
 {
     psi_graph_free(&k->graph);
     free(k->row_of);
+    free(k->row_map);
     memset(k, 0, sizeof *k);
 }
 
-static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_diag *d)
+/* Row numbers in the order of `order` (a topological order), kept in
+ * k->row_map for the builds that reuse the frontier's rows (reuse: the
+ * map is from such a build over the same nodes). */
+static psi_status topo_rows(psi_reach *r, psi_reach_keep *k, const uint32_t *order, bool reuse,
+                            psi_diag *d)
 {
-    /* with keep, reach_build made room for r->n nodes there */
-    r->row_of = r->keep ? r->keep->row_of : malloc((r->n ? r->n : 1) * sizeof *r->row_of);
-    if (!r->row_of)
-        return nomem(d);
+    if (!reuse || k->map_n != r->n) {
+        if (k->room_map < r->n) {
+            free(k->row_map);
+            k->room_map = 0;
+            k->row_map = malloc((r->n ? r->n : 1) * sizeof *k->row_map);
+            if (!k->row_map)
+                return nomem(d);
+            k->room_map = r->n;
+        }
+        uint32_t rows = 0;
+        for (uint32_t i = 0; i < r->n; i++) {
+            uint32_t x = order[i];
+            k->row_map[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? rows++ : UINT32_MAX;
+        }
+        k->map_n = r->n;
+        k->map_rows = rows;
+    }
+    r->row_of = k->row_map;
+    r->n_rows = k->map_rows;
+    return PSI_OK;
+}
+
+/* Huge pages from 2 MiB on (psi_hint_huge waits for 8 MiB, as a block
+ * it did not align has only its aligned interior to give). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A block of `bytes` aligned to huge pages and hinted to be backed by
+ * them when it is large enough: the kept frontier is read at random
+ * rows every round (constraint checks, seeding's writers), and on
+ * VeriStrong's 20k set under SI it is 7.6 MiB, just under psi_hint_huge's
+ * threshold. Freed with free(). */
+static void *huge_alloc(size_t bytes)
+{
+    if (bytes < HUGE_PAGE || bytes > SIZE_MAX - HUGE_PAGE)
+        return malloc(bytes ? bytes : 1);
+    size_t room = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, room) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    (void)madvise(p, room, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, const uint32_t *order,
+                                 bool reuse, psi_diag *d)
+{
     uint64_t rows = 0;
-    for (uint32_t x = 0; x < r->n; x++)
-        r->row_of[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? (uint32_t)rows++ : UINT32_MAX;
-    r->n_rows = rows;
+    if (r->keep && cfg->buf && !cfg->no_frontier) {
+        psi_status st = topo_rows(r, r->keep, order, reuse, d);
+        if (st != PSI_OK)
+            return st;
+        rows = r->n_rows;
+    } else {
+        /* with keep, reach_build made room for r->n nodes there */
+        r->row_of = r->keep ? r->keep->row_of : malloc((r->n ? r->n : 1) * sizeof *r->row_of);
+        if (!r->row_of)
+            return nomem(d);
+        for (uint32_t x = 0; x < r->n; x++)
+            r->row_of[x] = live_txn(r->h, r->doubled ? x / 2 : x) ? (uint32_t)rows++ : UINT32_MAX;
+        r->n_rows = rows;
+    }
     if (cfg && cfg->no_frontier)
         return PSI_OK;
     if (rows && (uint64_t)r->n_sessions > SIZE_MAX / sizeof *r->frontier / rows)
@@ -77,10 +137,9 @@ static psi_status alloc_frontier(psi_reach *r, const psi_reach_cfg *cfg, psi_dia
             *cfg->buf_edges = 0;
         free(*cfg->buf);
         *cfg->cap = 0;
-        *cfg->buf = malloc(cells * sizeof **cfg->buf);
+        *cfg->buf = huge_alloc(cells * sizeof **cfg->buf);
         if (!*cfg->buf)
             return nomem(d);
-        psi_hint_huge(*cfg->buf, cells * sizeof **cfg->buf);
         *cfg->cap = cells;
     }
     r->frontier = *cfg->buf;
@@ -224,12 +283,13 @@ static bool jobs_scratch(frontier_job *jobs, uint32_t k, uint32_t n)
     return ok;
 }
 
-/* The frontier with up to `threads` workers (the calling thread is one).
+/* The frontier with up to `threads` workers (the calling thread is one),
+ * from min_cells cells on (psi_reach_cfg.parallel_cells).
  * A worker that cannot be started leaves its slice to the calling thread,
  * so the result never depends on how many ran. fresh: as frontier_job's
  * (NULL: every row from scratch). */
 static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads,
-                             const uint8_t *fresh)
+                             uint64_t min_cells, const uint8_t *fresh)
 {
     uint32_t S = r->n_sessions;
     uint32_t k = threads ? threads : 1;
@@ -237,7 +297,7 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
         k = S / MIN_SLICE;
     if (k > MAX_WORKERS)
         k = MAX_WORKERS;
-    if (k < 2 || r->n_rows < 1024)
+    if (k < 2 || r->n_rows < 1024 || r->n_rows * S < min_cells)
         k = 1;
     frontier_job jobs[MAX_WORKERS];
     pthread_t tid[MAX_WORKERS];
@@ -305,7 +365,15 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
         /* borrowed until psi_reach_free gives it back */
         r->graph = keep->graph;
         memset(&keep->graph, 0, sizeof keep->graph);
-        st = psi_graph_rebuild(&r->graph, h->n_txns, known, flags, keep->edge_room, d);
+        bool dep = known->active != NULL, append = cfg->append;
+        /* the kept graph holds a prefix of these edges, of the same kind */
+        bool extend = append && keep->graph_of && keep->graph_of <= known->n &&
+                      keep->graph_dep == dep && r->graph.flags == flags &&
+                      r->graph.n_vertices == h->n_txns;
+        st = extend ? psi_graph_extend(&r->graph, known, keep->graph_of, keep->edge_room, d)
+                    : psi_graph_rebuild(&r->graph, h->n_txns, known, flags, keep->edge_room, d);
+        keep->graph_of = st == PSI_OK && append ? known->n : 0;
+        keep->graph_dep = dep;
     } else {
         st = psi_graph_build(&r->graph, h->n_txns, known, flags, d);
     }
@@ -333,13 +401,14 @@ static psi_status reach_build(psi_reach *r, const psi_history *h, const psi_edge
     if (st == PSI_OK && n_ordered < r->n) {
         st = stage_status(psi_graph_cycle_node(&r->graph, order, n_ordered, cycle_node, d), d);
     } else if (st == PSI_OK) {
-        st = alloc_frontier(r, cfg, d);
         uint64_t *done = cfg && cfg->buf ? cfg->buf_edges : NULL;
+        st = alloc_frontier(r, cfg, order, done && *done && *done <= known->n, d);
         if (st == PSI_OK && r->frontier) {
             /* the rows in the buffer are from a prefix of these edges */
             uint8_t *fresh =
                 done && *done && *done <= known->n ? fresh_nodes(r, known, *done) : NULL;
-            compute_frontier(r, order, cfg ? cfg->threads : 1, fresh);
+            compute_frontier(r, order, cfg ? cfg->threads : 1, cfg ? cfg->parallel_cells : 0,
+                             fresh);
             free(fresh);
             if (done)
                 *done = known->n;

@@ -38,6 +38,11 @@
  * and computes it exactly as one thread would. */
 typedef struct psi_reach_cfg {
     uint32_t threads; /* frontier workers; 0 or 1: the calling thread only */
+    /* Workers run only on frontiers of at least this many cells (rows x
+     * sessions); 0: whatever the size. Each worker walks every node and
+     * edge for its columns, so on a small frontier they cost more CPU
+     * than they save time (compute_frontier says how much). */
+    uint64_t parallel_cells;
     /* Only the graph and its cycle check, no frontier (psi_reach_to and
      * psi_reach_row must not be called; paths and cycles work). */
     bool no_frontier;
@@ -60,6 +65,12 @@ typedef struct psi_reach_cfg {
      * reason as buf: each build borrows them and psi_reach_free gives
      * them back. */
     struct psi_reach_keep *keep;
+    /* With keep: the edges are the polygraph's known array, only appended
+     * to since the last build that used keep with append (pruning's
+     * rounds and their last cycle check), so the kept graph is extended
+     * by the new edges (psi_graph_extend) instead of rebuilt: the same
+     * graph. */
+    bool append;
 } psi_reach_cfg;
 
 /* The graph's rows and the row numbers of the last build, their room
@@ -78,6 +89,19 @@ typedef struct psi_reach_keep {
      * pruning gives the polygraph's known-edge room, which its rounds
      * fill. */
     uint64_t edge_room;
+    /* The known edges graph was built from by a build with
+     * psi_reach_cfg.append (0: none, or another build since), and whether
+     * they were masked to the DEP edges (psi_reach_build_dep). */
+    uint64_t graph_of;
+    bool graph_dep;
+    /* With a frontier buffer (psi_reach_cfg.buf), the row numbers: rows
+     * lie in the topological order of the build that computed them all,
+     * so that a build's walk of that order reads them nearly in memory
+     * order, not in 50 runs of a session each (transactions are numbered
+     * by session); builds that reuse the rows keep the numbers. [room_map];
+     * map_n nodes of which map_rows have rows. */
+    uint32_t *row_map;
+    uint32_t room_map, map_n, map_rows;
 } psi_reach_keep;
 
 void psi_reach_keep_free(psi_reach_keep *k);

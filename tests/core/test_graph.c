@@ -404,6 +404,66 @@ static void test_rebuild(void **state)
     psi_graph_free(&g);
 }
 
+/* psi_graph_extend: a graph of every kind, built from a prefix of an edge
+ * list (with active marks or not) and extended in random steps, some with
+ * no new edge, has after each step exactly the rows of a fresh build over
+ * the edges so far; the steps also start from an earlier rebuild's arrays
+ * with and without room. */
+static void test_extend(void **state)
+{
+    (void)state;
+    unsigned seed = 9091;
+    static const unsigned kinds[] = {0,
+                                     PSI_GRAPH_IN,
+                                     PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY,
+                                     PSI_GRAPH_SI,
+                                     PSI_GRAPH_SI | PSI_GRAPH_IN,
+                                     PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI,
+                                     PSI_GRAPH_SI | PSI_GRAPH_EDGE_ORDER};
+    psi_graph g = {0};
+    uint32_t extended = 0;
+    for (int round = 0; round < 1000; round++) {
+        psi_edge es[MAXE];
+        uint8_t active[MAXE];
+        uint32_t nv = 2 + (uint32_t)rand_r(&seed) % (MAXV - 1);
+        uint32_t m = random_edges(es, nv, (uint32_t)rand_r(&seed) % MAXE, &seed);
+        unsigned flags = kinds[(unsigned)rand_r(&seed) % (sizeof kinds / sizeof *kinds)];
+        bool masked = rand_r(&seed) % 3 == 0;
+        for (uint32_t i = 0; i < m; i++)
+            active[i] = rand_r(&seed) % 4 != 0;
+        uint64_t room = (uint64_t)rand_r(&seed) % (2 * MAXE);
+        psi_diag d;
+        psi_edge_view v = {.first = es,
+                           .n = m ? (uint32_t)rand_r(&seed) % m : 0,
+                           .active = masked ? active : NULL};
+        assert_int_equal(psi_graph_rebuild(&g, nv, &v, flags, room, &d), PSI_OK);
+        while (v.n < m) {
+            uint64_t from = v.n;
+            v.n += (uint32_t)rand_r(&seed) % 4 == 0 ? 0 : 1 + (uint32_t)rand_r(&seed) % (m - from);
+            if (v.n > m)
+                v.n = m;
+            assert_int_equal(psi_graph_extend(&g, &v, from, room, &d), PSI_OK);
+            extended += v.n > from;
+            psi_graph fresh;
+            assert_int_equal(psi_graph_build(&fresh, nv, &v, flags, &d), PSI_OK);
+            assert_int_equal(g.flags, fresh.flags);
+            assert_int_equal(g.n_edges, fresh.n_edges);
+            assert_int_equal(psi_graph_bytes(&g), psi_graph_bytes(&fresh));
+            uint64_t rows = flags & PSI_GRAPH_SI ? 2 * (uint64_t)nv : nv;
+            uint64_t in_rows = (flags & PSI_GRAPH_SI) && !(flags & PSI_GRAPH_IN) ? nv : rows;
+            same_rows(g.off, g.dst, g.eid, fresh.off, fresh.dst, fresh.eid, rows);
+            same_rows(g.in_off, g.in_src, g.in_eid, fresh.in_off, fresh.in_src, fresh.in_eid,
+                      in_rows);
+            if (g.off)
+                assert_int_equal(g.off[rows + 1], fresh.off[rows + 1]);
+            assert_true((g.off ? g.room_edges : g.room_in_edges) >= g.n_edges);
+            psi_graph_free(&fresh);
+        }
+    }
+    psi_graph_free(&g);
+    assert_true(extended > 1000); /* the steps really added edges */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_si_semantics),
         cmocka_unit_test(test_in_only),
         cmocka_unit_test(test_rebuild),
+        cmocka_unit_test(test_extend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * grow as in pruning: seeding's forced edges, then rounds of constraints
  * resolved to a random side, and a build with no new edge at all. The
  * incremental builds also keep the graph's arrays across builds
- * (psi_reach_cfg.keep), with and without edge room. */
+ * (psi_reach_cfg.keep), with and without edge room, and on some
+ * histories extend the kept graph by the new edges (psi_reach_cfg.append),
+ * which must give the fresh build's graph, row for row. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +39,19 @@ static void assert_same_rows(const psi_reach *inc, const psi_reach *fresh, uint6
     }
 }
 
+/* The same rows (offsets, endpoints, edge ids) of one direction. */
+static void assert_same_csr(const uint64_t *off_a, const uint32_t *x_a, const uint32_t *e_a,
+                            const uint64_t *off_b, const uint32_t *x_b, const uint32_t *e_b,
+                            uint64_t rows)
+{
+    assert_true(!off_a == !off_b);
+    if (!off_a)
+        return;
+    assert_memory_equal(off_a, off_b, (rows + 1) * sizeof *off_a);
+    assert_memory_equal(x_a, x_b, off_a[rows] * sizeof *x_a);
+    assert_memory_equal(e_a, e_b, off_a[rows] * sizeof *e_a);
+}
+
 /* Builds incrementally (cfg) and freshly over g's known edges and compares
  * them; returns false when the graph has a forbidden cycle. */
 static bool build_and_compare(const psi_history *h, const psi_polygraph *g, bool si,
@@ -57,6 +72,11 @@ static bool build_and_compare(const psi_history *h, const psi_polygraph *g, bool
         assert_same_rows(&a, &b, seed, step);
         assert_int_equal(a.graph.n_edges, b.graph.n_edges);
         assert_int_equal(psi_graph_bytes(&a.graph), psi_graph_bytes(&b.graph));
+        uint64_t rows = si ? 2 * (uint64_t)h->n_txns : h->n_txns;
+        assert_same_csr(a.graph.off, a.graph.dst, a.graph.eid, b.graph.off, b.graph.dst,
+                        b.graph.eid, rows);
+        assert_same_csr(a.graph.in_off, a.graph.in_src, a.graph.in_eid, b.graph.in_off,
+                        b.graph.in_src, b.graph.in_eid, h->n_txns);
     }
     psi_reach_free(&a);
     psi_reach_free(&b);
@@ -77,8 +97,12 @@ static uint32_t check_one(psi_history *h, bool si, uint32_t threads, uint64_t se
     size_t cap = 0;
     uint64_t done = 0;
     psi_reach_keep keep = {.edge_room = seed % 2 ? 0 : 64};
-    psi_reach_cfg cfg = {
-        .threads = threads, .buf = &buf, .cap = &cap, .buf_edges = &done, .keep = &keep};
+    psi_reach_cfg cfg = {.threads = threads,
+                         .buf = &buf,
+                         .cap = &cap,
+                         .buf_edges = &done,
+                         .keep = &keep,
+                         .append = seed % 3 != 0};
     uint32_t reused = 0, step = 0;
     psi_reach r;
     uint32_t cyc;
