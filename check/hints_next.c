@@ -134,14 +134,16 @@ static inline uint32_t entry_txn(psi_resolver *r, const txn_rec *rec, const psi_
 }
 
 /* One chain of psi_hints_next, for key k (nw writers), first pass: each
- * entry takes a slot in its transaction's range of next[] and kk[] (its
- * j-th slot at first_op + j), kk the key, next the transaction of the
- * chain's next entry (PSI_HINT_LAST after the last). False when the chain
- * cannot be complete: an entry that names no committed transaction, the
- * initial state after the first entry, more entries than k has writers or
- * a transaction than it has operations. */
+ * entry takes a slot in its transaction's range of nx[] (its j-th slot at
+ * first_op + j), nx[slot] = {the transaction of the chain's next entry
+ * (PSI_HINT_LAST after the last), k}: written once the next entry is
+ * known, so each entry costs one random line of nx, not one for the key
+ * and one for the successor. False when the chain cannot be complete: an
+ * entry that names no committed transaction, the initial state after the
+ * first entry, more entries than k has writers or a transaction than it
+ * has operations. */
 static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, uint32_t k,
-                        uint32_t nw, uint32_t *next, uint32_t *kk, uint32_t *first, bool *nomem)
+                        uint32_t nw, psi_hint_slot *nx, uint32_t *first, bool *nomem)
 {
     uint32_t named = 0, prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
@@ -166,51 +168,50 @@ static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, 
         if (++named > nw || x->used == x->n_ops)
             return false;
         uint32_t slot = x->first_op + x->used++;
-        kk[slot] = k;
         if (prev == UINT32_MAX)
             first[k] = t;
         else
-            next[prev] = t;
+            nx[prev] = (psi_hint_slot){.next = t, .txn = k};
         prev = slot;
     }
     if (prev != UINT32_MAX)
-        next[prev] = PSI_HINT_LAST;
+        nx[prev] = (psi_hint_slot){.next = PSI_HINT_LAST, .txn = k};
     return named == nw;
 }
 
 /* The second pass, over transactions in order: transaction t's slots
- * (place_chain) become next[] of its final writes of their keys. False
- * when a slot's key has no final write in t, or two slots name one
- * (a writer named twice). scratch: room for 2 * t's operations. */
+ * (place_chain) become nx[].next of its final writes of their keys, and
+ * every operation of t gets t as its nx[].txn. False when a slot's key
+ * has no final write in t, or two slots name one (a writer named twice).
+ * scratch: room for 2 * t's operations. */
 static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint32_t t,
-                       uint32_t *next, const uint32_t *kk, uint32_t *scratch, bool *nomem)
+                       psi_hint_slot *nx, uint32_t *scratch, bool *nomem)
 {
     uint32_t b = x->first_op, m = x->used;
     for (uint32_t j = 0; j < m; j++) {
-        scratch[2 * j] = kk[b + j];
-        scratch[2 * j + 1] = next[b + j];
+        scratch[2 * j] = nx[b + j].txn; /* the slot's key */
+        scratch[2 * j + 1] = nx[b + j].next;
     }
     for (uint32_t o = b; o < b + x->n_ops; o++)
-        next[o] = UNNAMED;
+        nx[o] = (psi_hint_slot){.next = UNNAMED, .txn = t};
     for (uint32_t j = 0; j < m; j++) {
         uint32_t o = write_of(r, kw, t, scratch[2 * j], nomem);
-        if (o == UINT32_MAX || next[o] != UNNAMED)
+        if (o == UINT32_MAX || nx[o].next != UNNAMED)
             return false;
-        next[o] = scratch[2 * j + 1];
+        nx[o].next = scratch[2 * j + 1];
     }
     return true;
 }
 
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
-                          psi_diag *d)
+                          psi_hint_slot *nx, uint32_t *first, bool *complete, psi_diag *d)
 {
     *complete = false;
     psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
     key_writers kw = {0};
     uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
     uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
-    /* kk: the key of each slot (place_chain); scratch: settle_txn's */
+    /* scratch: settle_txn's */
     txn_rec *rec = malloc(((size_t)h->n_txns + 1) * sizeof *rec);
     uint32_t *scratch = NULL, max_ops = 0;
     for (uint32_t t = 0; t < h->n_txns; t++)
@@ -245,12 +246,12 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
         ok = k != UINT32_MAX && !has_chain[k];
         if (ok) {
             has_chain[k] = 1;
-            ok = place_chain(&r, rec, &vo->chains[c], k, nw[k], next, kk, first, &nomem);
+            ok = place_chain(&r, rec, &vo->chains[c], k, nw[k], nx, first, &nomem);
         }
     }
-    /* Every operation's next[] is set here, chained or not. */
+    /* Every operation's nx[] is set here, chained or not. */
     for (uint32_t t = 0; t < h->n_txns && ok; t++)
-        ok = settle_txn(&r, &kw, &rec[t], t, next, kk, scratch, &nomem);
+        ok = settle_txn(&r, &kw, &rec[t], t, nx, scratch, &nomem);
     /* A key with one writer needs no line; one with more does. */
     bool lone = false;
     for (uint32_t k = 0; k < h->n_keys && ok; k++)
@@ -261,7 +262,7 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     for (uint32_t o = 0; ok && lone && o < h->n_ops; o++)
         if (named_write(idx, o) && !has_chain[h->ops[o].key]) {
             first[h->ops[o].key] = idx->op_txn[o];
-            next[o] = PSI_HINT_LAST;
+            nx[o].next = PSI_HINT_LAST;
         }
     if (nomem && st == PSI_OK)
         st = psi_diag_nomem(d, "reading the version order");
