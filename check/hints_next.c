@@ -219,6 +219,35 @@ static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint3
         scratch[2 * j] = nx[b + j].txn; /* the slot's key */
         scratch[2 * j + 1] = nx[b + j].next;
     }
+    if (x->n_ops <= BIG_TXN) {
+        /* One scan: each final write takes the first untaken slot of its
+         * key (a key's slots past the first stay untaken: named twice);
+         * one without a slot is its key's only writer, or the order
+         * misses it. Taken slots' keys become NO_KEY (keys are dense). */
+        const uint32_t NO_KEY = UINT32_MAX;
+        uint32_t taken = 0;
+        for (uint32_t o = b; o < b + x->n_ops; o++) {
+            uint32_t next = UNNAMED;
+            if (named_write(r->idx, o)) {
+                uint32_t k = r->h->ops[o].key, j = 0;
+                while (j < m && scratch[2 * j] != k)
+                    j++;
+                if (j < m) {
+                    next = scratch[2 * j + 1];
+                    scratch[2 * j] = NO_KEY;
+                    taken++;
+                } else if (mark[k] != KEY_BARE) {
+                    return false; /* left out of k's chain, or k's second writer */
+                } else {
+                    mark[k] = KEY_LONE;
+                    first[k] = t;
+                    next = PSI_HINT_LAST;
+                }
+            }
+            nx[o] = (psi_hint_slot){.next = next, .txn = t};
+        }
+        return taken == m;
+    }
     for (uint32_t o = b; o < b + x->n_ops; o++)
         nx[o] = (psi_hint_slot){.next = UNNAMED, .txn = t};
     for (uint32_t j = 0; j < m; j++) {
