@@ -13,8 +13,10 @@
 enum { WHITE = 0, GREY = 1, BLACK = 2 };
 
 /* How many operations ahead prepare() fetches a read's writer (its
- * counter half as far ahead); fetched with core/prefetch.h's hints. */
-#define AHEAD 16
+ * counter half as far ahead); fetched with core/prefetch.h's hints. 16
+ * left the loads of a read 8 operations ahead waiting on memory at 10^6
+ * (a third of prepare's samples). */
+#define AHEAD 64
 
 /* push_succs(real) marks an RW successor with this bit, for the cycle
  * search to count anti-dependencies (nodes stay below it: at most 2^31
@@ -32,14 +34,14 @@ typedef struct cpass {
     const psi_history *h;
     const psi_index *idx;
     bool ser; /* plain graph; else SI's doubled one (node 2t + copy) */
-    /* The order (psi_hints_next): next version's writer per final write,
-     * first writer per key. prepare() then turns next[] of every other
-     * operation of a committed transaction into its RW target (rw_target),
-     * so the search finds all of a transaction's edges in its own rows. */
-    uint32_t *next, *first;
-    /* [n_ops] psi_hints_next's scratch, then the writer transaction of
-     * each read with a writer (prepare) */
-    uint32_t *scratch;
+    /* The order (psi_hints_next): nx[o].next, next version's writer per
+     * final write, nx[o].txn o's transaction; first writer per key.
+     * prepare() then turns nx[o].next of every other operation of a
+     * committed transaction into its RW target (rw_target), so the search
+     * finds all of a transaction's edges in its own rows, and nx[o].txn of
+     * each read with a writer into that writer's transaction. */
+    psi_hint_slot *nx;
+    uint32_t *first;
     /* [idx->n_amb] the writer the order file's read lines name for each
      * read with a choice of writers (psi_hints_choices): its read_src */
     uint32_t *amb_src;
@@ -67,7 +69,7 @@ static inline uint32_t rw_target(const cpass *c, uint32_t src, uint32_t k, uint3
 {
     if (src == PSI_SRC_NONE)
         return PSI_HINT_LAST;
-    uint32_t s = src == PSI_SRC_INIT ? c->first[k] : c->next[src];
+    uint32_t s = src == PSI_SRC_INIT ? c->first[k] : c->nx[src].next;
     return s == t ? PSI_HINT_LAST : s;
 }
 
@@ -118,9 +120,9 @@ static bool push_succs(cpass *c, uint32_t node, bool real)
         for (uint32_t i = c->wr_off[t]; i < c->wr_off[t + 1]; i++)
             out[n++] = dep_node(c, c->wr_to[i]);
     }
-    /* next[o]: WW for a final write, RW for any other op (prepare) */
+    /* nx[o].next: WW for a final write, RW for any other op (prepare) */
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
-        uint32_t s = c->next[o];
+        uint32_t s = c->nx[o].next;
         if (s == PSI_HINT_LAST)
             continue;
         if (idx->op_info[o] & PSI_OI_FINAL_WRITE) {
@@ -171,7 +173,7 @@ static int open_pair(cpass *c, uint32_t t)
     uint32_t *ww = out + tx->n_ops + 1 + n_wr;
     size_t n_rw = 0, n_ww = 0;
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
-        uint32_t s = c->next[o];
+        uint32_t s = c->nx[o].next;
         if (s == PSI_HINT_LAST)
             continue;
         if (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)
@@ -352,7 +354,7 @@ static bool edge_of_step(const cpass *c, uint32_t x, uint32_t y, psi_edge *e)
         }
     }
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
-        if (c->next[o] != s)
+        if (c->nx[o].next != s)
             continue;
         bool ww = (idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
                   (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
@@ -410,7 +412,7 @@ static bool found_cycle(cpass *c, psi_edge **cycle, uint32_t *len)
 }
 
 /* The WR successors (readers per writer transaction), each read's RW
- * target in its own next[] slot, and the old path's counts, in one pass
+ * target in its own nx[] slot, and the old path's counts, in one pass
  * over the operations and one over the reads: the random accesses (a
  * read's writer, its next version) happen here once, where they do not
  * wait on each other, instead of inside the search. */
@@ -418,45 +420,48 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
 {
     const psi_history *h = c->h;
     const psi_index *idx = c->idx;
+    psi_hint_slot *nx = c->nx;
     c->wr_off = calloc((size_t)h->n_txns + 2, sizeof *c->wr_off);
     uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw);
     uint64_t *rd = calloc((size_t)h->n_keys + 1, sizeof *rd);
     bool ok = c->wr_off && nw && rd;
     uint64_t n_wr = 0, n_reads = 0, forced = 0, n_so = 0;
     uint32_t last_from = UINT32_MAX, last_to = UINT32_MAX;
-    uint32_t *from_of = c->scratch;
     uint32_t amb = 0; /* the next choice read: idx->amb is in operation order */
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
         /* A read's writer is anywhere in the history: fetch the random
-         * lines of the reads ahead (the writer's next[] and transaction,
-         * then, once that has arrived, the transaction's counter) while
-         * this one waits. They were 3/4 of this pass at 10^6. */
-        if (o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT) {
-            PSI_PREFETCH(&c->next[idx->read_src[o + AHEAD]]);
-            PSI_PREFETCH(&idx->op_txn[idx->read_src[o + AHEAD]]);
-        }
+         * lines of the reads ahead (the writer's slot, its next version
+         * and transaction, then, once that has arrived, the transaction's
+         * counter) while this one waits. They were 3/4 of this pass at
+         * 10^6. */
+        if (o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT)
+            PSI_PREFETCH(&nx[idx->read_src[o + AHEAD]]);
         if (o + AHEAD / 2 < h->n_ops && idx->read_src[o + AHEAD / 2] < PSI_SRC_INIT)
-            PSI_PREFETCH_W(&c->wr_off[idx->op_txn[idx->read_src[o + AHEAD / 2]] + 2]);
+            PSI_PREFETCH_W(&c->wr_off[nx[idx->read_src[o + AHEAD / 2]].txn + 2]);
         uint32_t src = idx->read_src[o], k = h->ops[o].key;
         uint8_t info = idx->op_info[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
             src = c->amb_src[amb++];
         if ((info & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) == (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
             nw[k]++;
-            continue; /* its next[] is the order's */
+            continue; /* its nx[] is the order's */
         }
-        uint32_t to = idx->op_txn[o];
-        /* A final write is never a read's own slot: reading next[src]
-         * while writing next[o] sees only the order's entries. */
+        uint32_t to = nx[o].txn;
+        assert(to == idx->op_txn[o]);
+        /* A read's writer is a live final write (index.c takes no other
+         * source), never a read's own slot: reading nx[src] while writing
+         * nx[o] sees only the order's entries. */
+        assert(src >= PSI_SRC_INIT || (idx->op_info[src] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+                                          (PSI_OI_LIVE | PSI_OI_FINAL_WRITE));
         uint32_t s = rw_target(c, src, k, to);
-        c->next[o] = s;
+        nx[o].next = s;
         if (src == PSI_SRC_NONE)
             continue;
         forced += s != PSI_HINT_LAST;
         if (src == PSI_SRC_INIT)
             continue;
-        uint32_t from = idx->op_txn[src];
-        from_of[o] = from;
+        uint32_t from = nx[src].txn;
+        nx[o].txn = from; /* the second loop's, below */
         c->wr_off[from + 2]++;
         n_reads++;
         rd[k]++;
@@ -468,6 +473,7 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     }
     ok = ok && n_reads < UINT32_MAX;
     c->wr_to = ok ? malloc((n_reads ? n_reads : 1) * sizeof *c->wr_to) : NULL;
+    psi_hint_huge(c->wr_to, n_reads * sizeof *c->wr_to); /* filled at random */
     ok = ok && c->wr_to;
     for (uint32_t t = 0; ok && t < h->n_txns; t++) {
         c->wr_off[t + 2] += c->wr_off[t + 1];
@@ -475,15 +481,15 @@ static bool prepare(cpass *c, psi_complete_counts *cnt)
     }
     amb = 0;
     for (uint32_t o = 0; ok && o < h->n_ops; o++) {
-        /* from_of[] is set exactly where read_src names a write, unless a
-         * choice read's line names another writer */
+        /* nx[o].txn is the writer's transaction exactly where read_src
+         * names a write, unless a choice read's line names another writer */
         if (!idx->n_amb && o + AHEAD < h->n_ops && idx->read_src[o + AHEAD] < PSI_SRC_INIT)
-            PSI_PREFETCH_W(&c->wr_off[from_of[o + AHEAD] + 1]);
+            PSI_PREFETCH_W(&c->wr_off[nx[o + AHEAD].txn + 1]);
         uint32_t src = idx->read_src[o];
         if (amb < idx->n_amb && idx->amb[amb].op == o)
             src = c->amb_src[amb++];
         if (src < PSI_SRC_INIT)
-            c->wr_to[c->wr_off[from_of[o] + 1]++] = idx->op_txn[o];
+            c->wr_to[c->wr_off[nx[o].txn + 1]++] = idx->op_txn[o];
     }
     uint64_t hint = 0;
     for (uint32_t k = 0; ok && k < h->n_keys; k++) {
@@ -579,7 +585,7 @@ static bool list_facts_agree(const cpass *c, bool *agree, bool *placed, uint64_t
                     l.wtx[i] = t;
                     l.wop[i] = o;
                 }
-        /* each key's order from its first writer along next[] */
+        /* each key's order from its first writer along nx[].next */
         *placed = true;
         for (uint32_t k = 0; k < h->n_keys && *placed; k++) {
             uint32_t i = 0, t = c->first[k];
@@ -588,7 +594,7 @@ static bool list_facts_agree(const cpass *c, bool *agree, bool *placed, uint64_t
                 if (w == UINT32_MAX)
                     break;
                 l.pos[w] = i;
-                t = c->next[l.wop[w]];
+                t = c->nx[l.wop[w]].next;
             }
             *placed = t == PSI_HINT_LAST && i == l.off[k + 1] - l.off[k];
         }
@@ -636,15 +642,17 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
             return st;
         }
     }
-    c.next = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.next);
+    c.nx = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.nx);
+    /* huge pages: nx is written and read at random (one chain entry, one
+     * read's writer), where 4 KiB pages cost a TLB miss nearly each */
+    psi_hint_huge(c.nx, (size_t)h->n_ops * sizeof *c.nx);
     c.first = malloc(((size_t)h->n_keys ? h->n_keys : 1) * sizeof *c.first);
-    c.scratch = malloc(((size_t)h->n_ops ? h->n_ops : 1) * sizeof *c.scratch);
     psi_status st = PSI_OK;
     bool complete = false;
-    if (!c.next || !c.first || !c.scratch)
+    if (!c.nx || !c.first)
         st = psi_diag_nomem(d, "checking the version order");
     else
-        st = psi_hints_next(h, idx, vo, c.next, c.first, c.scratch, &complete, d);
+        st = psi_hints_next(h, idx, vo, c.nx, c.first, &complete, d);
     if (st == PSI_OK && complete) {
         size_t nodes = (size_t)h->n_txns * (ser ? 1 : 2);
         c.color = calloc(nodes, 1);
@@ -669,9 +677,8 @@ psi_status psi_complete_pass(const psi_history *h, const psi_index *idx,
         cnt->known_before += facts;
         cnt->known_after += facts;
     }
-    free(c.next);
+    free(c.nx);
     free(c.first);
-    free(c.scratch);
     free(c.amb_src);
     free(c.wr_off);
     free(c.wr_to);

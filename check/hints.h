@@ -113,22 +113,28 @@ psi_status psi_hints_complete(const psi_history *h, const psi_polygraph *g,
 /* The end of a key's version order in psi_hints_next's arrays. */
 #define PSI_HINT_LAST UINT32_MAX
 
+/* One operation's entry in psi_hints_next's array: its order successor
+ * and its transaction side by side, so a pass that follows a read to the
+ * version it read finds both on one cache line (complete_pass.c). */
+typedef struct psi_hint_slot {
+    uint32_t next; /* the order's next writer (final writes), see below */
+    uint32_t txn;  /* the operation's transaction (idx->op_txn) */
+} psi_hint_slot;
+
 /* A complete version order in the form the polygraph-free pass walks
  * (check/complete_pass.h), decided from the index alone (no polygraph):
- * next[o], for the final write o of key k by a committed transaction, is
- * the transaction that installs k's next version (PSI_HINT_LAST for the
- * last); first[k] is k's first writer (PSI_HINT_LAST when none). Complete
+ * nx[o].next, for the final write o of key k by a committed transaction,
+ * is the transaction that installs k's next version (PSI_HINT_LAST for
+ * the last), and nx[o].txn is o's transaction for every operation;
+ * first[k] is k's first writer (PSI_HINT_LAST when none). Complete
  * means what psi_hints_complete means: one chain per key naming each
  * committed writer of the key once (the recorded initial state may come
  * first), a key with one writer needing none. Anything else leaves
- * *complete false (next and first then undefined): bad input is
+ * *complete false (nx and first then undefined): bad input is
  * psi_hints_resolve's to name. Fails only when out of memory.
- * next: [h->n_ops], first: [h->n_keys], both the caller's; kk: [h->n_ops]
- * of the caller's scratch, undefined afterwards (the key of each entry
- * while the chains are sorted by transaction). */
+ * nx: [h->n_ops], first: [h->n_keys], both the caller's. */
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
-                          psi_diag *d);
+                          psi_hint_slot *nx, uint32_t *first, bool *complete, psi_diag *d);
 
 /* The writers vo's read lines name for idx's reads with a choice of
  * writers (idx->amb): src[a] is the candidate (a write op of amb_cand, or

@@ -5,6 +5,7 @@
 
 #include "check/hints_resolver.h"
 #include "core/prefetch.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,9 +93,25 @@ static uint32_t write_of(const psi_resolver *r, key_writers *kw, uint32_t t, uin
 /* A final write no chain has named yet (psi_hints_next's marker). */
 #define UNNAMED (UINT32_MAX - 1)
 
-/* How far ahead psi_hints_next fetches the id table slot of a chain's
- * entries (its transaction record is fetched half as far ahead). */
-#define AHEAD 16
+/* How many entries ahead psi_hints_next fetches the id table slot of an
+ * entry (its transaction record is fetched half as far ahead): far
+ * enough for a line from memory on a loaded machine. */
+#define AHEAD 64
+
+/* A place in the order's entries, chain after chain: the entries fetched
+ * ahead run on across the end of a chain (most chains of a skewed
+ * history are shorter than AHEAD). */
+typedef struct cursor {
+    size_t c, i;
+} cursor;
+
+/* The entry at *u, moving *u to the next one; NULL past the last. */
+static inline const psi_hint_txn *cursor_next(const psi_version_order *vo, cursor *u)
+{
+    while (u->c < vo->n_chains && u->i >= vo->chains[u->c].n)
+        u->c++, u->i = 0;
+    return u->c < vo->n_chains ? &vo->chains[u->c].tx[u->i++] : NULL;
+}
 
 /* What psi_hints_next keeps per transaction, in one 16-byte record so a
  * chain entry costs one random line, not the transaction, its operations
@@ -133,25 +150,28 @@ static inline uint32_t entry_txn(psi_resolver *r, const txn_rec *rec, const psi_
     return s < r->h->n_sessions && r->h->sessions[s].id == x->sid ? t : UINT32_MAX;
 }
 
-/* One chain of psi_hints_next, for key k (nw writers), first pass: each
- * entry takes a slot in its transaction's range of next[] and kk[] (its
- * j-th slot at first_op + j), kk the key, next the transaction of the
- * chain's next entry (PSI_HINT_LAST after the last). False when the chain
- * cannot be complete: an entry that names no committed transaction, the
- * initial state after the first entry, more entries than k has writers or
- * a transaction than it has operations. */
+/* One chain of psi_hints_next, for key k, first pass: each
+ * entry takes a slot in its transaction's range of nx[] (its j-th slot at
+ * first_op + j), nx[slot] = {the transaction of the chain's next entry
+ * (PSI_HINT_LAST after the last), k}: written once the next entry is
+ * known, so each entry costs one random line of nx, not one for the key
+ * and one for the successor. False when the chain cannot be complete: an
+ * entry that names no committed transaction, the initial state after the
+ * first entry, more entries naming a transaction than it has operations.
+ * (Naming each of k's writers once is settle_txn's to check.) */
 static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, uint32_t k,
-                        uint32_t nw, uint32_t *next, uint32_t *kk, uint32_t *first, bool *nomem)
+                        psi_hint_slot *nx, uint32_t *first, cursor *far, cursor *near, bool *nomem)
 {
-    uint32_t named = 0, prev = UINT32_MAX;
+    uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
-        /* Independent loads, fetched ahead: the id slot of entry
-         * i + AHEAD, the record of i + AHEAD / 2. Here, not in a function
-         * of their own: GCC finds such a function pure and drops its
-         * calls. */
-        if (r->by_tid && i + AHEAD < c->n && c->tx[i + AHEAD].tid - r->tid_min < r->tid_span)
-            PSI_PREFETCH(&r->by_tid[c->tx[i + AHEAD].tid - r->tid_min]);
-        uint32_t ta = i + AHEAD / 2 < c->n ? table_txn(r, &c->tx[i + AHEAD / 2]) : UINT32_MAX;
+        /* Independent loads, fetched ahead: the id slot of the entry far
+         * points at, the record of near's (its id slot fetched by now).
+         * Here, not in a function of their own: GCC finds such a function
+         * pure and drops its calls. */
+        const psi_hint_txn *xf = cursor_next(r->vo, far), *xn = cursor_next(r->vo, near);
+        if (r->by_tid && xf && xf->tid - r->tid_min < r->tid_span)
+            PSI_PREFETCH(&r->by_tid[xf->tid - r->tid_min]);
+        uint32_t ta = xn ? table_txn(r, xn) : UINT32_MAX;
         if (ta != UINT32_MAX)
             PSI_PREFETCH_W(&rec[ta]);
         uint32_t t = entry_txn(r, rec, &c->tx[i], nomem);
@@ -163,69 +183,114 @@ static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, 
             return false;
         }
         txn_rec *x = &rec[t];
-        if (++named > nw || x->used == x->n_ops)
+        if (x->used == x->n_ops)
             return false;
         uint32_t slot = x->first_op + x->used++;
-        kk[slot] = k;
         if (prev == UINT32_MAX)
             first[k] = t;
         else
-            next[prev] = t;
+            nx[prev] = (psi_hint_slot){.next = t, .txn = k};
         prev = slot;
     }
     if (prev != UINT32_MAX)
-        next[prev] = PSI_HINT_LAST;
-    return named == nw;
+        nx[prev] = (psi_hint_slot){.next = PSI_HINT_LAST, .txn = k};
+    return true;
 }
 
+/* psi_hints_next's mark per key: whether a chain names its writers, or
+ * (no chain) whether settle_txn has met its one writer. */
+enum { KEY_BARE = 0, KEY_CHAIN = 1, KEY_LONE = 2 };
+
 /* The second pass, over transactions in order: transaction t's slots
- * (place_chain) become next[] of its final writes of their keys. False
- * when a slot's key has no final write in t, or two slots name one
- * (a writer named twice). scratch: room for 2 * t's operations. */
+ * (place_chain) become nx[].next of its final writes of their keys, and
+ * every operation of t gets t as its nx[].txn. A committed writer of a
+ * key without a chain is that key's only version (first[k] = t, next
+ * PSI_HINT_LAST; mark[k] KEY_LONE). False when a slot's key has no final
+ * write in t, two slots name one (a writer named twice), a chain misses
+ * a final write of t, or a key without a chain has a second writer: so
+ * when every transaction has settled, each chain names each of its key's
+ * committed writers exactly once. scratch: room for 2 * t's operations. */
 static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint32_t t,
-                       uint32_t *next, const uint32_t *kk, uint32_t *scratch, bool *nomem)
+                       psi_hint_slot *nx, uint32_t *first, uint8_t *mark, uint32_t *scratch,
+                       bool *nomem)
 {
     uint32_t b = x->first_op, m = x->used;
     for (uint32_t j = 0; j < m; j++) {
-        scratch[2 * j] = kk[b + j];
-        scratch[2 * j + 1] = next[b + j];
+        scratch[2 * j] = nx[b + j].txn; /* the slot's key */
+        scratch[2 * j + 1] = nx[b + j].next;
+    }
+    if (x->n_ops <= BIG_TXN) {
+        /* One scan: each final write takes the first untaken slot of its
+         * key (a key's slots past the first stay untaken: named twice);
+         * one without a slot is its key's only writer, or the order
+         * misses it. Taken slots' keys become NO_KEY (keys are dense). */
+        const uint32_t NO_KEY = UINT32_MAX;
+        uint32_t taken = 0;
+        for (uint32_t o = b; o < b + x->n_ops; o++) {
+            uint32_t next = UNNAMED;
+            if (named_write(r->idx, o)) {
+                uint32_t k = r->h->ops[o].key, j = 0;
+                while (j < m && scratch[2 * j] != k)
+                    j++;
+                if (j < m) {
+                    next = scratch[2 * j + 1];
+                    scratch[2 * j] = NO_KEY;
+                    taken++;
+                } else if (mark[k] != KEY_BARE) {
+                    return false; /* left out of k's chain, or k's second writer */
+                } else {
+                    mark[k] = KEY_LONE;
+                    first[k] = t;
+                    next = PSI_HINT_LAST;
+                }
+            }
+            nx[o] = (psi_hint_slot){.next = next, .txn = t};
+        }
+        return taken == m;
     }
     for (uint32_t o = b; o < b + x->n_ops; o++)
-        next[o] = UNNAMED;
+        nx[o] = (psi_hint_slot){.next = UNNAMED, .txn = t};
     for (uint32_t j = 0; j < m; j++) {
         uint32_t o = write_of(r, kw, t, scratch[2 * j], nomem);
-        if (o == UINT32_MAX || next[o] != UNNAMED)
+        if (o == UINT32_MAX || nx[o].next != UNNAMED)
             return false;
-        next[o] = scratch[2 * j + 1];
+        nx[o].next = scratch[2 * j + 1];
+    }
+    for (uint32_t o = b; o < b + x->n_ops; o++) {
+        if (nx[o].next != UNNAMED || !named_write(r->idx, o))
+            continue;
+        uint32_t k = r->h->ops[o].key;
+        if (mark[k] != KEY_BARE)
+            return false; /* left out of k's chain, or k's second writer */
+        mark[k] = KEY_LONE;
+        first[k] = t;
+        nx[o].next = PSI_HINT_LAST;
     }
     return true;
 }
 
 psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_version_order *vo,
-                          uint32_t *next, uint32_t *first, uint32_t *kk, bool *complete,
-                          psi_diag *d)
+                          psi_hint_slot *nx, uint32_t *first, bool *complete, psi_diag *d)
 {
     *complete = false;
     psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
     key_writers kw = {0};
-    uint8_t *has_chain = calloc((size_t)h->n_keys + 1, 1);
-    uint32_t *nw = calloc((size_t)h->n_keys + 1, sizeof *nw); /* writers per key */
-    /* kk: the key of each slot (place_chain); scratch: settle_txn's */
+    uint8_t *mark = calloc((size_t)h->n_keys + 1, 1); /* KEY_BARE ... */
+    /* scratch: settle_txn's */
     txn_rec *rec = malloc(((size_t)h->n_txns + 1) * sizeof *rec);
+    psi_hint_huge(rec, ((size_t)h->n_txns + 1) * sizeof *rec); /* visited at random */
     uint32_t *scratch = NULL, max_ops = 0;
     for (uint32_t t = 0; t < h->n_txns; t++)
         max_ops = h->txns[t].n_ops > max_ops ? h->txns[t].n_ops : max_ops;
     scratch = malloc((2 * (size_t)max_ops + 2) * sizeof *scratch);
     psi_status st = PSI_OK;
-    if (!has_chain || !nw || !rec || !scratch)
+    if (!mark || !rec || !scratch)
         st = psi_diag_nomem(d, "reading the version order");
     else
         st = psi_hints_open(&r);
     bool ok = st == PSI_OK, nomem = false;
     if (ok) {
         memset(first, 0xff, (size_t)h->n_keys * sizeof *first);
-        for (uint32_t o = 0; o < h->n_ops; o++)
-            nw[h->ops[o].key] += named_write(idx, o);
         for (uint32_t t = 0; t < h->n_txns; t++) {
             const psi_txn *tx = &h->txns[t];
             uint32_t s = tx->status == PSI_TXN_INITIAL     ? REC_INITIAL
@@ -239,30 +304,26 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
                                .used = 0};
         }
     }
+    /* the entries fetched ahead, AHEAD and AHEAD / 2 past the first */
+    cursor far = {0, 0}, near = {0, 0};
+    for (int i = 0; i < AHEAD; i++) {
+        (void)cursor_next(vo, &far);
+        if (i < AHEAD / 2)
+            (void)cursor_next(vo, &near);
+    }
     for (size_t c = 0; c < vo->n_chains && ok; c++) {
         uint32_t k = psi_hints_chain_key(&r, &vo->chains[c]);
         /* one chain per key: several are the general resolution's */
-        ok = k != UINT32_MAX && !has_chain[k];
+        ok = k != UINT32_MAX && mark[k] == KEY_BARE;
         if (ok) {
-            has_chain[k] = 1;
-            ok = place_chain(&r, rec, &vo->chains[c], k, nw[k], next, kk, first, &nomem);
+            mark[k] = KEY_CHAIN;
+            ok = place_chain(&r, rec, &vo->chains[c], k, nx, first, &far, &near, &nomem);
         }
     }
-    /* Every operation's next[] is set here, chained or not. */
+    /* Every operation's nx[] is set here, chained or not; a key with one
+     * writer needs no line, one with more does. */
     for (uint32_t t = 0; t < h->n_txns && ok; t++)
-        ok = settle_txn(&r, &kw, &rec[t], t, next, kk, scratch, &nomem);
-    /* A key with one writer needs no line; one with more does. */
-    bool lone = false;
-    for (uint32_t k = 0; k < h->n_keys && ok; k++)
-        if (!has_chain[k]) {
-            ok = nw[k] <= 1;
-            lone |= nw[k] == 1;
-        }
-    for (uint32_t o = 0; ok && lone && o < h->n_ops; o++)
-        if (named_write(idx, o) && !has_chain[h->ops[o].key]) {
-            first[h->ops[o].key] = idx->op_txn[o];
-            next[o] = PSI_HINT_LAST;
-        }
+        ok = settle_txn(&r, &kw, &rec[t], t, nx, first, mark, scratch, &nomem);
     if (nomem && st == PSI_OK)
         st = psi_diag_nomem(d, "reading the version order");
     *complete = ok && st == PSI_OK;
@@ -270,8 +331,7 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     free(kw.off);
     free(kw.wop);
     free(kw.wtx);
-    free(has_chain);
-    free(nw);
+    free(mark);
     free(rec);
     free(scratch);
     return st;
