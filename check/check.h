@@ -35,7 +35,8 @@ typedef struct psi_check_opts {
     bool no_coalescing;           /* --no-coalescing */
     bool no_theory_propagation;   /* solver theory propagation off */
     bool exact_pruning;           /* --exact-pruning: rounds to the fixpoint (prune.h exact) */
-    uint32_t threads;             /* --threads: pruning's workers; 0: all online cores */
+    uint32_t threads;             /* --threads: pruning's workers; 0: all online cores, on
+                                   * frontiers of 2^22 cells or more (prune.h) */
     uint64_t prune_stop_cells;    /* prune.h stop_cells (0: default; tests lower it) */
     uint64_t prune_probe_choices; /* prune.h probe_choices (0: default; tests set 1) */
     uint64_t prune_stop_open;     /* prune.h stop_open (0: default; tests set 1) */
