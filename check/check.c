@@ -3,6 +3,7 @@
 
 #include "check/complete_pass.h"
 #include "check/known_only.h"
+#include "check/lazy_rf.h"
 #include "check/level_lattice.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
@@ -269,6 +270,39 @@ static psi_status own_timestamps(const psi_history *h, psi_timestamps *out, psi_
     return PSI_OK;
 }
 
+/* Writer pairs from which the lazy check runs first (psi_check_opts.
+ * lazy_pairs): by default never. Measured (bench/README, "s29, i17v"):
+ * the solver re-decides every choice variable after each conflict, so
+ * the search does not yet pay where seeding fails (10^5 transactions
+ * with values 1..4: 63 M writer pairs); the path is exact and tested,
+ * and opt-in (--lazy-pairs) until it does. */
+#define LAZY_PAIRS UINT64_MAX
+
+/* Whether the lazy check (lazy_rf.h) runs first: SI or SER exactly (no
+ * real time, timestamps, version order or witness wanted), reads with a
+ * choice of writers, and at least opts->lazy_pairs writer pairs. */
+static bool lazy_wanted(const psi_history *h, const psi_check_result *res,
+                        const psi_check_opts *opts, bool ordered)
+{
+    uint64_t bound = opts->lazy_pairs ? opts->lazy_pairs : LAZY_PAIRS;
+    if (bound == UINT64_MAX || ordered || opts->version_order || opts->keep_model ||
+        opts->no_pruning ||
+        (res->level_checked != PSI_LEVEL_SI && res->level_checked != PSI_LEVEL_SER) ||
+        !psi_lazy_applies(h, &res->idx))
+        return false;
+    const psi_index *idx = &res->idx;
+    uint32_t *cnt = calloc(h->n_keys ? h->n_keys : 1, sizeof *cnt);
+    if (!cnt)
+        return false; /* the usual path says so */
+    uint64_t pairs = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_FINAL_WRITE) &&
+            h->ops[o].kind == PSI_OP_WRITE)
+            pairs += cnt[h->ops[o].key]++; /* pairs with the key's writers so far */
+    free(cnt);
+    return pairs >= bound;
+}
+
 psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_result *res, psi_diag *d)
 {
     static const psi_check_opts defaults = {0};
@@ -454,6 +488,28 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             return PSI_OK;
         }
         free(cyc);
+    }
+    /* Read-from choices on keys with so many writers that seeding would
+     * keep most of their pairs: the lazy check first (lazy_rf.h). */
+    if (lazy_wanted(h, res, opts, realtime || tsp)) {
+        psi_lazy_opts lo = {.ser = ser};
+        psi_lazy_outcome out;
+        s->lazy_ran = true;
+        st = psi_lazy_check(h, &res->idx, &lo, &out, &s->lazy, d);
+        s->lazy_outcome = (uint8_t)out;
+        s->t_construct = psi_cpu_now() - t0;
+        s->t_solve = s->lazy.t_solve;
+        s->decisions = s->lazy.decisions;
+        s->conflicts = s->lazy.conflicts;
+        mem_after(s, PSI_MEM_SOLVE);
+        if (st != PSI_OK)
+            return st;
+        if (out == PSI_LAZY_ACCEPT) {
+            res->verdict = PSI_ACCEPT;
+            res->reason = PSI_BY_NOTHING;
+            return PSI_OK;
+        }
+        t0 = psi_cpu_now();
     }
     /* Without pruning, every writer pair is a constraint, as in the paper;
      * with it, pruning generates only the pairs the known graph leaves

@@ -76,6 +76,12 @@ typedef struct psi_check_opts {
      * checks it once and explains the result (the CLI), not one that
      * checks it again or writes it out. */
     bool drop_aborted;
+    /* SI and SER with read-from choices: from this many writer pairs
+     * (every pair of writers of a key), the lazy check (check/lazy_rf.h)
+     * runs before the polygraph, and its accept is the verdict (its
+     * reject or giving up goes on the usual way); 0: the default
+     * (check.c LAZY_PAIRS: never), UINT64_MAX: never. Tests set 1. */
+    uint64_t lazy_pairs;
 } psi_check_opts;
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
@@ -89,6 +95,24 @@ typedef enum psi_reject_reason {
     PSI_BY_LEVEL = 5,       /* a polynomial level's graph has a cycle (level.cycle) */
     PSI_BY_TIMESTAMPS = 6,  /* the timestamps show a violation directly (ts_violation) */
 } psi_reject_reason;
+
+/* The lazy check's result and counts (check/lazy_rf.h, internal). */
+typedef enum psi_lazy_outcome {
+    PSI_LAZY_ACCEPT = 0, /* a model whose order is a witness */
+    PSI_LAZY_REJECT = 1, /* the relaxation is unsatisfiable */
+    PSI_LAZY_GAVE_UP = 2 /* a bound below was reached: no verdict */
+} psi_lazy_outcome;
+
+typedef struct psi_lazy_stats {
+    uint32_t rounds;       /* models checked */
+    uint64_t pairs;        /* writer-pair variables created */
+    uint64_t rw_edges;     /* RW edges added */
+    uint64_t choices;      /* read-from choices (candidates of reads with several) */
+    uint64_t materialized; /* variables given to them (with the "others" ones) */
+    uint64_t violations;   /* backward edges found over all models */
+    uint64_t decisions, conflicts;
+    double t_solve, t_check; /* CPU seconds in the solver, in the model checks */
+} psi_lazy_stats;
 
 /* The stages whose memory psi_check_stats records, in pipeline order. */
 typedef enum psi_mem_stage {
@@ -130,6 +154,11 @@ typedef struct psi_check_stats {
     double theory_seconds;
     /* PSI's refinement (level_psi.h): models it examined, clauses it added. */
     uint64_t psi_models, psi_clauses;
+    /* The lazy check (lazy_rf.h), when it ran: lazy_outcome is its
+     * psi_lazy_outcome (an accept is the verdict). */
+    bool lazy_ran;
+    uint8_t lazy_outcome;
+    psi_lazy_stats lazy;
     /* Memory after each stage (issue 17), in bytes, indexed by
      * psi_mem_stage: mem_peak[] is the process's peak resident set so far
      * (it only grows, and counts everything in the process: with several

@@ -57,6 +57,9 @@ static void help(void)
     printf("  --exact-pruning           prune to the fixpoint (default: stop the rounds on a\n"
            "                            large history once one resolves under 1%% of the\n"
            "                            open constraints; the solver decides the rest)\n"
+           "  --lazy-pairs N            SI and SER with repeated values: from N writer\n"
+           "                            pairs, try lazy refinement first (default 0:\n"
+           "                            never; experimental, see bench/README)\n"
            "  --threads N               pruning's workers (default 0: all cores, on\n"
            "                            large histories); the result is the same for any N\n");
     /* Two printf calls: one string literal may not pass 4095 bytes
@@ -186,6 +189,8 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             c->co.no_pruning = true;
         } else if (psi_args_flag(&a, arg, "--exact-pruning")) {
             c->co.exact_pruning = true;
+        } else if (psi_args_opt(&a, arg, "--lazy-pairs")) {
+            psi_args_u64(&a, "--lazy-pairs", &c->co.lazy_pairs);
         } else if (psi_args_opt(&a, arg, "--threads")) {
             if (!a.failed && psi_args_u32(&a, "--threads", &c->co.threads) && c->co.threads > 1024)
                 snprintf(msg, sizeof msg, "--threads takes 0 (all cores) to 1024, not %u",

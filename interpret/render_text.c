@@ -141,6 +141,17 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
             (unsigned long long)s->decisions, (unsigned long long)s->conflicts,
             (unsigned long long)s->propagations, (unsigned long long)s->theory_calls,
             s->theory_seconds, (unsigned long long)s->theory_conflicts);
+    if (s->lazy_ran)
+        fprintf(out,
+                "  lazy          %s after %u models: %llu choices (%llu variables), %llu writer "
+                "pairs, %llu RW edges added, %llu backward edges (solve %.3f s, check %.3f s)\n",
+                s->lazy_outcome == PSI_LAZY_ACCEPT   ? "accept"
+                : s->lazy_outcome == PSI_LAZY_REJECT ? "unsatisfiable"
+                                                     : "gave up",
+                s->lazy.rounds, (unsigned long long)s->lazy.choices,
+                (unsigned long long)s->lazy.materialized, (unsigned long long)s->lazy.pairs,
+                (unsigned long long)s->lazy.rw_edges, (unsigned long long)s->lazy.violations,
+                s->lazy.t_solve, s->lazy.t_check);
     if (s->psi_models)
         fprintf(out, "  refinement    %llu models, %llu clauses (PSI)\n",
                 (unsigned long long)s->psi_models, (unsigned long long)s->psi_clauses);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "check/check.h"
+#include "check/lazy_rf.h"
 #include "core/index.h"
 #include "formats/write.h"
 #include "interpret/describe.h"
@@ -43,6 +44,7 @@ typedef struct tally {
     uint64_t by_store[3];
     uint64_t faulty;
     uint64_t dropped; /* histories whose aborted operations a check dropped */
+    uint64_t lazy[3]; /* the lazy check's outcomes (psi_lazy_outcome), SI and SER runs */
 } tally;
 
 static uint64_t mix64(uint64_t x)
@@ -177,12 +179,35 @@ static bool check_seed(uint64_t seed, tally *t)
                                  .no_coalescing = flags & 2,
                                  .no_theory_propagation = (seed + flags) & 1,
                                  .prune_probe_choices = (seed >> 1) & 1,
-                                 .drop_aborted = flags == 4};
+                                 .drop_aborted = flags == 4,
+                                 /* the lazy check first (lazy_rf.h) */
+                                 .lazy_pairs = flags == 2 ? 1 : 0};
             psi_check_result r;
             if (psi_check(h, &co, &r, &d) != PSI_OK) {
                 fprintf(stderr, "seed %llu: check failed: %s\n", (unsigned long long)seed, d.msg);
                 ok = false;
                 break;
+            }
+            /* The lazy check's own verdicts, its reject included (the
+             * pipeline takes only its accept). */
+            if (flags == 0 && psi_lazy_applies(h, &r.idx)) {
+                psi_lazy_opts lo = {.ser = ser};
+                psi_lazy_outcome lz;
+                psi_lazy_stats ls;
+                if (psi_lazy_check(h, &r.idx, &lo, &lz, &ls, &d) != PSI_OK) {
+                    fprintf(stderr, "seed %llu: lazy check failed: %s\n", (unsigned long long)seed,
+                            d.msg);
+                    ok = false;
+                } else if (lz != PSI_LAZY_GAVE_UP &&
+                           (lz == PSI_LAZY_ACCEPT) != (want[ser].verdict == ORACLE_ACCEPT)) {
+                    fprintf(stderr, "DISAGREEMENT seed %llu (%s, lazy check): %s, oracle %s\n",
+                            (unsigned long long)seed, ser ? "SER" : "SI",
+                            lz == PSI_LAZY_ACCEPT ? "accepts" : "rejects",
+                            want[ser].verdict == ORACLE_ACCEPT ? "accepts" : "rejects");
+                    dump(h);
+                    ok = false;
+                }
+                t->lazy[lz]++;
             }
             if (ser == 0 && flags == 0) {
                 t->ambiguous += r.idx.n_amb > 0;
@@ -273,6 +298,10 @@ static void test_random_histories(void **state)
     printf("differential: %llu histories checked again without their aborted operations\n",
            (unsigned long long)t.dropped);
     assert_true(t.dropped > want / 20);
+    printf("lazy check: %llu accept, %llu reject, %llu gave up\n",
+           (unsigned long long)t.lazy[PSI_LAZY_ACCEPT], (unsigned long long)t.lazy[PSI_LAZY_REJECT],
+           (unsigned long long)t.lazy[PSI_LAZY_GAVE_UP]);
+    assert_true(t.lazy[PSI_LAZY_ACCEPT] > want / 50 && t.lazy[PSI_LAZY_REJECT] > want / 50);
 }
 
 /* Medium histories (3-6 sessions of 4-12 transactions) are beyond the oracle, but the paper's
