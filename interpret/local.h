@@ -27,10 +27,15 @@ typedef struct psi_reasons {
     uint32_t *reads; /* read ops with a choice of writers, in operation order */
     uint32_t n_reads;
     size_t cap_reads;
-    bool complete; /* every reason found was followed (no bound was hit) */
+    /* Every decision's reason was found and followed (no bound was hit):
+     * then the set is a violation by construction under SER and SI (each
+     * reason is a cycle the level forbids, among the decisions of earlier
+     * rounds, whose reads keep all their candidates), and explain.c
+     * asserts it in PSI_CHECK builds. */
+    bool complete;
 } psi_reasons;
 
-psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
+psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d);
 void psi_reasons_free(psi_reasons *R);
