@@ -323,9 +323,11 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
     /* Deeper and deeper reasons until the set is a violation: shallow
      * ones give small sets, and a decision's reasons may be needless
      * when the local solve re-derives it from fewer transactions. */
+    psi_reasons_free(R);
+    if (psi_reasons_start(h, res, x->ser, cyc, len, nc, R, &d) != PSI_OK)
+        return -1;
     for (uint32_t depth = 0; depth <= MAX_REASON_DEPTH && r == 0; depth++) {
-        psi_reasons_free(R);
-        if (psi_reasons_grow(h, res, x->ser, cyc, len, nc, depth, R, &d) != PSI_OK)
+        if (psi_reasons_deepen(R, depth, &d) != PSI_OK)
             return -1;
         uint32_t n = 0;
         free(v);

@@ -33,8 +33,17 @@ typedef struct psi_reasons {
      * rounds, whose reads keep all their candidates), and explain.c
      * asserts it in PSI_CHECK builds. */
     bool complete;
+    struct psi_reasons_ctx *ctx; /* the growth, for deepening it (owned) */
 } psi_reasons;
 
+/* psi_reasons_grow in steps: start, then deepen to max_depth, 1, 2, ...:
+ * each deepening follows the reasons further from where the last one
+ * stopped (a deeper set is a superset, txns extended in order), so that
+ * trying depth after depth costs one growth. */
+psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, bool ser,
+                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                             psi_reasons *R, psi_diag *d);
+psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d);
 psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d);

@@ -695,41 +695,70 @@ static void rctx_free(rctx *x)
     free(x->hit_state);
 }
 
+/* What a growth keeps between deepenings (psi_reasons.x). */
+struct psi_reasons_ctx {
+    rctx x;
+    size_t wi; /* the worklist's next edge */
+};
+
+psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, bool ser,
+                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                             psi_reasons *R, psi_diag *d)
+{
+    memset(R, 0, sizeof *R);
+    struct psi_reasons_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return psi_diag_nomem(d, "interpreting");
+    R->ctx = c;
+    c->x = (rctx){.h = h,
+                  .idx = &res->idx,
+                  .g = &res->g,
+                  .pr = &res->prune,
+                  .n = h->n_txns,
+                  .out_set = R,
+                  .ser = ser};
+    psi_status st = rctx_init(&c->x, d);
+    /* The cycles' own edges, depth 0 (they queue their reasons at 1). */
+    for (uint32_t k = 0; k < n_cycles && st == PSI_OK; k++)
+        for (uint32_t i = 0; i < lens[k] && st == PSI_OK; i++)
+            if (!explain_edge(&c->x, &cycles[k][i], UINT64_MAX))
+                st = psi_diag_nomem(d, "interpreting");
+    if (st != PSI_OK)
+        psi_reasons_free(R);
+    return st;
+}
+
+psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d)
+{
+    struct psi_reasons_ctx *c = R->ctx;
+    rctx *x = &c->x;
+    assert(x->out_set == R);
+    bool ok = true;
+    for (; ok && c->wi < x->n_work && c->wi < MAX_EXPLAINED; c->wi++) {
+        if (x->work_depth[c->wi] > max_depth)
+            break; /* depths only grow along the worklist */
+        x->depth = x->work_depth[c->wi];
+        ok = explain_edge(x, &x->g->known[x->work[c->wi]], x->work[c->wi]);
+    }
+    R->complete = c->wi == x->n_work && !x->gap;
+    R->n_reads = 0; /* every read in, in operation order */
+    for (uint32_t a = 0; a < x->idx->n_amb && ok; a++) {
+        if (!x->read_in[a])
+            continue;
+        ok = psi_grow((void **)&R->reads, &R->cap_reads, (size_t)R->n_reads + 1, sizeof *R->reads);
+        if (ok)
+            R->reads[R->n_reads++] = x->idx->amb[a].op;
+    }
+    return ok ? PSI_OK : psi_diag_nomem(d, "interpreting");
+}
+
 psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d)
 {
-    memset(R, 0, sizeof *R);
-    rctx x = {.h = h,
-              .idx = &res->idx,
-              .g = &res->g,
-              .pr = &res->prune,
-              .n = h->n_txns,
-              .out_set = R,
-              .ser = ser};
-    psi_status st = rctx_init(&x, d);
-    for (uint32_t c = 0; c < n_cycles && st == PSI_OK; c++)
-        for (uint32_t i = 0; i < lens[c] && st == PSI_OK; i++)
-            if (!explain_edge(&x, &cycles[c][i], UINT64_MAX))
-                st = psi_diag_nomem(d, "interpreting");
-    size_t wi = 0;
-    for (; wi < x.n_work && wi < MAX_EXPLAINED && st == PSI_OK; wi++) {
-        if (x.work_depth[wi] > max_depth)
-            break; /* depths only grow along the worklist */
-        x.depth = x.work_depth[wi];
-        if (!explain_edge(&x, &x.g->known[x.work[wi]], x.work[wi]))
-            st = psi_diag_nomem(d, "interpreting");
-    }
-    R->complete = wi == x.n_work && !x.gap;
-    for (uint32_t a = 0; a < res->idx.n_amb && st == PSI_OK; a++) {
-        if (!x.read_in[a])
-            continue;
-        if (!psi_grow((void **)&R->reads, &R->cap_reads, (size_t)R->n_reads + 1, sizeof *R->reads))
-            st = psi_diag_nomem(d, "interpreting");
-        else
-            R->reads[R->n_reads++] = res->idx.amb[a].op; /* in operation order */
-    }
-    rctx_free(&x);
+    psi_status st = psi_reasons_start(h, res, ser, cycles, lens, n_cycles, R, d);
+    if (st == PSI_OK)
+        st = psi_reasons_deepen(R, max_depth, d);
     if (st != PSI_OK)
         psi_reasons_free(R);
     return st;
@@ -737,6 +766,10 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, b
 
 void psi_reasons_free(psi_reasons *R)
 {
+    if (R->ctx) {
+        rctx_free(&R->ctx->x);
+        free(R->ctx);
+    }
     free(R->txns);
     free(R->reads);
     memset(R, 0, sizeof *R);
