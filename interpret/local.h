@@ -27,11 +27,12 @@ typedef struct psi_reasons {
     uint32_t *reads; /* read ops with a choice of writers, in operation order */
     uint32_t n_reads;
     size_t cap_reads;
-    /* Every decision's reason was found and followed (no bound was hit):
+    /* Pruning rejected (a known cycle, or both sides of a constraint) and
+     * every decision's reason was found and followed (no bound was hit):
      * then the set is a violation by construction under SER and SI (each
      * reason is a cycle the level forbids, among the decisions of earlier
      * rounds, whose reads keep all their candidates), and explain.c
-     * asserts it in PSI_CHECK builds. */
+     * asserts it in PSI_CHECK builds. Never for the solver's cycle. */
     bool complete;
     struct psi_reasons_ctx *ctx; /* the growth, for deepening it (owned) */
 } psi_reasons;

@@ -718,6 +718,10 @@ psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, 
                   .out_set = R,
                   .ser = ser};
     psi_status st = rctx_init(&c->x, d);
+    /* A solver's cycle rests on its choices among open constraints too,
+     * which no reason explains (the solver refuted every choice, not
+     * this one): its set is never a violation by construction. */
+    c->x.gap = res->reason == PSI_BY_SOLVER;
     /* The cycles' own edges, depth 0 (they queue their reasons at 1). */
     for (uint32_t k = 0; k < n_cycles && st == PSI_OK; k++)
         for (uint32_t i = 0; i < lens[k] && st == PSI_OK; i++)
