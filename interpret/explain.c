@@ -10,6 +10,7 @@
 #include "interpret/local.h"
 #include "interpret/sub_check.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,9 +323,11 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
     /* Deeper and deeper reasons until the set is a violation: shallow
      * ones give small sets, and a decision's reasons may be needless
      * when the local solve re-derives it from fewer transactions. */
+    psi_reasons_free(R);
+    if (psi_reasons_start(h, res, x->ser, cyc, len, nc, R, &d) != PSI_OK)
+        return -1;
     for (uint32_t depth = 0; depth <= MAX_REASON_DEPTH && r == 0; depth++) {
-        psi_reasons_free(R);
-        if (psi_reasons_grow(h, res, cyc, len, nc, depth, R, &d) != PSI_OK)
+        if (psi_reasons_deepen(R, depth, &d) != PSI_OK)
             return -1;
         uint32_t n = 0;
         free(v);
@@ -352,6 +355,9 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
         *rs = (psi_read_set){.ops = R->reads, .n = R->n_reads};
         x->rs = n > MAX_LOCAL_TXNS && !x->pipe ? NULL : rs;
         r = x->rs || x->pipe ? set_unsat(x, srt, n) : checks_unsat(x, srt, n);
+#ifdef PSI_CHECK /* complete reasons are a violation at SI and SER (local.h) */
+        assert(!(R->complete && r == 0 && !x->pipe));
+#endif
         if (r == 1) {
             for (uint32_t i = 0; i < s->n; i++) /* s becomes exactly the reasons' set */
                 s->in[s->v[i]] = 0;

@@ -27,10 +27,25 @@ typedef struct psi_reasons {
     uint32_t *reads; /* read ops with a choice of writers, in operation order */
     uint32_t n_reads;
     size_t cap_reads;
-    bool complete; /* every reason found was followed (no bound was hit) */
+    /* Pruning rejected (a known cycle, or both sides of a constraint) and
+     * every decision's reason was found and followed (no bound was hit):
+     * then the set is a violation by construction under SER and SI (each
+     * reason is a cycle the level forbids, among the decisions of earlier
+     * rounds, whose reads keep all their candidates), and explain.c
+     * asserts it in PSI_CHECK builds. Never for the solver's cycle. */
+    bool complete;
+    struct psi_reasons_ctx *ctx; /* the growth, for deepening it (owned) */
 } psi_reasons;
 
-psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
+/* psi_reasons_grow in steps: start, then deepen to max_depth, 1, 2, ...:
+ * each deepening follows the reasons further from where the last one
+ * stopped (a deeper set is a superset, txns extended in order), so that
+ * trying depth after depth costs one growth. */
+psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, bool ser,
+                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                             psi_reasons *R, psi_diag *d);
+psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d);
+psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d);
 void psi_reasons_free(psi_reasons *R);

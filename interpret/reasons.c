@@ -8,15 +8,22 @@
  * of S's write: its anti-dependency to W), and a read's candidate was
  * excluded because its WR edge (a path from the reader to the candidate)
  * or an anti-dependency it implies (a path to the reader from a writer
- * the candidate precedes, or from any writer for the initial value; from
- * the reader to the candidate's other readers when the reader writes the
- * key too) would close one. The cheapest such path among the edges of
- * the earlier rounds, leaving out the edge being explained and its own
- * consequences, is taken as the reason; its decided edges are explained
- * in turn, so reasons are never circular and end with the history's
- * edges. Nothing here is trusted all the same: the caller re-checks the
- * sub-history from the history alone and falls back to blind growth when
- * it is no violation. */
+ * the candidate precedes, found with the path from the candidate to that
+ * writer in one search over every writer of the key, or from any writer
+ * for the initial value; from the reader to the candidate's other
+ * readers when the reader writes the key too) would close one. Under SI
+ * a path counts only when its cycle is one SI forbids (no two RW edges
+ * in a row, the doubled graph pruning decides on). The cheapest such
+ * path among the edges of the earlier rounds, leaving out the edge being
+ * explained and its own consequences, is taken as the reason; its
+ * decided edges are explained in turn, so reasons are never circular and
+ * end with the history's edges. When every reason is found (complete),
+ * the set is a violation by construction; before the search through a
+ * writer (s29) a candidate excluded through a writer beyond the nearest
+ * eight it precedes went unexplained, and 10k values 1..4 under SER was
+ * no violation at any depth. The caller re-checks the sub-history from
+ * the history alone all the same and falls back to blind growth when it
+ * is no violation (reasons cut short by their bounds). */
 #include "core/vec.h"
 #include "interpret/local.h"
 
@@ -34,10 +41,6 @@
  * searches that find nothing stop here instead of walking the whole
  * graph. */
 #define MAX_PATH_COST 64u
-/* An excluded candidate's reason through writers it precedes looks at the
- * nearest this many of them only (the search for all would walk most of
- * the graph per candidate). */
-#define MAX_AFTER 8u
 
 typedef struct rctx {
     const psi_history *h;
@@ -49,10 +52,9 @@ typedef struct rctx {
      * transaction's left out: it has no in-edges, so no cycle uses it. */
     uint64_t *off;
     uint64_t *out;
-    /* Path search scratch: stamp per node (seen in search `stamp`), the
-     * known edge it was reached by, the queue, targets by stamp. */
-    uint32_t *seen, *target, *dist, stamp;
-    uint64_t *via;
+    /* Path search scratch: the search's stamp, targets marked with it,
+     * the queue (the states' scratch is below). */
+    uint32_t *target, stamp;
     uint64_t *heap;
     size_t n_heap, cap_heap;
     /* Edges queued for explanation (bit per known edge), the worklist. */
@@ -65,6 +67,18 @@ typedef struct rctx {
     uint8_t *in_set;  /* [n] the transaction is in out_set */
     uint32_t *hits;   /* [n] targets reached by the last search, in order reached */
     uint32_t n_hits;
+    /* The level whose forbidden cycles the searches follow: SER's are any
+     * cycle, SI's need no two consecutive anti-dependencies. */
+    bool ser;
+    /* A decision whose reason no search found (within its bounds): the
+     * set may then be no violation. */
+    bool gap;
+    /* Search scratch per state (STATE: node, phase, entered by an RW
+     * edge; 4 per node): seen in search `stamp`, its cost, the state and
+     * known edge it was reached by. */
+    uint32_t *seen4, *dist4, *prev4;
+    uint64_t *via4;
+    uint32_t *hit_state; /* [n] the state each of hits was reached in */
     psi_reasons *out_set;
 } rctx;
 
@@ -187,12 +201,89 @@ static uint32_t derived_cost(const rctx *x, const psi_edge *e)
     return DERIVED_COST - 1 + x->idx->amb[a].n;
 }
 
+/* What following known edge i adds to the sub-history (paths_to_targets
+ * says why): nothing for session order, else its head when not in it yet
+ * and, for a derived edge not queued yet, derived_cost. */
+static uint32_t edge_cost(const rctx *x, uint64_t i)
+{
+    const psi_edge *e = &x->g->known[i];
+    if (e->type == PSI_EDGE_SO)
+        return 0;
+    uint32_t c = x->in_set[e->to] ? 0u : 1u;
+    if (e->origin != PSI_FROM_HISTORY && !x->queued[i])
+        c += derived_cost(x, e);
+    return c;
+}
+
+/* The searches' states: node v in phase p (path_via_writer: 0 from the
+ * candidate to a writer, 1 from that writer to the reader; always 0
+ * elsewhere), entered by an RW edge or not (under SI a path whose cycle
+ * is forbidden has no two in a row: the doubled graph of prune.h). */
+#define STATE(v, p, rw) (((v) << 2) | ((uint32_t)(p) << 1) | (uint32_t)(rw))
+#define VIA_SWITCH      (UINT64_MAX - 1) /* path_via_writer's phase changes at a writer */
+
+/* Relaxes state `next` reached from `from` at cost du by known edge (or
+ * VIA_SWITCH) `via`. False only when out of memory. */
+static bool relax(rctx *x, uint32_t from, uint32_t next, uint32_t du, uint64_t via)
+{
+    if (x->seen4[next] == x->stamp && x->dist4[next] <= du)
+        return true;
+    if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
+        return false;
+    x->seen4[next] = x->stamp;
+    x->dist4[next] = du;
+    x->via4[next] = via;
+    x->prev4[next] = from;
+    x->heap[x->n_heap++] = (uint64_t)du << 32 | next;
+    heap_up(x->heap, x->n_heap - 1);
+    return true;
+}
+
+/* Whether known edge e may follow a state entered by an RW edge or not
+ * (rw) under the level's rule, and whether it enters its head by one. */
+static bool rw_step(const rctx *x, const psi_edge *e, uint32_t rw, uint32_t *next_rw)
+{
+    *next_rw = e->type == PSI_EDGE_RW && !x->ser;
+    return !(*next_rw && rw);
+}
+
+/* Queues the edges of the path that ends in state st (known order, via4
+ * and prev4 of the last search) and adds its transactions: every one but
+ * those it passes by session order alone (a sub-history orders a
+ * session's transactions anyway), a phase switch's writer included. */
+static bool trace_path(rctx *x, uint32_t st, uint64_t limit)
+{
+    bool so_out = false; /* the path leaves the node by session order */
+    for (; x->via4[st] != UINT64_MAX; st = x->prev4[st]) {
+        uint32_t v = st >> 2;
+        if (x->via4[st] == VIA_SWITCH) {
+            if (!add_txn(x, v))
+                return false;
+            so_out = false;
+            continue;
+        }
+        const psi_edge *in = &x->g->known[x->via4[st]];
+        assert(in->to == v && x->via4[st] < limit);
+        (void)limit;
+        bool so_in = in->type == PSI_EDGE_SO;
+        if (!(so_in && so_out) && !add_txn(x, v))
+            return false;
+        if (!so_in && !push_edge(x, x->via4[st]))
+            return false;
+        so_out = so_in;
+    }
+    return add_txn(x, st >> 2); /* the source the path starts from */
+}
+
 /* Cheapest paths in the known graph among the edges known before
  * `limit` from the sources src[0..ns) to nodes marked in x->target with
  * the current stamp (n_targets of them; the search stops at the first
  * one reached when `all` is false, else when all are), skipping the WW
  * edge skip_from -> skip_to on skip_key and every RW edge on skip_key
- * into skip_to (the explained order and its consequences). The cost is
+ * into skip_to (the explained order and its consequences). Under SI the
+ * path has no two RW edges in a row, and with dep_ends (it closes a
+ * cycle with an RW edge: target -RW-> source) neither starts nor ends
+ * with one, so that its cycle is one SI forbids. The cost is
  * what a path adds to the sub-history: a transaction not in it yet costs
  * 1, a derived edge not queued yet derived_cost more (it needs
  * reasons of its own); session order costs nothing (a sub-history orders
@@ -202,33 +293,29 @@ static uint32_t derived_cost(const rctx *x, const psi_edge *e)
  * when `trace`, queues the paths' edges and adds their transactions.
  * False only when out of memory. */
 static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t n_targets,
-                             bool all, bool trace, uint32_t skip_from, uint32_t skip_to,
-                             uint32_t skip_key, uint64_t limit)
+                             bool all, bool trace, bool dep_ends, uint32_t skip_from,
+                             uint32_t skip_to, uint32_t skip_key, uint64_t limit)
 {
     uint32_t stamp = x->stamp;
     uint64_t scanned = 0;
     x->n_heap = 0;
     x->n_hits = 0;
-    for (uint32_t i = 0; i < ns; i++) {
-        if (src[i] == PSI_INIT_TXN || x->seen[src[i]] == stamp)
-            continue;
-        if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
+    /* With dep_ends under SI, a source counts as entered by an RW edge:
+     * a dependency must come first. */
+    uint32_t rw0 = dep_ends && !x->ser;
+    for (uint32_t i = 0; i < ns; i++)
+        if (src[i] != PSI_INIT_TXN && !relax(x, UINT32_MAX, STATE(src[i], 0, rw0), 0, UINT64_MAX))
             return false;
-        x->seen[src[i]] = stamp;
-        x->dist[src[i]] = 0;
-        x->via[src[i]] = UINT64_MAX;
-        x->heap[x->n_heap++] = src[i];
-        heap_up(x->heap, x->n_heap - 1);
-    }
     while (x->n_heap && scanned < MAX_SCAN_PER_BFS && x->n_hits < n_targets) {
         uint64_t top = heap_pop(x->heap, &x->n_heap);
-        uint32_t v = (uint32_t)top, dv = (uint32_t)(top >> 32);
-        if (dv > x->dist[v])
+        uint32_t st = (uint32_t)top, dv = (uint32_t)(top >> 32), v = st >> 2, rw = st & 1u;
+        if (dv > x->dist4[st])
             continue;
         if (dv > MAX_PATH_COST)
             break; /* no reason worth taking: nothing reached */
-        if (x->target[v] == stamp) {
+        if (x->target[v] == stamp && !(dep_ends && rw)) {
             x->target[v] = 0; /* reached once */
+            x->hit_state[x->n_hits] = st;
             x->hits[x->n_hits++] = v;
             if (!all)
                 break;
@@ -241,49 +328,26 @@ static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t
             if (e->key == skip_key && e->to == skip_to &&
                 (e->type == PSI_EDGE_RW || (e->type == PSI_EDGE_WW && e->from == skip_from)))
                 continue;
-            uint32_t c = 0;
-            if (e->type != PSI_EDGE_SO) {
-                c = x->in_set[e->to] ? 0u : 1u;
-                if (e->origin != PSI_FROM_HISTORY && !x->queued[x->out[i]])
-                    c += derived_cost(x, e);
-            }
-            uint32_t du = dv + c;
-            if (x->seen[e->to] == stamp && x->dist[e->to] <= du)
-                continue;
-            if (!psi_grow((void **)&x->heap, &x->cap_heap, x->n_heap + 1, sizeof *x->heap))
+            uint32_t nrw;
+            if (rw_step(x, e, rw, &nrw) &&
+                !relax(x, st, STATE(e->to, 0, nrw), dv + edge_cost(x, x->out[i]), x->out[i]))
                 return false;
-            x->seen[e->to] = stamp;
-            x->dist[e->to] = du;
-            x->via[e->to] = x->out[i];
-            x->heap[x->n_heap++] = (uint64_t)du << 32 | e->to;
-            heap_up(x->heap, x->n_heap - 1);
         }
     }
-    for (uint32_t k = 0; k < x->n_hits && trace; k++) {
-        uint32_t v = x->hits[k];
-        bool so_out = false; /* the path leaves v by session order */
-        for (; x->via[v] != UINT64_MAX; v = x->g->known[x->via[v]].from) {
-            const psi_edge *in = &x->g->known[x->via[v]];
-            assert(in->to == v && x->via[v] < limit);
-            bool so_in = in->type == PSI_EDGE_SO;
-            if (!(so_in && so_out) && !add_txn(x, v))
-                return false;
-            if (!so_in && !push_edge(x, x->via[v]))
-                return false;
-            so_out = so_in;
-        }
-        if (!add_txn(x, v)) /* the source the path starts from */
+    for (uint32_t k = 0; k < x->n_hits && trace; k++)
+        if (!trace_path(x, x->hit_state[k], limit))
             return false;
-    }
     return true;
 }
 
 /* The cheapest path to the one target marked (paths_to_targets); *reached
  * is it when found, else UINT32_MAX. */
-static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t skip_from,
-                           uint32_t skip_to, uint32_t skip_key, uint64_t limit, uint32_t *reached)
+static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, bool dep_ends,
+                           uint32_t skip_from, uint32_t skip_to, uint32_t skip_key, uint64_t limit,
+                           uint32_t *reached)
 {
-    if (!paths_to_targets(x, src, ns, 1, false, true, skip_from, skip_to, skip_key, limit))
+    if (!paths_to_targets(x, src, ns, 1, false, true, dep_ends, skip_from, skip_to, skip_key,
+                          limit))
         return false;
     *reached = x->n_hits ? x->hits[0] : UINT32_MAX;
     return true;
@@ -293,7 +357,7 @@ static bool path_to_target(rctx *x, const uint32_t *src, uint32_t ns, uint32_t s
 static void new_search(rctx *x)
 {
     if (++x->stamp == 0) {
-        memset(x->seen, 0, x->n * sizeof *x->seen);
+        memset(x->seen4, 0, (size_t)x->n * 4 * sizeof *x->seen4);
         memset(x->target, 0, x->n * sizeof *x->target);
         x->stamp = 1;
     }
@@ -320,17 +384,24 @@ static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uin
 {
     if (from == PSI_INIT_TXN || from == to)
         return true;
-    new_search(x);
-    x->target[to] = x->stamp;
-    for (uint64_t i = x->off[to]; i < x->off[to + 1]; i++) {
-        const psi_edge *e = &x->g->known[x->out[i]];
-        if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to != from && e->to != PSI_INIT_TXN &&
-            writes_key(x->h, from, e->key))
-            x->target[e->to] = x->stamp;
-    }
     uint32_t hit = UINT32_MAX;
-    if (!path_to_target(x, &from, 1, from, to, key, limit, &hit))
-        return false;
+    /* Under SI the two kinds of cycle differ (paths_to_targets, dep_ends):
+     * the WW edge's first, then the readers'. */
+    for (int pass = x->ser; pass < 2 && hit == UINT32_MAX; pass++) {
+        new_search(x);
+        if (pass == 0 || x->ser)
+            x->target[to] = x->stamp;
+        for (uint64_t i = x->off[to]; pass == 1 && i < x->off[to + 1]; i++) {
+            const psi_edge *e = &x->g->known[x->out[i]];
+            if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to != from &&
+                e->to != PSI_INIT_TXN && writes_key(x->h, from, e->key))
+                x->target[e->to] = x->stamp;
+        }
+        if (!path_to_target(x, &from, 1, pass == 1 && !x->ser, from, to, key, limit, &hit))
+            return false;
+    }
+    if (hit == UINT32_MAX)
+        x->gap = true;
     if (hit == UINT32_MAX || hit == to)
         return true;
     for (uint64_t i = x->off[to]; i < x->off[to + 1]; i++) {
@@ -342,6 +413,63 @@ static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uin
     assert(!"a reader target has its WR edge");
     return true;
 }
+
+/* Why the read r->txn of key excludes candidate c through a writer W that
+ * c installs the key before: the cheapest path c ~> W (W -> c would close
+ * a cycle with it, so c precedes W in the version order) continued by
+ * W ~> reader (reading c then implies the anti-dependency reader -> W,
+ * which closes a cycle with it), in one search over edges known before
+ * `limit`, every writer of the key a possible W. Pruning's conditional
+ * edges for c (prune/choices.c, cond_impossible) are exactly such
+ * anti-dependencies, to the writers the known graph puts after c. Under
+ * SI both halves must be SI's forbidden cycles (the doubled graph of
+ * prune.h): no two consecutive RW edges, and the second half starts and
+ * ends with a dependency (the anti-dependency reader -> W comes before
+ * and after it). Traces the path (queues its edges, adds its
+ * transactions and W); *found says whether one was. False only when out
+ * of memory. */
+static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, uint64_t limit,
+                            bool *found)
+{
+    *found = false;
+    new_search(x);
+    uint32_t goal = STATE(reader, 1, 0);
+    uint64_t scanned = 0;
+    x->n_heap = 0;
+    if (!relax(x, UINT32_MAX, STATE(c, 0, 0), 0, UINT64_MAX))
+        return false;
+    while (x->n_heap && scanned < MAX_SCAN_PER_BFS) {
+        uint64_t top = heap_pop(x->heap, &x->n_heap);
+        uint32_t st = (uint32_t)top, dv = (uint32_t)(top >> 32);
+        if (dv > x->dist4[st])
+            continue;
+        if (dv > MAX_PATH_COST)
+            break;
+        if (st == goal) {
+            *found = true;
+            break;
+        }
+        uint32_t v = st >> 2, phase = (st >> 1) & 1u, rw = st & 1u;
+        /* The phase switch at a writer, as if by the RW edge reader -> v:
+         * under SI a dependency must follow. */
+        if (!phase && v != c && v != reader && writes_key(x->h, v, key) &&
+            !relax(x, st, STATE(v, 1, !x->ser), dv, VIA_SWITCH))
+            return false;
+        for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
+            if (x->out[i] >= limit)
+                break; /* a node's out-edges are in known order (rctx_init) */
+            const psi_edge *e = &x->g->known[x->out[i]];
+            scanned++;
+            uint32_t nrw;
+            if (!rw_step(x, e, rw, &nrw) || (phase && e->to == reader && nrw))
+                continue; /* the last one before reader -> W must be a dependency */
+            if (!relax(x, st, STATE(e->to, phase, nrw), dv + edge_cost(x, x->out[i]), x->out[i]))
+                return false;
+        }
+    }
+    return !*found || trace_path(x, goal, limit);
+}
+#undef STATE
 
 /* The read with a choice of writers x->idx->amb[a] joins the read set
  * with all its candidates; each excluded candidate is explained as
@@ -376,10 +504,12 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
                     src[ns++] = g->op_txn[g->w_op[i]];
             new_search(x);
             x->target[r->txn] = x->stamp;
-            bool ok = path_to_target(x, src, ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
+            bool ok =
+                path_to_target(x, src, ns, true, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
             free(src);
             if (!ok)
                 return false;
+            x->gap |= hit == UINT32_MAX;
             continue;
         }
         if (!add_txn(x, x->idx->op_txn[cand[j]]))
@@ -400,8 +530,8 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
     uint32_t *left = malloc((n_t ? n_t : 1) * sizeof *left), n_left = 0;
     if (!left)
         return false;
-    if (n_t && !paths_to_targets(x, &r->txn, 1, n_t, true, true, UINT32_MAX, UINT32_MAX, UINT32_MAX,
-                                 limit)) {
+    if (n_t && !paths_to_targets(x, &r->txn, 1, n_t, true, true, false, UINT32_MAX, UINT32_MAX,
+                                 UINT32_MAX, limit)) {
         free(left);
         return false;
     }
@@ -415,35 +545,9 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
     bool ok = true;
     for (uint32_t k = 0; k < n_left && ok; k++) {
         uint32_t c = left[k];
-        /* Writers of the key c reaches (c installs it before them, by
-         * a known WW edge or a path): seeding and resolved constraints
-         * made reading c imply anti-dependencies to each. */
-        const psi_polygraph *g = x->g;
-        uint32_t *src = NULL;
-        size_t ns = 0;
-        new_search(x);
-        uint32_t n_w = 0;
-        for (uint32_t i = g->w_off[r->key]; i < g->w_off[r->key + 1]; i++) {
-            uint32_t w = g->op_txn[g->w_op[i]];
-            if (w != c && w != r->txn && x->target[w] != x->stamp) {
-                x->target[w] = x->stamp;
-                n_w++;
-            }
-        }
-        ok = n_w == 0 || paths_to_targets(x, &c, 1, n_w < MAX_AFTER ? n_w : MAX_AFTER, true, false,
-                                          UINT32_MAX, UINT32_MAX, UINT32_MAX, limit);
-        if (ok && x->n_hits) {
-            src = malloc(x->n_hits * sizeof *src);
-            ok = src != NULL;
-            for (uint32_t i = 0; ok && i < x->n_hits; i++)
-                src[ns++] = x->hits[i];
-        }
-        new_search(x);
-        x->target[r->txn] = x->stamp;
-        ok = ok &&
-             path_to_target(x, src, (uint32_t)ns, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
-        free(src);
-        if (ok && hit == UINT32_MAX && writes_key(x->h, r->txn, r->key)) {
+        bool found = false;
+        ok = path_via_writer(x, c, r->txn, r->key, limit, &found);
+        if (ok && !found && writes_key(x->h, r->txn, r->key)) {
             /* The reader writes the key too: reading c would order it
              * right after c, before c's other readers R2 (known WR edges
              * c -> R2), whose anti-dependencies R2 -> reader close a
@@ -455,21 +559,16 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
                     e->to != r->txn)
                     x->target[e->to] = x->stamp;
             }
-            ok = path_to_target(x, &r->txn, 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit, &hit);
+            ok = path_to_target(x, &r->txn, 1, true, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit,
+                                &hit);
             for (uint64_t i = x->off[c]; ok && hit != UINT32_MAX && i < x->off[c + 1]; i++) {
                 const psi_edge *e = &x->g->known[x->out[i]];
                 if (e->type == PSI_EDGE_WR && e->key == r->key && e->to == hit)
                     ok = push_edge(x, x->out[i]);
             }
-            continue;
+            found = hit != UINT32_MAX;
         }
-        /* The path starts at a writer after c: explain that order. */
-        if (ok && hit != UINT32_MAX) {
-            uint32_t first = hit;
-            while (x->via[first] != UINT64_MAX)
-                first = x->g->known[x->via[first]].from;
-            ok = add_txn(x, first) && explain_order(x, c, first, r->key, limit);
-        }
+        x->gap |= !found;
     }
     free(left);
     return ok;
@@ -550,16 +649,20 @@ static psi_status rctx_init(rctx *x, psi_diag *d)
     const psi_polygraph *g = x->g;
     x->off = calloc((size_t)x->n + 2, sizeof *x->off);
     x->out = malloc((g->n_known ? g->n_known : 1) * sizeof *x->out);
-    x->seen = calloc(x->n, sizeof *x->seen);
+    size_t m = (size_t)x->n * 4;
+    assert(x->n < (1u << 30)); /* STATE fits */
+    x->seen4 = calloc(m ? m : 1, sizeof *x->seen4);
+    x->dist4 = malloc((m ? m : 1) * sizeof *x->dist4);
+    x->prev4 = malloc((m ? m : 1) * sizeof *x->prev4);
+    x->via4 = malloc((m ? m : 1) * sizeof *x->via4);
+    x->hit_state = malloc((x->n ? x->n : 1) * sizeof *x->hit_state);
     x->target = calloc(x->n, sizeof *x->target);
-    x->via = malloc(((size_t)x->n + 1) * sizeof *x->via);
-    x->dist = malloc(((size_t)x->n + 1) * sizeof *x->dist);
     x->queued = calloc(g->n_known ? g->n_known : 1, 1);
     x->read_in = calloc(x->idx->n_amb ? x->idx->n_amb : 1, 1);
     x->in_set = calloc(x->n ? x->n : 1, 1);
     x->hits = malloc((x->n ? x->n : 1) * sizeof *x->hits);
-    if (!x->off || !x->out || !x->seen || !x->target || !x->via || !x->dist || !x->queued ||
-        !x->read_in || !x->in_set || !x->hits)
+    if (!x->off || !x->out || !x->seen4 || !x->dist4 || !x->prev4 || !x->via4 || !x->hit_state ||
+        !x->target || !x->queued || !x->read_in || !x->in_set || !x->hits)
         return psi_diag_nomem(d, "interpreting");
     for (uint64_t i = 0; i < g->n_known; i++)
         if (g->known[i].from != PSI_INIT_TXN)
@@ -577,10 +680,7 @@ static void rctx_free(rctx *x)
 {
     free(x->off);
     free(x->out);
-    free(x->seen);
     free(x->target);
-    free(x->via);
-    free(x->dist);
     free(x->heap);
     free(x->queued);
     free(x->read_in);
@@ -588,38 +688,81 @@ static void rctx_free(rctx *x)
     free(x->hits);
     free(x->work);
     free(x->work_depth);
+    free(x->seen4);
+    free(x->dist4);
+    free(x->prev4);
+    free(x->via4);
+    free(x->hit_state);
 }
 
-psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
+/* What a growth keeps between deepenings (psi_reasons.x). */
+struct psi_reasons_ctx {
+    rctx x;
+    size_t wi; /* the worklist's next edge */
+};
+
+psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, bool ser,
+                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
+                             psi_reasons *R, psi_diag *d)
+{
+    memset(R, 0, sizeof *R);
+    struct psi_reasons_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return psi_diag_nomem(d, "interpreting");
+    R->ctx = c;
+    c->x = (rctx){.h = h,
+                  .idx = &res->idx,
+                  .g = &res->g,
+                  .pr = &res->prune,
+                  .n = h->n_txns,
+                  .out_set = R,
+                  .ser = ser};
+    psi_status st = rctx_init(&c->x, d);
+    /* A solver's cycle rests on its choices among open constraints too,
+     * which no reason explains (the solver refuted every choice, not
+     * this one): its set is never a violation by construction. */
+    c->x.gap = res->reason == PSI_BY_SOLVER;
+    /* The cycles' own edges, depth 0 (they queue their reasons at 1). */
+    for (uint32_t k = 0; k < n_cycles && st == PSI_OK; k++)
+        for (uint32_t i = 0; i < lens[k] && st == PSI_OK; i++)
+            if (!explain_edge(&c->x, &cycles[k][i], UINT64_MAX))
+                st = psi_diag_nomem(d, "interpreting");
+    if (st != PSI_OK)
+        psi_reasons_free(R);
+    return st;
+}
+
+psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d)
+{
+    struct psi_reasons_ctx *c = R->ctx;
+    rctx *x = &c->x;
+    assert(x->out_set == R);
+    bool ok = true;
+    for (; ok && c->wi < x->n_work && c->wi < MAX_EXPLAINED; c->wi++) {
+        if (x->work_depth[c->wi] > max_depth)
+            break; /* depths only grow along the worklist */
+        x->depth = x->work_depth[c->wi];
+        ok = explain_edge(x, &x->g->known[x->work[c->wi]], x->work[c->wi]);
+    }
+    R->complete = c->wi == x->n_work && !x->gap;
+    R->n_reads = 0; /* every read in, in operation order */
+    for (uint32_t a = 0; a < x->idx->n_amb && ok; a++) {
+        if (!x->read_in[a])
+            continue;
+        ok = psi_grow((void **)&R->reads, &R->cap_reads, (size_t)R->n_reads + 1, sizeof *R->reads);
+        if (ok)
+            R->reads[R->n_reads++] = x->idx->amb[a].op;
+    }
+    return ok ? PSI_OK : psi_diag_nomem(d, "interpreting");
+}
+
+psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d)
 {
-    memset(R, 0, sizeof *R);
-    rctx x = {
-        .h = h, .idx = &res->idx, .g = &res->g, .pr = &res->prune, .n = h->n_txns, .out_set = R};
-    psi_status st = rctx_init(&x, d);
-    for (uint32_t c = 0; c < n_cycles && st == PSI_OK; c++)
-        for (uint32_t i = 0; i < lens[c] && st == PSI_OK; i++)
-            if (!explain_edge(&x, &cycles[c][i], UINT64_MAX))
-                st = psi_diag_nomem(d, "interpreting");
-    size_t wi = 0;
-    for (; wi < x.n_work && wi < MAX_EXPLAINED && st == PSI_OK; wi++) {
-        if (x.work_depth[wi] > max_depth)
-            break; /* depths only grow along the worklist */
-        x.depth = x.work_depth[wi];
-        if (!explain_edge(&x, &x.g->known[x.work[wi]], x.work[wi]))
-            st = psi_diag_nomem(d, "interpreting");
-    }
-    R->complete = wi == x.n_work;
-    for (uint32_t a = 0; a < res->idx.n_amb && st == PSI_OK; a++) {
-        if (!x.read_in[a])
-            continue;
-        if (!psi_grow((void **)&R->reads, &R->cap_reads, (size_t)R->n_reads + 1, sizeof *R->reads))
-            st = psi_diag_nomem(d, "interpreting");
-        else
-            R->reads[R->n_reads++] = res->idx.amb[a].op; /* in operation order */
-    }
-    rctx_free(&x);
+    psi_status st = psi_reasons_start(h, res, ser, cycles, lens, n_cycles, R, d);
+    if (st == PSI_OK)
+        st = psi_reasons_deepen(R, max_depth, d);
     if (st != PSI_OK)
         psi_reasons_free(R);
     return st;
@@ -627,6 +770,10 @@ psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res,
 
 void psi_reasons_free(psi_reasons *R)
 {
+    if (R->ctx) {
+        rctx_free(&R->ctx->x);
+        free(R->ctx);
+    }
     free(R->txns);
     free(R->reads);
     memset(R, 0, sizeof *R);
