@@ -34,7 +34,11 @@ static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_
         return false;
     if (!enc->psi)
         return true;
-    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = enc->cap_psi;
+    /* psi_lits holds two entries per edge: its capacity is 2 * cap_psi
+     * (starting it at cap_psi re-grew it, a realloc to the same size, on
+     * every edge past half of each capacity: ~8 M instructions of PSI's
+     * encode on GeneralRW) */
+    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = 2 * enc->cap_psi;
     if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
         !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
         return false;
