@@ -387,6 +387,27 @@ static psi_status take_pc_kept(const psi_polygraph *g, const psi_encode_opts *o,
     return PSI_OK;
 }
 
+/* PSI: the known edges kept (*kept, *n; *kept NULL: all of them) less
+ * those marked in drop (psi_encode_opts.psi_rw_drop), in the same order. */
+static psi_status psi_drop_rw(const psi_polygraph *g, const uint8_t *drop, uint32_t **kept,
+                              uint64_t *n, psi_diag *d)
+{
+    if (!*kept) {
+        assert(*n == g->n_known && g->n_known <= UINT32_MAX);
+        *kept = malloc((*n ? *n : 1) * sizeof **kept);
+        if (!*kept)
+            return psi_diag_nomem(d, "encoding the known edges");
+        for (uint64_t i = 0; i < *n; i++)
+            (*kept)[i] = (uint32_t)i;
+    }
+    uint64_t w = 0;
+    for (uint64_t i = 0; i < *n; i++)
+        if (!drop[(*kept)[i]])
+            (*kept)[w++] = (*kept)[i];
+    *n = w;
+    return PSI_OK;
+}
+
 static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool ser, bool all,
                                const psi_encode_opts *opts, psi_diag *d)
 {
@@ -410,6 +431,9 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
                         : enc->pc  ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
                         : enc->psi ? psi_reduce_known_dep(g, &enc->known_id, &n, d)
                                    : psi_reduce_known(g, ser, &enc->known_id, &n, &key, d);
+        if (st == PSI_OK && enc->psi && opts && opts->psi_rw_drop &&
+            opts->psi_rw_drop_of == g->n_known)
+            st = psi_drop_rw(g, opts->psi_rw_drop, &enc->known_id, &n, d);
         if (st != PSI_OK)
             return st;
         /* Relay nodes go where their write's transaction goes. */

@@ -76,6 +76,12 @@ typedef struct psi_encode_opts {
      * instead of reducing again when pc_kept_of == g->n_known. Only read. */
     const uint32_t *pc_kept;
     uint64_t n_pc_kept, pc_kept_of;
+    /* PSI, optional: known RW edges the theory need not hold (one byte per
+     * known edge, nonzero: drop; psi_prune_result.psi_rw_drop says why),
+     * left out of the reduced known edges when psi_rw_drop_of ==
+     * g->n_known. Only read. */
+    const uint8_t *psi_rw_drop;
+    uint64_t psi_rw_drop_of;
 } psi_encode_opts;
 
 typedef struct psi_encoding {

@@ -352,6 +352,48 @@ static bool anti_keep_matches(const psi_anti_keep *k, const psi_polygraph *g)
 }
 #endif
 
+/* res->psi_rw_drop (prune.h) from the final known graph's reach r and
+ * its RW edges k (the last round's). */
+static psi_status psi_rw_drop(const psi_reach *r, const psi_polygraph *g, const psi_anti_keep *k,
+                              psi_prune_result *res, psi_diag *d)
+{
+    assert(k->scanned == g->n_known);
+    uint8_t *drop = calloc(g->n_known ? g->n_known : 1, 1);
+    /* per tail: 1 when it has a known RW edge kept, 2 when one of its
+     * dominated ones is kept for want of another */
+    uint8_t *tail = calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!drop || !tail) {
+        free(drop);
+        free(tail);
+        return psi_diag_nomem(d, "pruning");
+    }
+    for (size_t i = 0; i < k->n; i++) {
+        const psi_edge *e = &k->rw[i];
+        if (e->from != e->to && psi_reach_to(r, e->from, e->to))
+            drop[k->rw_id[i]] = 1;
+        else
+            tail[e->from] = 1;
+    }
+    uint64_t n = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        uint32_t id = k->rw_id[i], a = k->rw[i].from;
+        if (drop[id] && !tail[a]) {
+            drop[id] = 0; /* a's first dominated edge: a keeps it */
+            tail[a] = 2;
+        }
+        n += drop[id];
+    }
+    free(tail);
+    if (!n) {
+        free(drop);
+        return PSI_OK;
+    }
+    res->psi_rw_drop = drop;
+    res->n_psi_rw_drop = n;
+    res->psi_rw_drop_of = g->n_known;
+    return PSI_OK;
+}
+
 /* RULE_PSI: the known RW edges indexed both ways; *bad gets the first
  * (lowest-index) known RW edge whose head reaches its tail over DEP (a
  * cycle with one RW edge, which the DEP-only reach cannot see), else
@@ -725,6 +767,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
             st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, &settled, d);
+        /* PSI's last round: its reach is the final known graph's */
+        if (st == PSI_OK && ser == RULE_PSI && !changed && !settled)
+            st = psi_rw_drop(&r, g, ak, res, d);
         psi_reach_free(&r);
         if (st != PSI_OK) {
             psi_pc_free(&pcx);
@@ -802,5 +847,6 @@ void psi_prune_result_free(psi_prune_result *res)
     free(res->cycle[0]);
     free(res->cycle[1]);
     free(res->pc_kept);
+    free(res->psi_rw_drop);
     memset(res, 0, sizeof *res);
 }
