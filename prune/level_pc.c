@@ -32,6 +32,13 @@ static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
     x->keep_of = 0;
     if (x->full || !g->n_known || g->n_known >= UINT32_MAX)
         return true;
+    /* This round marks only the edges the last one kept and the new ones
+     * (GeneralRW keeps about a third of its known edges): the rules and
+     * the appends read the dropped ones no more. Taken out here, not after
+     * the marking, so that the last round does not pay for it. */
+    if (x->keep_packed && x->keep_packed == x->packed.n_edges)
+        psi_known_packed_drop(&x->packed, x->keep);
+    x->keep_packed = 0;
     size_t words = (size_t)(g->n_known + 63) / 64;
     if (!psi_grow((void **)&x->keep, &x->cap_keep, words, sizeof *x->keep))
         return false;
@@ -47,10 +54,7 @@ static bool kept_edges(psi_pc_extra *x, const psi_polygraph *g, uint64_t **keep)
         assert(memcmp(all, x->keep, words * sizeof *all) == 0);
     free(all);
 #endif
-    /* Later rounds mark only the edges kept so far and their new ones
-     * (GeneralRW keeps about a third of its known edges): the rules and
-     * the appends read the dropped ones no more. */
-    psi_known_packed_drop(&x->packed, x->keep);
+    x->keep_packed = x->packed.n_edges;
     *keep = x->keep;
     x->keep_of = g->n_known;
     return true;
