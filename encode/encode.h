@@ -126,6 +126,10 @@ typedef struct psi_encoding {
     uint32_t n_theory_nodes; /* with node_map: the transactions' theory nodes */
     struct psi_route *route; /* the plan, owned */
     uint64_t aux_edge0;      /* PC: first twin edge id (edges before it are mapped back) */
+    /* PC: per transaction v, whether a WW edge goes to its twin n+v (only
+     * those twins get their way out, psi_encode); owned, NULL after the
+     * encoding */
+    uint8_t *pc_twin_in;
     /* PSI: per theory edge, its polygraph edge and two label literals
      * (0: none), for level_psi.c's refinement clauses. */
     psi_edge *psi_edges;
