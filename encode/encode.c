@@ -10,8 +10,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every theory edge goes through here: PC moves some targets (encode.h),
- * PSI records each edge and its labels. */
+/* PSI: theory edge id's polygraph edge and labels (psi_encoding.psi_edges,
+ * psi_lits). Apart from theory_edge, which every SI and SER edge passes
+ * too, so that it stays small enough to be inlined into their loops. */
+static bool psi_record(psi_encoding *enc, int64_t id, uint32_t from, uint32_t to,
+                       psi_edge_type type, uint32_t key, int a, int b)
+{
+    /* psi_lits holds two entries per edge: its capacity is 2 * cap_psi
+     * (starting it at cap_psi re-grew it, a realloc to the same size, on
+     * every edge past half of each capacity: ~8 M instructions of PSI's
+     * encode on GeneralRW) */
+    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = 2 * enc->cap_psi;
+    if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
+        !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
+        return false;
+    enc->cap_psi = c1 < c2 / 2 ? c1 : c2 / 2;
+    enc->psi_edges[id] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    enc->psi_lits[2 * id] = a;
+    enc->psi_lits[2 * id + 1] = b;
+    return true;
+}
+
+/* Every theory edge goes through here: PC moves some targets (encode.h)
+ * and notes which twins they enter, PSI records each edge and its
+ * labels. */
 static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
                         bool relay, uint32_t key, int a, int b)
 {
@@ -32,23 +54,7 @@ static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_
         assert(tf != UINT32_MAX && tgt != UINT32_MAX);
     }
     int64_t id = psi_acyc_add_edge(enc->graph, tf, tgt, kind, a, b);
-    if (id < 0)
-        return false;
-    if (!enc->psi)
-        return true;
-    /* psi_lits holds two entries per edge: its capacity is 2 * cap_psi
-     * (starting it at cap_psi re-grew it, a realloc to the same size, on
-     * every edge past half of each capacity: ~8 M instructions of PSI's
-     * encode on GeneralRW) */
-    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = 2 * enc->cap_psi;
-    if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
-        !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
-        return false;
-    enc->cap_psi = c1 < c2 / 2 ? c1 : c2 / 2;
-    enc->psi_edges[id] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
-    enc->psi_lits[2 * id] = a;
-    enc->psi_lits[2 * id + 1] = b;
-    return true;
+    return id >= 0 && (!enc->psi || psi_record(enc, id, from, to, type, key, a, b));
 }
 
 typedef struct edge_sink {

@@ -53,7 +53,9 @@
  *   PC forbids the cycles of DEP ∪ (SO ∪ WR);RW (a WW edge never composes
  *   with the RW after it; derivation in README, "Isolation levels"). The
  *   theory runs in SI mode over 2n nodes: every WW edge u->v goes to
- *   v's twin n+v instead, and one known RW edge n+v -> v leaves the twin.
+ *   v's twin n+v instead, and one known RW edge n+v -> v leaves the twin
+ *   (only a twin that a WW edge of the encoding enters: no cycle passes
+ *   through the others; edges added after psi_encode must bring it).
  *   A path through a WW edge thus arrives at v "by RW" and cannot take an
  *   RW edge next, while SO and WR arrive as DEP: SI mode's cycles are
  *   then exactly PC's. The twin edges come last (ids from aux_edge0) and
