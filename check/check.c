@@ -78,7 +78,9 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
                           .no_theory_propagation = opts->no_theory_propagation,
                           .pc_kept = res->prune.pc_kept,
                           .n_pc_kept = res->prune.n_pc_kept,
-                          .pc_kept_of = res->prune.pc_kept_of};
+                          .pc_kept_of = res->prune.pc_kept_of,
+                          .psi_rw_drop = res->prune.psi_rw_drop,
+                          .psi_rw_drop_of = res->prune.psi_rw_drop_of};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
     if (st != PSI_OK)
         return st;

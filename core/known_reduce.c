@@ -175,6 +175,7 @@ void psi_known_packed_free(psi_known_packed *p)
 static bool pack_all(psi_known_packed *p, const psi_polygraph *g)
 {
     psi_known_packed_free(p);
+    p->partial = false;
     uint32_t N = g->n_nodes, n = (uint32_t)g->n_known;
     p->n_nodes = N;
     p->off = calloc((size_t)N + 1, sizeof *p->off);
@@ -231,11 +232,12 @@ static bool pack_append(psi_known_packed *p, const psi_polygraph *g)
 }
 
 #ifndef NDEBUG
-/* The packing is g's: every edge once, under its source, in known order,
- * resolved against chains g's links still make. */
+/* The packing is g's: every edge once (some of them when partial), under
+ * its source, in known order, resolved against chains g's links still
+ * make. */
 static bool packed_matches(const psi_known_packed *p, const psi_polygraph *g)
 {
-    if (p->off[p->n_nodes] != g->n_known)
+    if (p->partial ? p->off[p->n_nodes] > g->n_known : p->off[p->n_nodes] != g->n_known)
         return false;
     for (uint32_t v = 0; v < p->n_nodes; v++)
         for (uint32_t j = p->off[v]; j < p->off[v + 1]; j++) {
@@ -470,6 +472,36 @@ static bool mark_kept(const psi_known_packed *c, const rules *r, uint64_t *keep)
  * ends at its target or at its dominator, the same transaction), and R's
  * paths are G's: every transaction reaches the same ones in R as in G. */
 
+/* Dropped edges stay dropped (psi_known_packed_drop). Let G' be G with
+ * edges appended, none an SO edge of the history (the chains and
+ * positions stay), and D the edges the PC rules drop in G. Claim: the
+ * rules keep the same edges in G' as in G' \ D. Appending only lowers the
+ * minima own[t] and later[t], and the earliest record of a kind (`at`) is
+ * G's or a new one.
+ *   (1) D stays dropped in G': an edge that is not `at` stays so; rule 2's
+ * test only gets easier as later[] falls; rule 1 drops S when mW < mS, W
+ * when mS <= mW, A when mA >= min(mS, mW), each kept true as the others'
+ * minima fall.
+ *   (2) Taking D out changes no other edge's fate. own[t] in G' \ D rises
+ * only when t's `at` a (position p) is in D. If a was dropped by rule 1,
+ * the kind that beat it is at a position <= p and gives every rule-1
+ * comparison the same answer (S beaten by W: W's and A's tests compare
+ * with min(mS, mW) = mW; W beaten by S likewise with mS; A is in nobody's
+ * test but its own). If a was dropped by rule 2, every edge e' of u that a
+ * beat by rule 1 (kind t', position p' >= p, > p where rule 1 asks <) is
+ * implied too: a's implying later[] entry (<= p, or < p) is <= p' (< p'
+ * where e' asks <), case by case over S, W, A. later[t] rises only when
+ * its minimum came from a node s's `at` edge a_s (position q) in D: a_s
+ * beaten by rule 1 leaves at s a stronger-or-equal kind at a position <= q
+ * that implies whatever a_s implied (an S or W at <= q for an S; S at <= q
+ * for a W; S or W at <= q for an A), and a_s implied by rule 2 has a node
+ * after s whose entry implies whatever a_s implied, again case by case.
+ * Each step goes to another kind of the same node (at most two, as S and
+ * W cannot beat each other) or to a later node, so it ends at an edge not
+ * in D, which G' \ D has. Hence every decision is the same, and by
+ * induction over rounds, marking a packing that dropped each round's D
+ * keeps what marking every edge keeps (debug builds compare, level_pc.c). */
+
 static int pc_kind(psi_edge_type type)
 {
     if (psi_edge_is_anti(type))
@@ -491,6 +523,22 @@ static bool pc_kept(int t, uint32_t p, const uint32_t *own, const uint32_t *late
     if (t == PC_W)
         return own[PC_S] > own[PC_W];
     return own[PC_A] < own[PC_S] && own[PC_A] < own[PC_W];
+}
+
+void psi_known_packed_drop(psi_known_packed *p, const uint64_t *keep)
+{
+    uint32_t w = 0;
+    for (uint32_t v = 0; v < p->n_nodes; v++) {
+        uint32_t b = p->off[v], e = p->off[v + 1];
+        p->off[v] = w;
+        for (uint32_t j = b; j < e; j++) {
+            uint32_t i = p->rec[j].idx;
+            if (keep[i / 64] >> (i % 64) & 1u)
+                p->rec[w++] = p->rec[j];
+        }
+    }
+    p->partial |= w < p->off[p->n_nodes];
+    p->off[p->n_nodes] = w;
 }
 
 bool psi_known_packed_mark(const psi_known_packed *p, psi_reduce_rules which, uint64_t *keep)

@@ -60,6 +60,9 @@ enum { PSI_REC_LINK = 1, PSI_REC_SELF = 2 };
 typedef struct psi_known_packed {
     uint32_t n_nodes; /* of the polygraph it was built for */
     uint64_t n_edges; /* the known edges packed so far */
+    /* some of those edges were taken out (psi_known_packed_drop): rec
+     * holds off[n_nodes] of them */
+    bool partial;
     uint32_t n_chains;
     uint32_t *chain, *pos; /* [n_nodes] each node's chain and place in it */
     uint32_t *order;       /* [n_nodes] the nodes chain by chain, in chain order */
@@ -82,6 +85,14 @@ bool psi_known_packed_update(psi_known_packed *p, const psi_polygraph *g);
  * known edges the rules keep. Returns false on ENOMEM (keep is then
  * partly set). */
 bool psi_known_packed_mark(const psi_known_packed *p, psi_reduce_rules which, uint64_t *keep);
+
+/* Takes out of p the records of the edges keep (psi_known_packed_mark's
+ * bitmap for p's edges under PSI_RULES_PC) does not hold. The rules drop
+ * an edge for good once its graph has it (known_reduce.c, "Dropped edges
+ * stay dropped"): marking p after later psi_known_packed_update calls
+ * that append keeps the edges a packing of every edge keeps. An update
+ * that packs from scratch (new chains) packs every edge again. */
+void psi_known_packed_drop(psi_known_packed *p, const uint64_t *keep);
 
 void psi_known_packed_free(psi_known_packed *p);
 

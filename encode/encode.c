@@ -10,14 +10,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every theory edge goes through here: PC moves some targets (encode.h),
- * PSI records each edge and its labels. */
+/* PSI: theory edge id's polygraph edge and labels (psi_encoding.psi_edges,
+ * psi_lits). Apart from theory_edge, which every SI and SER edge passes
+ * too, so that it stays small enough to be inlined into their loops. */
+static bool psi_record(psi_encoding *enc, int64_t id, uint32_t from, uint32_t to,
+                       psi_edge_type type, uint32_t key, int a, int b)
+{
+    /* psi_lits holds two entries per edge: its capacity is 2 * cap_psi
+     * (starting it at cap_psi re-grew it, a realloc to the same size, on
+     * every edge past half of each capacity: ~8 M instructions of PSI's
+     * encode on GeneralRW) */
+    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = 2 * enc->cap_psi;
+    if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
+        !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
+        return false;
+    enc->cap_psi = c1 < c2 / 2 ? c1 : c2 / 2;
+    enc->psi_edges[id] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    enc->psi_lits[2 * id] = a;
+    enc->psi_lits[2 * id + 1] = b;
+    return true;
+}
+
+/* Every theory edge goes through here: PC moves some targets (encode.h)
+ * and notes which twins they enter, PSI records each edge and its
+ * labels. */
 static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_type type,
                         bool relay, uint32_t key, int a, int b)
 {
     uint32_t n = enc->n_txn_nodes, tgt = to;
-    if (enc->pc && type == PSI_EDGE_WW)
+    if (enc->pc && type == PSI_EDGE_WW) {
         tgt = n + to;
+        enc->pc_twin_in[to] = 1;
+    }
     psi_edge_kind kind = relay                    ? PSI_EDGE_RELAY
                          : psi_edge_is_anti(type) ? PSI_EDGE_ANTI
                                                   : PSI_EDGE_DEP;
@@ -30,19 +54,7 @@ static bool theory_edge(psi_encoding *enc, uint32_t from, uint32_t to, psi_edge_
         assert(tf != UINT32_MAX && tgt != UINT32_MAX);
     }
     int64_t id = psi_acyc_add_edge(enc->graph, tf, tgt, kind, a, b);
-    if (id < 0)
-        return false;
-    if (!enc->psi)
-        return true;
-    size_t need = (size_t)id + 1, c1 = enc->cap_psi, c2 = enc->cap_psi;
-    if (!psi_grow((void **)&enc->psi_edges, &c1, need, sizeof *enc->psi_edges) ||
-        !psi_grow((void **)&enc->psi_lits, &c2, 2 * need, sizeof *enc->psi_lits))
-        return false;
-    enc->cap_psi = c1 < c2 / 2 ? c1 : c2 / 2;
-    enc->psi_edges[id] = (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
-    enc->psi_lits[2 * id] = a;
-    enc->psi_lits[2 * id + 1] = b;
-    return true;
+    return id >= 0 && (!enc->psi || psi_record(enc, id, from, to, type, key, a, b));
 }
 
 typedef struct edge_sink {
@@ -383,6 +395,27 @@ static psi_status take_pc_kept(const psi_polygraph *g, const psi_encode_opts *o,
     return PSI_OK;
 }
 
+/* PSI: the known edges kept (*kept, *n; *kept NULL: all of them) less
+ * those marked in drop (psi_encode_opts.psi_rw_drop), in the same order. */
+static psi_status psi_drop_rw(const psi_polygraph *g, const uint8_t *drop, uint32_t **kept,
+                              uint64_t *n, psi_diag *d)
+{
+    if (!*kept) {
+        assert(*n == g->n_known && g->n_known <= UINT32_MAX);
+        *kept = malloc((*n ? *n : 1) * sizeof **kept);
+        if (!*kept)
+            return psi_diag_nomem(d, "encoding the known edges");
+        for (uint64_t i = 0; i < *n; i++)
+            (*kept)[i] = (uint32_t)i;
+    }
+    uint64_t w = 0;
+    for (uint64_t i = 0; i < *n; i++)
+        if (!drop[(*kept)[i]])
+            (*kept)[w++] = (*kept)[i];
+    *n = w;
+    return PSI_OK;
+}
+
 static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool ser, bool all,
                                const psi_encode_opts *opts, psi_diag *d)
 {
@@ -406,6 +439,9 @@ static psi_status encode_known(const psi_polygraph *g, psi_encoding *enc, bool s
                         : enc->pc  ? psi_reduce_known_pc(g, &enc->known_id, &n, d)
                         : enc->psi ? psi_reduce_known_dep(g, &enc->known_id, &n, d)
                                    : psi_reduce_known(g, ser, &enc->known_id, &n, &key, d);
+        if (st == PSI_OK && enc->psi && opts && opts->psi_rw_drop &&
+            opts->psi_rw_drop_of == g->n_known)
+            st = psi_drop_rw(g, opts->psi_rw_drop, &enc->known_id, &n, d);
         if (st != PSI_OK)
             return st;
         /* Relay nodes go where their write's transaction goes. */
@@ -588,6 +624,8 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
                             g->n_nodes);
     }
     enc->sat = psi_sat_new();
+    if (enc->pc && !(enc->pc_twin_in = calloc(g->n_nodes ? g->n_nodes : 1, 1)))
+        goto nomem;
     enc->cons_var = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_var);
     enc->cons_edge = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_edge);
     if (!enc->sat || !enc->cons_var || !enc->cons_edge)
@@ -653,11 +691,16 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
         }
     }
     if (enc->pc) {
-        /* the twins' way out, after every mapped edge (encode.h) */
+        /* the twins' way out, after every mapped edge (encode.h): only
+         * for twins a WW edge enters, as no cycle can pass through the
+         * others (RUBiS: 9,358 twins, most without one) */
         enc->aux_edge0 = psi_acyc_num_edges(enc->graph);
         for (uint32_t v = 0; v < g->n_nodes; v++)
-            if (psi_acyc_add_edge(enc->graph, g->n_nodes + v, v, PSI_EDGE_ANTI, 0, 0) < 0)
+            if (enc->pc_twin_in[v] &&
+                psi_acyc_add_edge(enc->graph, g->n_nodes + v, v, PSI_EDGE_ANTI, 0, 0) < 0)
                 goto nomem;
+        free(enc->pc_twin_in);
+        enc->pc_twin_in = NULL;
     }
     /* Start each selector on the side the known graph's order suggests:
      * the history's real version order mostly agrees with it. */
@@ -696,6 +739,7 @@ void psi_encoding_free(psi_encoding *enc)
     free(enc->outcome_var);
     free(enc->psi_edges);
     free(enc->psi_lits);
+    free(enc->pc_twin_in);
     psi_route_free(enc->route);
     free(enc->node_map);
     memset(enc, 0, sizeof *enc);

@@ -53,7 +53,9 @@
  *   PC forbids the cycles of DEP ∪ (SO ∪ WR);RW (a WW edge never composes
  *   with the RW after it; derivation in README, "Isolation levels"). The
  *   theory runs in SI mode over 2n nodes: every WW edge u->v goes to
- *   v's twin n+v instead, and one known RW edge n+v -> v leaves the twin.
+ *   v's twin n+v instead, and one known RW edge n+v -> v leaves the twin
+ *   (only a twin that a WW edge of the encoding enters: no cycle passes
+ *   through the others; edges added after psi_encode must bring it).
  *   A path through a WW edge thus arrives at v "by RW" and cannot take an
  *   RW edge next, while SO and WR arrive as DEP: SI mode's cycles are
  *   then exactly PC's. The twin edges come last (ids from aux_edge0) and
@@ -76,6 +78,12 @@ typedef struct psi_encode_opts {
      * instead of reducing again when pc_kept_of == g->n_known. Only read. */
     const uint32_t *pc_kept;
     uint64_t n_pc_kept, pc_kept_of;
+    /* PSI, optional: known RW edges the theory need not hold (one byte per
+     * known edge, nonzero: drop; psi_prune_result.psi_rw_drop says why),
+     * left out of the reduced known edges when psi_rw_drop_of ==
+     * g->n_known. Only read. */
+    const uint8_t *psi_rw_drop;
+    uint64_t psi_rw_drop_of;
 } psi_encode_opts;
 
 typedef struct psi_encoding {
@@ -120,6 +128,10 @@ typedef struct psi_encoding {
     uint32_t n_theory_nodes; /* with node_map: the transactions' theory nodes */
     struct psi_route *route; /* the plan, owned */
     uint64_t aux_edge0;      /* PC: first twin edge id (edges before it are mapped back) */
+    /* PC: per transaction v, whether a WW edge goes to its twin n+v (only
+     * those twins get their way out, psi_encode); owned, NULL after the
+     * encoding */
+    uint8_t *pc_twin_in;
     /* PSI: per theory edge, its polygraph edge and two label literals
      * (0: none), for level_psi.c's refinement clauses. */
     psi_edge *psi_edges;

@@ -67,6 +67,9 @@ typedef struct psi_pc_extra {
     uint64_t *keep;          /* the last build's kept edges (a bitmap), NULL: all */
     size_t cap_keep;         /* in words */
     uint64_t keep_of;        /* how many known edges keep is for (0: none) */
+    /* packed's edges when keep was marked from them (0: not marked): the
+     * next round first drops the edges keep lacks (psi_known_packed_drop) */
+    uint64_t keep_packed;
     /* A build's scratch, kept so that rounds reuse its pages: the kept RW
      * edges; by_to_off is psi_pc_sw_update's. */
     uint32_t *rws;

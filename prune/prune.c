@@ -13,6 +13,8 @@
 #include "prune/reach.h"
 #include "prune/seed.h"
 
+#include "core/vec.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +45,13 @@ static bool psi_anti_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t
     psi_graph_out(a->g, v, false, &b, &e);
     for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
         if (reach_eq(r, a->g->dst[b], u)) {
-            *via = a->g->eid[b];
+            *via = a->rw_id[a->g->eid[b]];
             return true;
         }
     psi_graph_in(a->g, u, false, &b, &e);
     for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS; b++, n++)
         if (reach_eq(r, v, a->g->in_src[b])) {
-            *via = a->g->in_eid[b];
+            *via = a->rw_id[a->g->in_eid[b]];
             return true;
         }
     return false;
@@ -73,6 +75,35 @@ static bool pc_rw_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t x,
     return false;
 }
 
+/* v's row of a->rw_min (prune_internal.h), made on first use: the
+ * cell-wise minimum of the frontier rows of v's first MAX_ANTI_TESTS RW
+ * successors; ROW_NONE when none of them has a row. */
+static uint8_t rw_min_row(const psi_reach *r, const psi_anti_index *a, uint32_t v)
+{
+    assert(a->rw_row[v] != UINT32_MAX && a->rw_state[v] == ROW_TODO);
+    uint32_t S = r->n_sessions;
+    uint32_t *m = a->rw_min + (uint64_t)a->rw_row[v] * S;
+    uint64_t b, e;
+    psi_graph_out(a->g, v, false, &b, &e);
+    if (e - b > MAX_ANTI_TESTS)
+        e = b + MAX_ANTI_TESTS;
+    uint8_t st = ROW_NONE;
+    for (; b < e; b++) {
+        const uint32_t *y = psi_reach_row(r, a->g->dst[b]);
+        if (!y)
+            continue;
+        if (st == ROW_NONE) {
+            memcpy(m, y, S * sizeof *m);
+            st = ROW_SET;
+            continue;
+        }
+        for (uint32_t s = 0; s < S; s++)
+            m[s] = y[s] < m[s] ? y[s] : m[s];
+    }
+    a->rw_state[v] = st;
+    return st;
+}
+
 /* psi_anti_cycle's answer without its edge, for the rounds' many tests:
  * its first loop (v ->RW y with y reaching u) reads the per-node minimum
  * of those y's rows (a->rw_min) instead of each y's row. */
@@ -87,8 +118,12 @@ static bool psi_anti_closes(const psi_reach *r, const psi_anti_index *a, uint32_
         found = a->g->dst[b] == u;
     const psi_txn *tu = &r->h->txns[u];
     uint32_t row = a->rw_row[v];
-    found = found || (tu->session != PSI_NO_SESSION && row != UINT32_MAX &&
-                      a->rw_min[(uint64_t)row * r->n_sessions + tu->session] <= tu->pos);
+    if (!found && tu->session != PSI_NO_SESSION && row != UINT32_MAX) {
+        uint8_t st = a->rw_state[v];
+        if (st == ROW_TODO)
+            st = rw_min_row(r, a, v);
+        found = st == ROW_SET && a->rw_min[(uint64_t)row * r->n_sessions + tu->session] <= tu->pos;
+    }
     psi_graph_in(a->g, u, false, &b, &e);
     for (uint32_t n = 0; b < e && n < MAX_ANTI_TESTS && !found; b++, n++)
         found = reach_eq(r, v, a->g->in_src[b]);
@@ -272,6 +307,93 @@ static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d
     return st;
 }
 
+/* RULE_PSI: what the rounds' RW indexes keep across rounds (psi_prune
+ * owns it): the known RW edges seen so far, in known order, and the
+ * index's arrays. Pruning's rounds only append known edges (reach.h), so
+ * each round scans only the edges added since the last one, and the
+ * index is built from the RW edges alone (GeneralRW: 6 rounds, each a
+ * build over all ~110 k known edges with an activity mask before, ~20 M
+ * instructions in all). */
+typedef struct psi_anti_keep {
+    psi_edge *rw;    /* the known RW edges, in known order */
+    uint32_t *rw_id; /* their indices in the known array */
+    size_t n, cap;
+    uint64_t scanned; /* known edges looked at */
+    psi_graph g;      /* the round's index, rebuilt into the same arrays */
+    uint32_t *row, *min;
+    uint8_t *state;
+    size_t cap_row, cap_state, cap_min; /* room of row, state, min (cells) */
+} psi_anti_keep;
+
+static void anti_keep_free(psi_anti_keep *k)
+{
+    free(k->rw);
+    free(k->rw_id);
+    psi_graph_free(&k->g);
+    free(k->row);
+    free(k->min);
+    free(k->state);
+    memset(k, 0, sizeof *k);
+}
+
+#ifndef NDEBUG
+/* k's RW edges are exactly g's known RW edges, in order. */
+static bool anti_keep_matches(const psi_anti_keep *k, const psi_polygraph *g)
+{
+    size_t j = 0;
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        if (!psi_edge_is_anti((psi_edge_type)g->known[i].type))
+            continue;
+        if (j >= k->n || k->rw_id[j] != i || memcmp(&k->rw[j], &g->known[i], sizeof(psi_edge)) != 0)
+            return false;
+        j++;
+    }
+    return j == k->n;
+}
+#endif
+
+/* res->psi_rw_drop (prune.h) from the final known graph's reach r and
+ * its RW edges k (the last round's). */
+static psi_status psi_rw_drop(const psi_reach *r, const psi_polygraph *g, const psi_anti_keep *k,
+                              psi_prune_result *res, psi_diag *d)
+{
+    assert(k->scanned == g->n_known);
+    uint8_t *drop = calloc(g->n_known ? g->n_known : 1, 1);
+    /* per tail: 1 when it has a known RW edge kept, 2 when one of its
+     * dominated ones is kept for want of another */
+    uint8_t *tail = calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!drop || !tail) {
+        free(drop);
+        free(tail);
+        return psi_diag_nomem(d, "pruning");
+    }
+    for (size_t i = 0; i < k->n; i++) {
+        const psi_edge *e = &k->rw[i];
+        if (e->from != e->to && psi_reach_to(r, e->from, e->to))
+            drop[k->rw_id[i]] = 1;
+        else
+            tail[e->from] = 1;
+    }
+    uint64_t n = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        uint32_t id = k->rw_id[i], a = k->rw[i].from;
+        if (drop[id] && !tail[a]) {
+            drop[id] = 0; /* a's first dominated edge: a keeps it */
+            tail[a] = 2;
+        }
+        n += drop[id];
+    }
+    free(tail);
+    if (!n) {
+        free(drop);
+        return PSI_OK;
+    }
+    res->psi_rw_drop = drop;
+    res->n_psi_rw_drop = n;
+    res->psi_rw_drop_of = g->n_known;
+    return PSI_OK;
+}
+
 /* RULE_PSI: the known RW edges indexed both ways; *bad gets the first
  * (lowest-index) known RW edge whose head reaches its tail over DEP (a
  * cycle with one RW edge, which the DEP-only reach cannot see), else
@@ -279,73 +401,61 @@ static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d
  * frontier row is read once for all its RW edges instead of once per
  * edge in the known array's order (a cache miss each: ~2.5 % of PSI's
  * check on GeneralWH); the lowest index of all hits is the one a scan in
- * known order finds first. */
-static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi_graph *ag,
+ * known order finds first (the index numbers its edges in known order). */
+static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi_anti_keep *k,
                                  psi_anti_index *ai, uint32_t *bad, psi_diag *d)
 {
-    uint8_t *anti = malloc(g->n_known ? g->n_known : 1);
-    if (!anti)
-        return psi_diag_nomem(d, "pruning");
-    for (uint64_t i = 0; i < g->n_known; i++)
-        anti[i] = psi_edge_is_anti((psi_edge_type)g->known[i].type);
-    psi_edge_view v = {.first = g->known, .n = g->n_known, .active = anti};
-    psi_status st = psi_graph_build(ag, g->n_nodes, &v, PSI_GRAPH_IN, d);
-    free(anti);
+    for (uint64_t i = k->scanned; i < g->n_known; i++) {
+        if (!psi_edge_is_anti((psi_edge_type)g->known[i].type))
+            continue;
+        size_t c1 = k->cap, c2 = k->cap;
+        if (!psi_grow((void **)&k->rw, &c1, k->n + 1, sizeof *k->rw) ||
+            !psi_grow((void **)&k->rw_id, &c2, k->n + 1, sizeof *k->rw_id))
+            return psi_diag_nomem(d, "pruning");
+        k->cap = c1 < c2 ? c1 : c2;
+        k->rw[k->n] = g->known[i];
+        k->rw_id[k->n++] = (uint32_t)i;
+    }
+    k->scanned = g->n_known;
+    assert(anti_keep_matches(k, g));
+    psi_edge_view v = {.first = k->rw, .n = k->n};
+    psi_status st = psi_graph_rebuild(&k->g, g->n_nodes, &v, PSI_GRAPH_IN, k->cap, d);
     if (st != PSI_OK)
         return st == PSI_ERR_NOMEM ? psi_diag_nomem(d, "pruning") : st;
+    ai->g = &k->g;
+    ai->rw_id = k->rw_id;
+    const psi_graph *ag = &k->g;
+    uint32_t first = UINT32_MAX; /* the index's edge ids ascend with known ones */
     for (uint32_t t = 0; t < g->n_nodes; t++) {
         uint64_t b, e;
         psi_graph_in(ag, t, false, &b, &e);
         for (; b < e; b++)
-            if (ag->in_eid[b] < *bad && psi_reach_to(r, t, ag->in_src[b]))
-                *bad = ag->in_eid[b];
+            if (ag->in_eid[b] < first && psi_reach_to(r, t, ag->in_src[b]))
+                first = ag->in_eid[b];
     }
-    if (*bad != UINT32_MAX)
+    if (first != UINT32_MAX) {
+        *bad = k->rw_id[first];
         return PSI_OK; /* the round ends with that cycle: no tests */
-    /* ai->rw_min: a row per node with an RW successor that has a row */
-    uint32_t S = r->n_sessions, n_rows = 0;
-    for (uint32_t x = 0; x < g->n_nodes; x++) {
-        uint64_t b, e;
-        psi_graph_out(ag, x, false, &b, &e);
-        n_rows += b < e;
     }
-    ai->rw_row = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ai->rw_row);
-    ai->rw_min = malloc(((uint64_t)n_rows * S + 1) * sizeof *ai->rw_min);
-    if (!ai->rw_row || !ai->rw_min)
+    /* ai->rw_min: room for a row per node with an RW successor, each
+     * made when first asked for (psi_anti_closes) */
+    size_t n = g->n_nodes ? g->n_nodes : 1;
+    if (!psi_grow((void **)&k->row, &k->cap_row, n, sizeof *k->row) ||
+        !psi_grow((void **)&k->state, &k->cap_state, n, sizeof *k->state))
         return psi_diag_nomem(d, "pruning");
-    n_rows = 0;
+    uint64_t n_rows = 0;
     for (uint32_t x = 0; x < g->n_nodes; x++) {
         uint64_t b, e;
         psi_graph_out(ag, x, false, &b, &e);
-        if (e - b > MAX_ANTI_TESTS)
-            e = b + MAX_ANTI_TESTS;
-        uint32_t *m = NULL;
-        for (; b < e; b++) {
-            const uint32_t *y = psi_reach_row(r, ag->dst[b]);
-            if (!y)
-                continue;
-            if (!m) {
-                m = ai->rw_min + (uint64_t)n_rows * S;
-                memcpy(m, y, S * sizeof *m);
-                ai->rw_row[x] = n_rows++;
-                continue;
-            }
-            for (uint32_t s = 0; s < S; s++)
-                m[s] = y[s] < m[s] ? y[s] : m[s];
-        }
-        if (!m)
-            ai->rw_row[x] = UINT32_MAX;
+        k->row[x] = b < e ? (uint32_t)n_rows++ : UINT32_MAX;
     }
+    memset(k->state, ROW_TODO, n);
+    if (!psi_grow((void **)&k->min, &k->cap_min, n_rows * r->n_sessions + 1, sizeof *k->min))
+        return psi_diag_nomem(d, "pruning");
+    ai->rw_row = k->row;
+    ai->rw_min = k->min;
+    ai->rw_state = k->state;
     return PSI_OK;
-}
-
-/* The round's RW index (ag, ai's rows). */
-static void anti_free(psi_graph *ag, psi_anti_index *ai)
-{
-    psi_graph_free(ag);
-    free(ai->rw_row);
-    free(ai->rw_min);
-    ai->rw_row = ai->rw_min = NULL;
 }
 
 #ifndef NDEBUG
@@ -525,12 +635,12 @@ static uint32_t online_cores(void)
     return n < 1 ? 1 : n > 1024 ? 1024 : (uint32_t)n;
 }
 
-/* psi_prune with imp, scratch for psi_prune_choices, and the frontier buffer
- * and the graph's arrays kept across rounds (*fbuf, *fcap, *keep; the
- * caller frees them). */
+/* psi_prune with imp, scratch for psi_prune_choices, and the frontier buffer,
+ * the graph's arrays and PSI's RW index kept across rounds (*fbuf, *fcap,
+ * *keep, *ak; the caller frees them). */
 static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
                                psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
-                               psi_reach_keep *keep, psi_diag *d)
+                               psi_reach_keep *keep, psi_anti_keep *ak, psi_diag *d)
 {
     /* The rounds only append known edges: each build recomputes only the
      * frontier rows they can change (reach.h buf_edges). */
@@ -586,11 +696,10 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                                        &cfg, &cyc, d);
         if (st != PSI_OK)
             return st;
-        psi_graph ag = {0};
-        psi_anti_index ai = {.g = &ag, .pg = g, .pc = &pcx};
+        psi_anti_index ai = {.pg = g, .pc = &pcx};
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
-            st = ser == RULE_PSI ? psi_anti_build(&r, g, &ag, &ai, &rw, d)
+            st = ser == RULE_PSI ? psi_anti_build(&r, g, ak, &ai, &rw, d)
                                  : pc_index_build(&r, g, &ai, &rw);
             if (st == PSI_OK && rw != UINT32_MAX && ser == RULE_PSI)
                 st = psi_known_anti_cycle(&r, g, rw, res, d);
@@ -600,7 +709,6 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                 res->outcome = PSI_PRUNE_KNOWN_CYCLE;
             }
             if (st != PSI_OK || rw != UINT32_MAX) {
-                anti_free(&ag, &ai);
                 psi_reach_free(&r);
                 psi_pc_free(&pcx);
                 return st;
@@ -616,7 +724,6 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             return st;
         }
         if (disabled) {
-            anti_free(&ag, &ai);
             psi_reach_free(&r);
             psi_pc_free(&pcx);
             break;
@@ -635,7 +742,6 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             }
             if (st == PSI_OK && !again)
                 st = psi_seed_constraints(h, g, &r, d);
-            anti_free(&ag, &ai);
             psi_reach_free(&r);
             if (st != PSI_OK) {
                 psi_pc_free(&pcx);
@@ -665,7 +771,6 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
                 if (st == PSI_OK)
                     st = closing_cycle(&r, &ai, ser, &o.culprit, &res->cycle[1], &res->cycle_len[1],
                                        d);
-                anti_free(&ag, &ai);
                 psi_reach_free(&r);
                 psi_pc_free(&pcx);
                 return st;
@@ -678,7 +783,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
             st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, &settled, d);
-        anti_free(&ag, &ai);
+        /* PSI's last round: its reach is the final known graph's */
+        if (st == PSI_OK && ser == RULE_PSI && !changed && !settled)
+            st = psi_rw_drop(&r, g, ak, res, d);
         psi_reach_free(&r);
         if (st != PSI_OK) {
             psi_pc_free(&pcx);
@@ -742,7 +849,9 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
     uint32_t *fbuf = NULL;
     size_t fcap = 0;
     psi_reach_keep keep = {0};
-    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, &keep, d);
+    psi_anti_keep ak = {0};
+    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, &keep, &ak, d);
+    anti_keep_free(&ak);
     psi_reach_keep_free(&keep);
     free(fbuf);
     free(imp);
@@ -754,5 +863,6 @@ void psi_prune_result_free(psi_prune_result *res)
     free(res->cycle[0]);
     free(res->cycle[1]);
     free(res->pc_kept);
+    free(res->psi_rw_drop);
     memset(res, 0, sizeof *res);
 }

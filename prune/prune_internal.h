@@ -27,16 +27,27 @@ typedef enum psi_prune_rule {
  * RULE_PC: the known SO and WR edges, by target. */
 typedef struct psi_anti_index {
     const psi_graph *g;
+    /* RULE_PSI: g's edges are the known RW edges alone, numbered in known
+     * order; rw_id[i] is edge i's index in the known array (ascending). */
+    const uint32_t *rw_id;
     const psi_polygraph *pg;
     const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
-    /* RULE_PSI: for each node v, the minimum over its first
-     * MAX_ANTI_TESTS known RW successors y of y's frontier row, cell by
-     * cell (rw_min, n_sessions cells per row; rw_row[v] its row, or
-     * UINT32_MAX when no such y has a row): one row read says whether any
-     * of them reaches a transaction, instead of one random row per y.
-     * Owned by the index (prune.c frees them with the round). */
+    /* RULE_PSI: for each node v with a known RW successor, the minimum
+     * over its first MAX_ANTI_TESTS known RW successors y of y's frontier
+     * row, cell by cell (rw_min, n_sessions cells per row at rw_row[v],
+     * UINT32_MAX for a node without RW successors): one row read says
+     * whether any of them reaches a transaction, instead of one random row
+     * per y. A row is made when first asked for (rw_state[v]: ROW_TODO,
+     * ROW_SET, or ROW_NONE when no such y has a row): the tests ask for
+     * the heads of the open constraints' edges only, a small part of the
+     * nodes in later rounds. Owned by prune.c's psi_anti_keep, which
+     * keeps the arrays across rounds; writable through a const index, as
+     * filling a row changes no answer. */
     uint32_t *rw_row, *rw_min;
+    uint8_t *rw_state;
 } psi_anti_index;
+
+enum { ROW_TODO = 0, ROW_SET = 1, ROW_NONE = 2 };
 
 /* Known RW edges tried per end of a DEP edge: skipping the rest only
  * prunes less. */

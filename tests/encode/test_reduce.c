@@ -404,6 +404,10 @@ static int solve_pc(const kgraph *k, bool full, const pc_probe *p, int n_probes)
         uint32_t to = p[i].type == PSI_EDGE_WW ? k->g.n_nodes + p[i].to : p[i].to;
         psi_edge_kind kind = psi_edge_is_anti(p[i].type) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
         assert_true(psi_acyc_add_edge(enc.graph, p[i].from, to, kind, var, 0) >= 0);
+        /* the encoding gives a twin its way out only when a WW edge of
+         * its own enters it (encode.h): a probe's comes with the probe */
+        if (p[i].type == PSI_EDGE_WW)
+            assert_true(psi_acyc_add_edge(enc.graph, to, p[i].to, PSI_EDGE_ANTI, var, 0) >= 0);
         clause[i] = var;
     }
     assert_int_equal(psi_sat_add_clause(enc.sat, clause, (size_t)n_probes), 0);
