@@ -27,6 +27,38 @@ typedef struct part {
     uint32_t n_vertices;
 } part;
 
+/* The parts a graph's rows are made from (SI: DEP rows of every vertex,
+ * then RW rows; see graph.h), for graph_build and psi_graph_extend alike:
+ * out and in have n_parts each; in_anti is the RW-only in-index. */
+typedef struct graph_parts {
+    part out[2], in[2], in_anti;
+    int n_parts;
+} graph_parts;
+
+static graph_parts parts_of(uint32_t n_vertices, bool si)
+{
+    uint64_t n = n_vertices;
+    if (si)
+        return (graph_parts){.out = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}},
+                             .in = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}},
+                             .in_anti = {true, 1, 0, n_vertices},
+                             .n_parts = 2};
+    return (graph_parts){.out = {{false, 2, 0, n_vertices}},
+                         .in = {{true, 2, 0, n_vertices}},
+                         .in_anti = {true, 1, 0, n_vertices},
+                         .n_parts = 1};
+}
+
+/* Edge ids are 32 bits: a view with more edges is refused (and g freed). */
+static psi_status edge_ids_fit(psi_graph *g, const psi_edge_view *v, psi_diag *d)
+{
+    if (v->n <= UINT32_MAX)
+        return PSI_OK;
+    psi_graph_free(g);
+    return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
+                        (unsigned long long)v->n);
+}
+
 /* The loops below keep the view and the part in locals: the row counts
  * are uint64_t stores, which the compiler must otherwise assume may change
  * the view's uint64_t/size_t fields, and reload them every edge. */
@@ -167,21 +199,15 @@ static psi_status graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_
         return psi_diag_set(d, PSI_ERR_LIMIT, "%u transactions exceed the doubled graph's nodes",
                             n_vertices);
     }
-    if (v->n > UINT32_MAX) {
-        psi_graph_free(g);
-        return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
-                            (unsigned long long)v->n);
-    }
+    psi_status fit = edge_ids_fit(g, v, d);
+    if (fit != PSI_OK)
+        return fit;
     g->n_vertices = n_vertices;
     g->n_nodes = si ? 2 * n_vertices : n_vertices;
     g->flags = flags;
     g->n_edges = 0;
-    /* SI rows: DEP rows of every vertex, then RW rows (see graph.h). */
     uint64_t n = n_vertices;
-    part out_si[] = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}};
-    part out_plain[] = {{false, 2, 0, n_vertices}};
-    part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
-    part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
+    graph_parts gp = parts_of(n_vertices, si);
     rows_room ro = {&g->room_off, &g->room_edges, edge_room},
               ri = {&g->room_in_off, &g->room_in_edges, edge_room};
     bool want_in = flags & (PSI_GRAPH_IN | PSI_GRAPH_IN_ANTI);
@@ -194,17 +220,18 @@ static psi_status graph_build(psi_graph *g, uint32_t n_vertices, const psi_edge_
     }
     uint64_t m_in = 0;
     if (!(flags & PSI_GRAPH_IN_ONLY) &&
-        !build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v,
-                    si ? out_si : out_plain, si ? 2 : 1, keep ? &ro : NULL))
+        !build_rows(&g->off, &g->dst, &g->eid, &g->n_edges, si ? 2 * n : n, v, gp.out, gp.n_parts,
+                    keep ? &ro : NULL))
         goto nomem;
     if ((flags & PSI_GRAPH_IN) &&
-        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, si ? 2 * n : n, v,
-                    si ? in_si : in_plain, si ? 2 : 1, keep ? &ri : NULL))
+        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, si ? 2 * n : n, v, gp.in, gp.n_parts,
+                    keep ? &ri : NULL))
         goto nomem;
     if (flags & PSI_GRAPH_IN_ONLY)
         g->n_edges = m_in;
     if ((flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN) &&
-        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, in_anti, 1, keep ? &ri : NULL))
+        !build_rows(&g->in_off, &g->in_src, &g->in_eid, &m_in, n, v, &gp.in_anti, 1,
+                    keep ? &ri : NULL))
         goto nomem;
     if (!keep) {
         /* exact arrays: their room is what they hold */
@@ -318,35 +345,29 @@ psi_status psi_graph_extend(psi_graph *g, const psi_edge_view *v, uint64_t from,
                             psi_diag *d)
 {
     assert(from <= v->n);
-    if (v->n > UINT32_MAX) {
-        psi_graph_free(g);
-        return psi_diag_set(d, PSI_ERR_LIMIT, "%llu dependencies exceed the graph's edge ids",
-                            (unsigned long long)v->n);
-    }
+    psi_status fit = edge_ids_fit(g, v, d);
+    if (fit != PSI_OK)
+        return fit;
     unsigned flags = g->flags;
     bool si = is_si(g);
     uint32_t n_vertices = g->n_vertices;
     uint64_t n = n_vertices;
-    /* the parts graph_build made the rows from */
-    part out_si[] = {{false, 0, 0, n_vertices}, {false, 1, n, n_vertices}};
-    part out_plain[] = {{false, 2, 0, n_vertices}};
-    part in_si[] = {{true, 0, 0, n_vertices}, {true, 1, n, n_vertices}};
-    part in_plain[] = {{true, 2, 0, n_vertices}}, in_anti[] = {{true, 1, 0, n_vertices}};
+    graph_parts gp = parts_of(n_vertices, si); /* those graph_build used */
     rows_room ro = {&g->room_off, &g->room_edges, edge_room},
               ri = {&g->room_in_off, &g->room_in_edges, edge_room};
     size_t rows = si ? 2 * (size_t)n : (size_t)n;
     uint64_t *add = malloc((rows ? rows : 1) * sizeof *add);
     bool ok = add != NULL;
     if (ok && g->off)
-        ok = extend_rows(g->off, &g->dst, &g->eid, &g->n_edges, rows, v, from,
-                         si ? out_si : out_plain, si ? 2 : 1, &ro, add);
+        ok = extend_rows(g->off, &g->dst, &g->eid, &g->n_edges, rows, v, from, gp.out, gp.n_parts,
+                         &ro, add);
     if (ok && g->in_off) {
         bool anti_only = (flags & PSI_GRAPH_IN_ANTI) && !(flags & PSI_GRAPH_IN);
         uint64_t m_in = g->in_off[anti_only ? n : rows];
         ok = anti_only ? extend_rows(g->in_off, &g->in_src, &g->in_eid, &m_in, (size_t)n, v, from,
-                                     in_anti, 1, &ri, add)
-                       : extend_rows(g->in_off, &g->in_src, &g->in_eid, &m_in, rows, v, from,
-                                     si ? in_si : in_plain, si ? 2 : 1, &ri, add);
+                                     &gp.in_anti, 1, &ri, add)
+                       : extend_rows(g->in_off, &g->in_src, &g->in_eid, &m_in, rows, v, from, gp.in,
+                                     gp.n_parts, &ri, add);
         if (flags & PSI_GRAPH_IN_ONLY)
             g->n_edges = m_in;
     }

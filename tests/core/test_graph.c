@@ -356,23 +356,42 @@ static void same_rows(const uint64_t *off_a, const uint32_t *x_a, const uint32_t
     }
 }
 
+/* The graph kinds a rebuilt or extended graph is compared in. */
+static const unsigned k_kinds[] = {0,
+                                   PSI_GRAPH_IN,
+                                   PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY,
+                                   PSI_GRAPH_SI,
+                                   PSI_GRAPH_SI | PSI_GRAPH_IN,
+                                   PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI,
+                                   PSI_GRAPH_SI | PSI_GRAPH_EDGE_ORDER};
+
+/* g (rebuilt or extended in place) has exactly fresh's rows, both
+ * directions, and room for its edges. */
+static void same_graph(const psi_graph *g, const psi_graph *fresh, uint32_t nv, unsigned flags)
+{
+    assert_int_equal(g->flags, fresh->flags);
+    assert_int_equal(g->n_edges, fresh->n_edges);
+    assert_int_equal(psi_graph_bytes(g), psi_graph_bytes(fresh));
+    uint64_t rows = flags & PSI_GRAPH_SI ? 2 * (uint64_t)nv : nv;
+    uint64_t in_rows = (flags & PSI_GRAPH_SI) && !(flags & PSI_GRAPH_IN) ? nv : rows;
+    same_rows(g->off, g->dst, g->eid, fresh->off, fresh->dst, fresh->eid, rows);
+    same_rows(g->in_off, g->in_src, g->in_eid, fresh->in_off, fresh->in_src, fresh->in_eid,
+              in_rows);
+    if (g->off)
+        assert_int_equal(g->off[rows + 1], fresh->off[rows + 1]);
+    assert_true((g->off ? g->room_edges : g->room_in_edges) >= g->n_edges);
+}
+
 static void test_rebuild(void **state)
 {
     (void)state;
     unsigned seed = 4242;
-    static const unsigned kinds[] = {0,
-                                     PSI_GRAPH_IN,
-                                     PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY,
-                                     PSI_GRAPH_SI,
-                                     PSI_GRAPH_SI | PSI_GRAPH_IN,
-                                     PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI,
-                                     PSI_GRAPH_SI | PSI_GRAPH_EDGE_ORDER};
     psi_graph g = {0};
     for (int round = 0; round < 2000; round++) {
         psi_edge es[MAXE];
         uint32_t nv = 2 + (uint32_t)rand_r(&seed) % (MAXV - 1);
         uint32_t m = random_edges(es, nv, (uint32_t)rand_r(&seed) % MAXE, &seed);
-        unsigned flags = kinds[(unsigned)rand_r(&seed) % (sizeof kinds / sizeof *kinds)];
+        unsigned flags = k_kinds[(unsigned)rand_r(&seed) % (sizeof k_kinds / sizeof *k_kinds)];
         uint64_t room = (uint64_t)rand_r(&seed) % (2 * MAXE);
         psi_edge_view v = {.first = es, .n = m};
         psi_graph fresh;
@@ -381,14 +400,7 @@ static void test_rebuild(void **state)
         assert_int_equal(psi_graph_rebuild(&g, nv, &v, flags, room, &d), PSI_OK);
         assert_int_equal(g.n_vertices, fresh.n_vertices);
         assert_int_equal(g.n_nodes, fresh.n_nodes);
-        assert_int_equal(g.flags, fresh.flags);
-        assert_int_equal(g.n_edges, fresh.n_edges);
-        assert_int_equal(psi_graph_bytes(&g), psi_graph_bytes(&fresh));
-        uint64_t rows = flags & PSI_GRAPH_SI ? 2 * (uint64_t)nv : nv;
-        uint64_t in_rows = (flags & PSI_GRAPH_SI) && !(flags & PSI_GRAPH_IN) ? nv : rows;
-        same_rows(g.off, g.dst, g.eid, fresh.off, fresh.dst, fresh.eid, rows);
-        same_rows(g.in_off, g.in_src, g.in_eid, fresh.in_off, fresh.in_src, fresh.in_eid, in_rows);
-        assert_true((g.off ? g.room_edges : g.room_in_edges) >= g.n_edges);
+        same_graph(&g, &fresh, nv, flags);
         if (!(flags & PSI_GRAPH_IN_ONLY)) {
             uint32_t o1[MAXN], o2[MAXN], scratch[MAXN], n1, n2;
             for (uint32_t x = 0; x < MAXN; x++)
@@ -413,13 +425,6 @@ static void test_extend(void **state)
 {
     (void)state;
     unsigned seed = 9091;
-    static const unsigned kinds[] = {0,
-                                     PSI_GRAPH_IN,
-                                     PSI_GRAPH_IN | PSI_GRAPH_IN_ONLY,
-                                     PSI_GRAPH_SI,
-                                     PSI_GRAPH_SI | PSI_GRAPH_IN,
-                                     PSI_GRAPH_SI | PSI_GRAPH_IN_ANTI,
-                                     PSI_GRAPH_SI | PSI_GRAPH_EDGE_ORDER};
     psi_graph g = {0};
     uint32_t extended = 0;
     for (int round = 0; round < 1000; round++) {
@@ -427,7 +432,7 @@ static void test_extend(void **state)
         uint8_t active[MAXE];
         uint32_t nv = 2 + (uint32_t)rand_r(&seed) % (MAXV - 1);
         uint32_t m = random_edges(es, nv, (uint32_t)rand_r(&seed) % MAXE, &seed);
-        unsigned flags = kinds[(unsigned)rand_r(&seed) % (sizeof kinds / sizeof *kinds)];
+        unsigned flags = k_kinds[(unsigned)rand_r(&seed) % (sizeof k_kinds / sizeof *k_kinds)];
         bool masked = rand_r(&seed) % 3 == 0;
         for (uint32_t i = 0; i < m; i++)
             active[i] = rand_r(&seed) % 4 != 0;
@@ -446,17 +451,7 @@ static void test_extend(void **state)
             extended += v.n > from;
             psi_graph fresh;
             assert_int_equal(psi_graph_build(&fresh, nv, &v, flags, &d), PSI_OK);
-            assert_int_equal(g.flags, fresh.flags);
-            assert_int_equal(g.n_edges, fresh.n_edges);
-            assert_int_equal(psi_graph_bytes(&g), psi_graph_bytes(&fresh));
-            uint64_t rows = flags & PSI_GRAPH_SI ? 2 * (uint64_t)nv : nv;
-            uint64_t in_rows = (flags & PSI_GRAPH_SI) && !(flags & PSI_GRAPH_IN) ? nv : rows;
-            same_rows(g.off, g.dst, g.eid, fresh.off, fresh.dst, fresh.eid, rows);
-            same_rows(g.in_off, g.in_src, g.in_eid, fresh.in_off, fresh.in_src, fresh.in_eid,
-                      in_rows);
-            if (g.off)
-                assert_int_equal(g.off[rows + 1], fresh.off[rows + 1]);
-            assert_true((g.off ? g.room_edges : g.room_in_edges) >= g.n_edges);
+            same_graph(&g, &fresh, nv, flags);
             psi_graph_free(&fresh);
         }
     }

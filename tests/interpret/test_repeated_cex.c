@@ -71,6 +71,30 @@ static void pruning_only_agrees(const psi_history *h, const psi_check_result *r)
     psi_subcheck_free(&sc);
 }
 
+/* The generated history of a case: 20 sessions of txns transactions, 8
+ * operations each on 2,000 zipfian keys, values from 1..value_range, the
+ * SI store with faults, seed 7, aborted attempts left out as generate
+ * writes the text format. */
+static psi_history *gen_case(uint32_t txns, uint64_t value_range, uint32_t faults)
+{
+    psi_gen_opts o;
+    psi_gen_opts_default(&o);
+    o.sessions = 20;
+    o.txns_per_session = txns;
+    o.ops_per_txn = 8;
+    o.keys = 2000;
+    o.dist = PSI_DIST_ZIPF;
+    o.value_range = value_range;
+    o.faults = faults;
+    o.keep_aborted = false;
+    o.seed = 7;
+    psi_history *h;
+    psi_diag d;
+    if (psi_generate(&o, &h, NULL, &d) != PSI_OK)
+        fail_msg("generate: %s", d.msg);
+    return h;
+}
+
 static void test_repeated_cex_rejected_alone(void **state)
 {
     (void)state;
@@ -92,20 +116,8 @@ static void test_repeated_cex_rejected_alone(void **state)
         {500, 256, false, PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE), 24},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        psi_gen_opts o;
-        psi_gen_opts_default(&o);
-        o.sessions = 20;
-        o.txns_per_session = cases[k].txns;
-        o.ops_per_txn = 8;
-        o.keys = 2000;
-        o.dist = PSI_DIST_ZIPF;
-        o.value_range = cases[k].value_range;
-        o.faults = cases[k].faults;
-        o.keep_aborted = false; /* as generate writes the text format */
-        o.seed = 7;
-        psi_history *h;
         psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        psi_history *h = gen_case(cases[k].txns, cases[k].value_range, cases[k].faults);
         psi_check_result r;
         psi_check_opts co = {.ser = cases[k].ser};
         assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
@@ -166,20 +178,8 @@ static void test_reasons_are_a_violation(void **state)
         {100, 16, false, PSI_FAULT_BIT(PSI_FAULT_LOST_UPDATE)},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        psi_gen_opts o;
-        psi_gen_opts_default(&o);
-        o.sessions = 20;
-        o.txns_per_session = cases[k].txns;
-        o.ops_per_txn = 8;
-        o.keys = 2000;
-        o.dist = PSI_DIST_ZIPF;
-        o.value_range = cases[k].value_range;
-        o.faults = cases[k].faults;
-        o.keep_aborted = false;
-        o.seed = 7;
-        psi_history *h;
         psi_diag d;
-        assert_int_equal(psi_generate(&o, &h, NULL, &d), PSI_OK);
+        psi_history *h = gen_case(cases[k].txns, cases[k].value_range, cases[k].faults);
         psi_check_result r;
         psi_check_opts co = {.ser = cases[k].ser};
         assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
