@@ -80,7 +80,7 @@ static bool pc_rw_cycle(const psi_reach *r, const psi_anti_index *a, uint32_t x,
  * successors; ROW_NONE when none of them has a row. */
 static uint8_t rw_min_row(const psi_reach *r, const psi_anti_index *a, uint32_t v)
 {
-    assert(a->rw_row[v] != UINT32_MAX && a->rw_state[v] == ROW_TODO);
+    assert(a->rw_row[v] != UINT32_MAX && a->rw_state[v] == ROW_UNMADE);
     uint32_t S = r->n_sessions;
     uint32_t *m = a->rw_min + (uint64_t)a->rw_row[v] * S;
     uint64_t b, e;
@@ -120,7 +120,7 @@ static bool psi_anti_closes(const psi_reach *r, const psi_anti_index *a, uint32_
     uint32_t row = a->rw_row[v];
     if (!found && tu->session != PSI_NO_SESSION && row != UINT32_MAX) {
         uint8_t st = a->rw_state[v];
-        if (st == ROW_TODO)
+        if (st == ROW_UNMADE)
             st = rw_min_row(r, a, v);
         found = st == ROW_SET && a->rw_min[(uint64_t)row * r->n_sessions + tu->session] <= tu->pos;
     }
@@ -449,7 +449,7 @@ static psi_status psi_anti_build(const psi_reach *r, const psi_polygraph *g, psi
         psi_graph_out(ag, x, false, &b, &e);
         k->row[x] = b < e ? (uint32_t)n_rows++ : UINT32_MAX;
     }
-    memset(k->state, ROW_TODO, n);
+    memset(k->state, ROW_UNMADE, n);
     if (!psi_grow((void **)&k->min, &k->cap_min, n_rows * r->n_sessions + 1, sizeof *k->min))
         return psi_diag_nomem(d, "pruning");
     ai->rw_row = k->row;

@@ -37,7 +37,7 @@ typedef struct psi_anti_index {
      * row, cell by cell (rw_min, n_sessions cells per row at rw_row[v],
      * UINT32_MAX for a node without RW successors): one row read says
      * whether any of them reaches a transaction, instead of one random row
-     * per y. A row is made when first asked for (rw_state[v]: ROW_TODO,
+     * per y. A row is made when first asked for (rw_state[v]: ROW_UNMADE,
      * ROW_SET, or ROW_NONE when no such y has a row): the tests ask for
      * the heads of the open constraints' edges only, a small part of the
      * nodes in later rounds. Owned by prune.c's psi_anti_keep, which
@@ -47,7 +47,7 @@ typedef struct psi_anti_index {
     uint8_t *rw_state;
 } psi_anti_index;
 
-enum { ROW_TODO = 0, ROW_SET = 1, ROW_NONE = 2 };
+enum { ROW_UNMADE = 0, ROW_SET = 1, ROW_NONE = 2 };
 
 /* Known RW edges tried per end of a DEP edge: skipping the rest only
  * prunes less. */
