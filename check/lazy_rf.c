@@ -137,6 +137,13 @@ static bool committed(const psi_history *h, uint32_t t)
     return t != PSI_INIT_TXN && h->txns[t].status == PSI_TXN_COMMITTED;
 }
 
+/* Operation o installs a version: a transaction's final write of its key
+ * (the only one a version order holds). */
+static bool final_write(const psi_history *h, const psi_index *idx, uint32_t o)
+{
+    return h->ops[o].kind == PSI_OP_WRITE && (idx->op_info[o] & PSI_OI_FINAL_WRITE);
+}
+
 bool psi_lazy_applies(const psi_history *h, const psi_index *idx)
 {
     return idx->n_amb && !idx->opt && !h->n_list_reads && !idx->n_anomalies;
@@ -172,7 +179,7 @@ static bool build_writers(lctx *c)
             continue;
         const psi_txn *tx = &h->txns[t];
         for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++)
-            if (h->ops[o].kind == PSI_OP_WRITE && (idx->op_info[o] & PSI_OI_FINAL_WRITE)) {
+            if (final_write(h, idx, o)) {
                 c->kwf[h->ops[o].key + 1]++;
                 c->wkf[t + 1]++;
                 nw++;
@@ -199,7 +206,7 @@ static bool build_writers(lctx *c)
             continue;
         const psi_txn *tx = &h->txns[t];
         for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++)
-            if (h->ops[o].kind == PSI_OP_WRITE && (idx->op_info[o] & PSI_OI_FINAL_WRITE))
+            if (final_write(h, idx, o))
                 c->kw[fill[h->ops[o].key]++] = t;
     }
     free(fill);

@@ -95,6 +95,18 @@ static psi_history *gen_case(uint32_t txns, uint64_t value_range, uint32_t fault
     return h;
 }
 
+/* gen_case's history, checked (SER or SI) into *r, which must reject it. */
+static psi_history *rejected_case(uint32_t txns, uint64_t value_range, uint32_t faults, bool ser,
+                                  psi_check_result *r)
+{
+    psi_history *h = gen_case(txns, value_range, faults);
+    psi_check_opts co = {.ser = ser};
+    psi_diag d;
+    assert_int_equal(psi_check(h, &co, r, &d), PSI_OK);
+    assert_int_equal(r->verdict, PSI_REJECT);
+    return h;
+}
+
 static void test_repeated_cex_rejected_alone(void **state)
 {
     (void)state;
@@ -117,11 +129,9 @@ static void test_repeated_cex_rejected_alone(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         psi_diag d;
-        psi_history *h = gen_case(cases[k].txns, cases[k].value_range, cases[k].faults);
         psi_check_result r;
-        psi_check_opts co = {.ser = cases[k].ser};
-        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
-        assert_int_equal(r.verdict, PSI_REJECT);
+        psi_history *h =
+            rejected_case(cases[k].txns, cases[k].value_range, cases[k].faults, cases[k].ser, &r);
         assert_true(r.idx.n_amb > 0);
         pruning_only_agrees(h, &r);
         psi_cex cx;
@@ -179,11 +189,9 @@ static void test_reasons_are_a_violation(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         psi_diag d;
-        psi_history *h = gen_case(cases[k].txns, cases[k].value_range, cases[k].faults);
         psi_check_result r;
-        psi_check_opts co = {.ser = cases[k].ser};
-        assert_int_equal(psi_check(h, &co, &r, &d), PSI_OK);
-        assert_int_equal(r.verdict, PSI_REJECT);
+        psi_history *h =
+            rejected_case(cases[k].txns, cases[k].value_range, cases[k].faults, cases[k].ser, &r);
         const psi_edge *cyc[2];
         uint32_t len[2], nc = 0;
         if (r.reason == PSI_BY_SOLVER) {
