@@ -234,9 +234,11 @@ static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint3
             n_w += named_write(r->idx, o);
         }
         for (uint32_t i = 0; i < n_w; i++) {
-            uint32_t o = wo[i], k = r->h->ops[o].key, j = 0, next;
-            while (j < m && scratch[2 * j] != k)
-                j++;
+            uint32_t o = wo[i], k = r->h->ops[o].key, j = m, next;
+            /* the first untaken slot of k, m when none: every slot looked
+             * at, the same number of steps for each write of t */
+            for (uint32_t jj = m; jj-- > 0;)
+                j = scratch[2 * jj] == k ? jj : j;
             if (j < m) {
                 next = scratch[2 * j + 1];
                 scratch[2 * j] = NO_KEY;
