@@ -220,10 +220,11 @@ static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint3
         scratch[2 * j + 1] = nx[b + j].next;
     }
     if (x->n_ops <= BIG_TXN) {
-        /* One scan: each final write takes the first untaken slot of its
-         * key (a key's slots past the first stay untaken: named twice);
-         * one without a slot is its key's only writer, or the order
-         * misses it. Taken slots' keys become NO_KEY (keys are dense). */
+        /* A small transaction, no lookup: each final write takes the
+         * first untaken slot of its key (a key's slots past the first
+         * stay untaken: named twice); one without a slot is its key's
+         * only writer, or the order misses it. Taken slots' keys become
+         * NO_KEY (keys are dense). */
         const uint32_t NO_KEY = UINT32_MAX;
         /* The final writes first, without a branch per operation (which
          * operations write is not predictable): wo[0 .. n_w). */
