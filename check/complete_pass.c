@@ -172,14 +172,15 @@ static int open_pair(cpass *c, uint32_t t)
      * is not known yet, and is at most n_ops) */
     uint32_t *ww = out + tx->n_ops + 1 + n_wr;
     size_t n_rw = 0, n_ww = 0;
+    /* Without a branch per operation: which ones have an edge, and of
+     * which kind, is not predictable. Each is written and kept or not. */
     for (uint32_t o = tx->first_op; o < tx->first_op + tx->n_ops; o++) {
         uint32_t s = c->nx[o].next;
-        if (s == PSI_HINT_LAST)
-            continue;
-        if (c->idx->op_info[o] & PSI_OI_FINAL_WRITE)
-            ww[n_ww++] = 2 * s; /* WW */
-        else
-            out[n_rw++] = 2 * s + 1; /* RW */
+        bool has = s != PSI_HINT_LAST, fw = c->idx->op_info[o] & PSI_OI_FINAL_WRITE;
+        ww[n_ww] = 2 * s; /* WW */
+        n_ww += has & fw;
+        out[n_rw] = 2 * s + 1; /* RW */
+        n_rw += has & !fw;
     }
     settle_succs(c, c->n_succ, n_rw);
     c->n_succ += n_rw;

@@ -209,7 +209,7 @@ enum { KEY_BARE = 0, KEY_CHAIN = 1, KEY_LONE = 2 };
  * write in t, two slots name one (a writer named twice), a chain misses
  * a final write of t, or a key without a chain has a second writer: so
  * when every transaction has settled, each chain names each of its key's
- * committed writers exactly once. scratch: room for 2 * t's operations. */
+ * committed writers exactly once. scratch: room for 3 * t's operations. */
 static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint32_t t,
                        psi_hint_slot *nx, uint32_t *first, uint8_t *mark, uint32_t *scratch,
                        bool *nomem)
@@ -220,31 +220,38 @@ static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint3
         scratch[2 * j + 1] = nx[b + j].next;
     }
     if (x->n_ops <= BIG_TXN) {
-        /* One scan: each final write takes the first untaken slot of its
-         * key (a key's slots past the first stay untaken: named twice);
-         * one without a slot is its key's only writer, or the order
-         * misses it. Taken slots' keys become NO_KEY (keys are dense). */
+        /* A small transaction, no lookup: each final write takes the
+         * first untaken slot of its key (a key's slots past the first
+         * stay untaken: named twice); one without a slot is its key's
+         * only writer, or the order misses it. Taken slots' keys become
+         * NO_KEY (keys are dense). */
         const uint32_t NO_KEY = UINT32_MAX;
-        uint32_t taken = 0;
+        /* The final writes first, without a branch per operation (which
+         * operations write is not predictable): wo[0 .. n_w). */
+        uint32_t *wo = scratch + 2 * m, n_w = 0, taken = 0;
         for (uint32_t o = b; o < b + x->n_ops; o++) {
-            uint32_t next = UNNAMED;
-            if (named_write(r->idx, o)) {
-                uint32_t k = r->h->ops[o].key, j = 0;
-                while (j < m && scratch[2 * j] != k)
-                    j++;
-                if (j < m) {
-                    next = scratch[2 * j + 1];
-                    scratch[2 * j] = NO_KEY;
-                    taken++;
-                } else if (mark[k] != KEY_BARE) {
-                    return false; /* left out of k's chain, or k's second writer */
-                } else {
-                    mark[k] = KEY_LONE;
-                    first[k] = t;
-                    next = PSI_HINT_LAST;
-                }
+            nx[o] = (psi_hint_slot){.next = UNNAMED, .txn = t};
+            wo[n_w] = o;
+            n_w += named_write(r->idx, o);
+        }
+        for (uint32_t i = 0; i < n_w; i++) {
+            uint32_t o = wo[i], k = r->h->ops[o].key, j = m, next;
+            /* the first untaken slot of k, m when none: every slot looked
+             * at, the same number of steps for each write of t */
+            for (uint32_t jj = m; jj-- > 0;)
+                j = scratch[2 * jj] == k ? jj : j;
+            if (j < m) {
+                next = scratch[2 * j + 1];
+                scratch[2 * j] = NO_KEY;
+                taken++;
+            } else if (mark[k] != KEY_BARE) {
+                return false; /* left out of k's chain, or k's second writer */
+            } else {
+                mark[k] = KEY_LONE;
+                first[k] = t;
+                next = PSI_HINT_LAST;
             }
-            nx[o] = (psi_hint_slot){.next = next, .txn = t};
+            nx[o].next = next;
         }
         return taken == m;
     }
@@ -282,7 +289,7 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     uint32_t *scratch = NULL, max_ops = 0;
     for (uint32_t t = 0; t < h->n_txns; t++)
         max_ops = h->txns[t].n_ops > max_ops ? h->txns[t].n_ops : max_ops;
-    scratch = malloc((2 * (size_t)max_ops + 2) * sizeof *scratch);
+    scratch = malloc((3 * (size_t)max_ops + 2) * sizeof *scratch);
     psi_status st = PSI_OK;
     if (!mark || !rec || !scratch)
         st = psi_diag_nomem(d, "reading the version order");

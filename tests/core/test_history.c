@@ -8,6 +8,7 @@
 
 #include "core/history.h"
 #include "core/idmap.h"
+#include "core/keyname.h"
 
 #include <string.h>
 
@@ -269,6 +270,52 @@ static void test_idmap_matches_a_model(void **state)
     psi_idmap_free(&m);
 }
 
+/* A history writing keys[0..n) in one transaction (dense key i is
+ * keys[i]: the builder numbers keys as they first appear). */
+static psi_history *keyed(const uint64_t *keys, size_t n)
+{
+    psi_diag d;
+    psi_diag_clear(&d);
+    psi_builder *b = psi_builder_new("keys", PSI_FMT_TEXT);
+    assert_int_equal(psi_builder_begin(b, 1, 1, 1, &d), PSI_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(psi_builder_op(b, PSI_OP_WRITE, keys[i], i + 1, 0, &d), PSI_OK);
+    assert_int_equal(psi_builder_end(b, PSI_TXN_COMMITTED, &d), PSI_OK);
+    psi_history *h = NULL;
+    assert_int_equal(psi_builder_finish(b, &h, &d), PSI_OK);
+    assert_int_equal(h->n_keys, n);
+    return h;
+}
+
+/* psi_key_lookup over integer keys: a dense span (the table) and a sparse
+ * one (the sorted search) find the same keys and refuse the same others. */
+static void test_key_lookup_dense_and_sparse(void **state)
+{
+    (void)state;
+    const uint64_t dense[] = {5, 3, 4, 7}, sparse[] = {5, 1000000, 3, UINT64_MAX};
+    const uint64_t absent[] = {0, 2, 6, 8, 999999, UINT64_MAX - 1};
+    const uint64_t *sets[] = {dense, sparse};
+    for (int s = 0; s < 2; s++) {
+        psi_history *h = keyed(sets[s], 4);
+        psi_key_lookup kl;
+        psi_diag d;
+        psi_diag_clear(&d);
+        assert_int_equal(psi_key_lookup_init(&kl, h, &d), PSI_OK);
+        assert_true(s ? kl.table == NULL : kl.table != NULL);
+        for (uint32_t k = 0; k < 4; k++)
+            assert_int_equal(psi_key_lookup_ext(&kl, sets[s][k]), k);
+        for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+            assert_int_equal(psi_key_lookup_ext(&kl, absent[i]), UINT32_MAX);
+        if (!s) /* below the table's start: the offset wraps */
+            assert_int_equal(psi_key_lookup_ext(&kl, UINT64_MAX), UINT32_MAX);
+        assert_int_equal(psi_key_lookup_name(&kl, "3"), s ? 2 : 1);
+        assert_int_equal(psi_key_lookup_name(&kl, "6"), UINT32_MAX);
+        assert_int_equal(psi_key_lookup_name(&kl, ":x"), UINT32_MAX);
+        psi_key_lookup_free(&kl);
+        psi_history_free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_named_keys_and_values),
         cmocka_unit_test(test_idmap_matches_a_model),
+        cmocka_unit_test(test_key_lookup_dense_and_sparse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
