@@ -208,11 +208,11 @@ void psi_subrun_free(psi_subrun *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Is transaction t committed and among the kept ones (marked for the
- * run in in_run)? */
-static bool is_kept(const psi_history *h, const psi_subcheck_data *D, uint32_t t)
+/* Is transaction t among the kept ones (the run's committed ones, marked
+ * in in_run)? */
+static bool is_kept(const psi_subcheck_data *D, uint32_t t)
 {
-    return h->txns[t].status == PSI_TXN_COMMITTED && D->in_run[t];
+    return D->in_run[t];
 }
 
 /* Is read op o of a kept transaction to be dropped: could it have
@@ -235,7 +235,7 @@ static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
             uint32_t a = D->amb_of[o];
             for (uint32_t j = 0; a != UINT32_MAX && j < idx->amb[a].n; j++) {
                 uint32_t c = idx->amb_cand[idx->amb[a].first + j];
-                if (c != PSI_SRC_INIT && !is_kept(h, D, idx->op_txn[c]))
+                if (c != PSI_SRC_INIT && !is_kept(D, idx->op_txn[c]))
                     return true;
             }
             if (a != UINT32_MAX)
@@ -243,7 +243,7 @@ static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
         } else if (idx->read_src[o] == PSI_SRC_INIT) {
             return false;
         } else if (idx->read_src[o] < PSI_SRC_INIT) {
-            return !is_kept(h, D, idx->op_txn[idx->read_src[o]]);
+            return !is_kept(D, idx->op_txn[idx->read_src[o]]);
         }
     }
     uint32_t len = 1;
@@ -419,7 +419,8 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
     r.txn_map[0] = PSI_INIT_TXN;
     psi_subcheck_data *D = sc->data;
     for (uint32_t i = 0; i < n; i++)
-        D->in_run[txns[i]] = 1;
+        D->in_run[txns[i]] =
+            txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED;
     for (uint32_t i = 0; i < n && st == PSI_OK; i++) {
         uint32_t t = txns[i];
         assert(i == 0 || txns[i - 1] < t);
