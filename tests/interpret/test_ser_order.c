@@ -83,9 +83,9 @@ static void test_ser_order_agrees_with_pipeline(void **state)
     (void)state;
     uint64_t rnd = 42;
     uint32_t accepts = 0, rejects = 0, refused = 0;
-    for (uint64_t seed = 1; seed <= 3; seed++) {
+    for (uint64_t seed = 1; seed <= 2; seed++) {
         psi_check_result r;
-        psi_history *h = gen_ser(60, seed == 3 ? 2 : 4, seed, &r);
+        psi_history *h = gen_ser(60, seed == 2 ? 2 : 4, seed, &r);
         psi_serord so;
         psi_diag d;
         bool usable = false;
@@ -98,7 +98,7 @@ static void test_ser_order_agrees_with_pipeline(void **state)
         uint32_t *less = malloc(nt * sizeof *less), *out = malloc((nt + 1) * sizeof *out);
         uint8_t *in = calloc(nt, 1);
         assert_true(txns && order && less && out && in);
-        for (int k = 0; k < 40; k++) {
+        for (int k = 0; k < 25; k++) {
             /* a subset of a third to all of the transactions */
             uint32_t keep = 3 + (uint32_t)(next(&rnd) % 3), n = 0;
             for (uint32_t t = 1; t < nt; t++) {
@@ -136,7 +136,7 @@ static void test_ser_order_agrees_with_pipeline(void **state)
                 continue;
             rejects++;
             /* members whose absence is accepted come back nowhere */
-            for (int tries = 0; tries < 6; tries++) {
+            for (int tries = 0; tries < 4; tries++) {
                 uint32_t drop = (uint32_t)(next(&rnd) % n), m = 0;
                 for (uint32_t i = 0; i < n; i++)
                     if (i != drop)
