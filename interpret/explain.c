@@ -8,6 +8,7 @@
 #include "core/vec.h"
 #include "encode/local.h"
 #include "interpret/local.h"
+#include "interpret/shrink_models.h"
 #include "interpret/sub_check.h"
 
 #include <assert.h>
@@ -43,6 +44,10 @@
  * shown as the pipeline's cycle in it (minimizing its dependencies by
  * local solves would cost more than the search). */
 #define MAX_SHOWN_LOCAL 128u
+/* Violations of up to this many transactions are shrunk under SER with
+ * the accepts' models (shrink_models.h): rotating a model costs a replay
+ * of the set per member. */
+#define MAX_MODEL_SHRINK 4096u
 
 typedef struct ctx {
     const psi_history *h;
@@ -70,6 +75,11 @@ typedef struct ctx {
     /* grow_by_checks is running: its re-checks count pruning's
      * rejections only (sub_check.h, pruning_only). */
     bool growing;
+    /* SER: serial orders replayed without the pipeline (shrink_models.h),
+     * set up with the re-checks (so_ready; so_usable when the history
+     * allows it). Owned. */
+    psi_serord so;
+    bool so_ready, so_usable;
 } ctx;
 
 /* The polygraph of the sub-history over txns[0..n) (sorted). False when
@@ -117,16 +127,24 @@ static int pipe_unsat(ctx *x, psi_subcheck *pipe, const uint32_t *txns, uint32_t
     return st == PSI_OK && violation ? 1 : 0;
 }
 
-/* 1/0/-1 as pipe_unsat, by the pipeline re-checks of big
- * sets with repeated values (MAX_LOCAL_TXNS). */
-static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+/* Sets up the re-checks of checks_unsat; false when out of memory. */
+static bool checks_unsat_ready(ctx *x)
 {
     if (!x->checks_ready) {
         psi_diag d = {0};
         if (psi_subcheck_init(&x->checks, x->h, x->res, NULL, &d) != PSI_OK)
-            return -1;
+            return false;
         x->checks_ready = true;
     }
+    return true;
+}
+
+/* 1/0/-1 as pipe_unsat, by the pipeline re-checks of big
+ * sets with repeated values (MAX_LOCAL_TXNS). */
+static int checks_unsat(ctx *x, const uint32_t *txns, uint32_t n)
+{
+    if (!checks_unsat_ready(x))
+        return -1;
     x->checks.pruning_only = x->growing;
     return pipe_unsat(x, &x->checks, txns, n);
 }
@@ -426,10 +444,11 @@ static uint32_t shrink_txns(ctx *x, uint32_t *v, uint32_t n, bool *complete)
 /* Repeated values at SI/SER: shrinks the violation s (more than
  * MAX_LOCAL_TXNS transactions, in the order chunks are tried in) or, with
  * from_all, the whole history (known to be one: transaction order) by
- * pipeline re-checks (checks_unsat), to a set without which no single
- * transaction stays a violation when the budget lasts; three quarters of
- * what is left of the budget at most, so that the local phase after it
- * has calls left. 1: the result becomes s (sorted, the initial
+ * pipeline re-checks (checks_unsat; under SER, up to MAX_MODEL_SHRINK
+ * transactions, with the accepts' models: shrink_models.h), to a set
+ * without which no single transaction stays a violation when the budget
+ * lasts; three quarters of what is left of the budget at most, so that
+ * the local phase after it has calls left. 1: the result becomes s (sorted, the initial
  * transaction first) and *complete says whether every single deletion was
  * tried; 0: the history is too big to shrink this way; -1 on error. */
 static int shrink_by_checks(ctx *x, tset *s, bool from_all, bool *complete)
@@ -449,10 +468,27 @@ static int shrink_by_checks(ctx *x, tset *s, bool from_all, bool *complete)
             if (s->v[i] != PSI_INIT_TXN)
                 v[n++] = s->v[i];
     }
+    /* SER: the replay of serial orders, set up once with the re-checks. */
+    if (x->ser && !x->so_ready) {
+        psi_diag d = {0};
+        x->so_ready = true;
+        if (!checks_unsat_ready(x) ||
+            psi_serord_init(&x->so, h, &x->res->idx, &x->so_usable, &d) != PSI_OK) {
+            free(v);
+            return -1;
+        }
+    }
     uint64_t budget = x->budget;
     x->budget = x->calls + (budget - x->calls) / 4 * 3;
     x->by_checks = true;
-    uint32_t m = shrink_txns(x, v, n, complete);
+    uint32_t m;
+    if (x->so_usable && n <= MAX_MODEL_SHRINK) {
+        psi_shrink_io io = {
+            .sc = &x->checks, .so = &x->so, .calls = &x->calls, .budget = x->budget};
+        m = psi_shrink_by_models(&io, v, n, complete);
+    } else {
+        m = shrink_txns(x, v, n, complete);
+    }
     x->by_checks = false;
     x->budget = budget;
     x->out_of_budget = false;
@@ -587,71 +623,6 @@ static int shrink_edges(ctx *x, psi_sub_polygraph *L)
     }
     free(tried);
     return ret;
-}
-
-/* The violation the pipeline finds in the minimal sub-history over
- * txns[0..n): its cycle (or timestamp violation), with the transactions
- * and keys of the whole history, and every transaction of the set. 1 when
- * shown, 0 when the sub-history gives nothing to show (the caller shows
- * the check's own cycle), -1 on error. */
-static int present_pipe(ctx *x, const uint32_t *txns, uint32_t n, psi_cex *cex, psi_diag *d)
-{
-    psi_subrun r = {0};
-    bool violation = false;
-    psi_diag sd = {0};
-    x->pipe->pruning_only = false; /* the whole check's cycle, solver's or pruning's */
-    psi_status st = psi_subcheck_run(x->pipe, txns, n, &violation, &r, &sd);
-    x->calls++;
-    if (st == PSI_ERR_NOMEM) {
-        psi_diag_nomem(d, "interpreting");
-        return -1;
-    }
-    if (st != PSI_OK || !violation)
-        return st == PSI_OK ? 0 : (psi_subrun_free(&r), 0);
-    const psi_check_result *sr = &r.res;
-    const psi_edge *cyc = NULL;
-    uint32_t len = 0;
-    if (sr->reason == PSI_BY_SOLVER) {
-        cyc = sr->solver_cycle;
-        len = sr->solver_cycle_len;
-    } else if (sr->reason == PSI_BY_KNOWN_CYCLE || sr->reason == PSI_BY_PRUNING) {
-        cyc = sr->prune.cycle[0];
-        len = sr->prune.cycle_len[0];
-    }
-    int ret = 1;
-    if (sr->reason == PSI_BY_TIMESTAMPS)
-        st = psi_ts_cex_build(r.h, sr, cex, d);
-    else if (len)
-        st = psi_cex_from_cycle(r.h, sr, cyc, len, cex, d);
-    else
-        ret = 0;
-    if (ret && st == PSI_OK) {
-        for (uint32_t i = 0; i < cex->n_edges; i++) {
-            psi_cex_edge *e = &cex->edges[i];
-            e->from = r.txn_map[e->from];
-            e->to = r.txn_map[e->to];
-            if (e->type != PSI_EDGE_SO && e->key < r.h->n_keys)
-                e->key = r.key_map[e->key];
-        }
-        if (cex->anomaly_op != UINT32_MAX)
-            cex->anomaly_op = r.op_map[cex->anomaly_op];
-        /* Every transaction of the set: the cycle may leave out one its
-         * edges rest on (the writer an anti-dependency's reader read). */
-        uint32_t *t = realloc(cex->txns, ((size_t)cex->n_txns + n + 1) * sizeof *t);
-        if (!t) {
-            st = psi_diag_nomem(d, "interpreting");
-        } else {
-            cex->txns = t;
-            for (uint32_t i = 0; i < cex->n_txns; i++)
-                t[i] = r.txn_map[t[i]];
-            for (uint32_t i = 0; i < n; i++)
-                if (txns[i] != PSI_INIT_TXN && x->h->txns[txns[i]].status == PSI_TXN_COMMITTED)
-                    t[cex->n_txns++] = txns[i];
-            cex->n_txns = psi_u32_sort_unique(t, cex->n_txns);
-        }
-    }
-    psi_subrun_free(&r);
-    return st == PSI_OK ? ret : -1;
 }
 
 psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
@@ -796,7 +767,8 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             st = psi_diag_nomem(d, "interpreting");
             goto out;
         }
-        int rp = present_pipe(&x, s.v, n, cex, d);
+        x.calls++;
+        int rp = psi_subcheck_present(x.pipe, s.v, n, cex, d);
         if (rp < 0) {
             st = PSI_ERR_NOMEM;
             goto out;
@@ -866,6 +838,8 @@ out:
     psi_subcheck_free(&pipe);
     if (x.checks_ready)
         psi_subcheck_free(&x.checks);
+    if (x.so_ready)
+        psi_serord_free(&x.so);
     if (st != PSI_OK)
         psi_cex_free(cex);
     return st;

@@ -79,6 +79,11 @@ typedef struct rctx {
     uint32_t *seen4, *dist4, *prev4;
     uint64_t *via4;
     uint32_t *hit_state; /* [n] the state each of hits was reached in */
+    /* [n_ops] each read's index in idx->amb, UINT32_MAX for none:
+     * edge costs ask it on every relaxation (psi_amb_of searches). */
+    uint32_t *amb_idx;
+    /* [n] path_via_writer's writers of its key: wkey[t] == wkey_stamp. */
+    uint32_t *wkey, wkey_stamp;
     psi_reasons *out_set;
 } rctx;
 
@@ -195,7 +200,7 @@ static uint32_t derived_cost(const rctx *x, const psi_edge *e)
     uint32_t o = read_of(x, t, e->key);
     if (o == UINT32_MAX || !(x->idx->op_info[o] & PSI_OI_AMBIG))
         return DERIVED_COST - 1;
-    uint32_t a = psi_amb_of(x->idx, o);
+    uint32_t a = x->amb_idx[o];
     if (a == UINT32_MAX || x->read_in[a])
         return DERIVED_COST - 1;
     return DERIVED_COST - 1 + x->idx->amb[a].n;
@@ -433,6 +438,15 @@ static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, 
 {
     *found = false;
     new_search(x);
+    /* The key's writers, marked once: the search asks at every state. */
+    if (++x->wkey_stamp == 0) {
+        memset(x->wkey, 0, x->n * sizeof *x->wkey);
+        x->wkey_stamp = 1;
+    }
+    /* (the known graph's nodes are committed: a writer of the key has a
+     * final write of it among the polygraph's) */
+    for (uint32_t i = x->g->w_off[key]; i < x->g->w_off[key + 1]; i++)
+        x->wkey[x->g->op_txn[x->g->w_op[i]]] = x->wkey_stamp;
     uint32_t goal = STATE(reader, 1, 0);
     uint64_t scanned = 0;
     x->n_heap = 0;
@@ -452,7 +466,7 @@ static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, 
         uint32_t v = st >> 2, phase = (st >> 1) & 1u, rw = st & 1u;
         /* The phase switch at a writer, as if by the RW edge reader -> v:
          * under SI a dependency must follow. */
-        if (!phase && v != c && v != reader && writes_key(x->h, v, key) &&
+        if (!phase && v != c && v != reader && x->wkey[v] == x->wkey_stamp &&
             !relax(x, st, STATE(v, 1, !x->ser), dv, VIA_SWITCH))
             return false;
         for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
@@ -602,7 +616,7 @@ static bool writer_read(rctx *x, uint32_t t, uint32_t key, uint64_t limit, uint3
         *w = src == PSI_SRC_INIT ? PSI_INIT_TXN : src < PSI_SRC_INIT ? x->idx->op_txn[src] : *w;
         return true;
     }
-    uint32_t a = psi_amb_of(x->idx, o);
+    uint32_t a = x->amb_idx[o];
     if (a == UINT32_MAX)
         return true;
     const psi_amb_read *r = &x->idx->amb[a];
@@ -661,9 +675,15 @@ static psi_status rctx_init(rctx *x, psi_diag *d)
     x->read_in = calloc(x->idx->n_amb ? x->idx->n_amb : 1, 1);
     x->in_set = calloc(x->n ? x->n : 1, 1);
     x->hits = malloc((x->n ? x->n : 1) * sizeof *x->hits);
+    x->amb_idx = malloc((x->h->n_ops ? x->h->n_ops : 1) * sizeof *x->amb_idx);
+    x->wkey = calloc(x->n ? x->n : 1, sizeof *x->wkey);
     if (!x->off || !x->out || !x->seen4 || !x->dist4 || !x->prev4 || !x->via4 || !x->hit_state ||
-        !x->target || !x->queued || !x->read_in || !x->in_set || !x->hits)
+        !x->target || !x->queued || !x->read_in || !x->in_set || !x->hits || !x->amb_idx ||
+        !x->wkey)
         return psi_diag_nomem(d, "interpreting");
+    memset(x->amb_idx, 0xff, x->h->n_ops * sizeof *x->amb_idx);
+    for (uint32_t a = 0; a < x->idx->n_amb; a++)
+        x->amb_idx[x->idx->amb[a].op] = a;
     for (uint64_t i = 0; i < g->n_known; i++)
         if (g->known[i].from != PSI_INIT_TXN)
             x->off[g->known[i].from + 2]++;
@@ -693,6 +713,8 @@ static void rctx_free(rctx *x)
     free(x->prev4);
     free(x->via4);
     free(x->hit_state);
+    free(x->amb_idx);
+    free(x->wkey);
 }
 
 /* What a growth keeps between deepenings (psi_reasons.x). */

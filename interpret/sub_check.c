@@ -3,6 +3,7 @@
 #include "interpret/kv.h"
 #include "interpret/local.h"
 
+#include "core/graph.h"
 #include "core/txnid.h"
 #include "core/vec.h"
 
@@ -41,6 +42,11 @@ typedef struct psi_subcheck_data {
     psi_hint_txn *own_tx;
     member *mem; /* sorted by txn */
     uint32_t *mem_off;
+    /* The run's kept transactions ([n_txns], 1 while a run builds), and
+     * each read's index in idx->amb ([n_ops], UINT32_MAX for none):
+     * drop_read asks both of every read of every re-check. */
+    uint8_t *in_run;
+    uint32_t *amb_of;
 } psi_subcheck_data;
 
 static bool observable(const psi_history *h, uint32_t t)
@@ -153,6 +159,13 @@ psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_c
         }
     }
     qsort(D->w, D->n_w, sizeof *D->w, psi_kv_cmp);
+    D->in_run = calloc(h->n_txns ? h->n_txns : 1, 1);
+    D->amb_of = malloc((h->n_ops ? h->n_ops : 1) * sizeof *D->amb_of);
+    if (!D->in_run || !D->amb_of)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    memset(D->amb_of, 0xff, h->n_ops * sizeof *D->amb_of);
+    for (uint32_t a = 0; a < res->idx.n_amb; a++)
+        D->amb_of[res->idx.amb[a].op] = a;
     psi_status st = PSI_OK;
     if (vo) {
         D->chains = vo->chains;
@@ -176,6 +189,8 @@ void psi_subcheck_free(psi_subcheck *sc)
         free(D->own_tx);
         free(D->mem);
         free(D->mem_off);
+        free(D->in_run);
+        free(D->amb_of);
         free(D);
     }
     free(sc->kept);
@@ -193,20 +208,11 @@ void psi_subrun_free(psi_subrun *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Is transaction t committed and among the kept txns[0..n) (sorted)? */
-static bool is_kept(const psi_history *h, const uint32_t *txns, uint32_t n, uint32_t t)
+/* Is transaction t among the kept ones (the run's committed ones, marked
+ * in in_run)? */
+static bool is_kept(const psi_subcheck_data *D, uint32_t t)
 {
-    if (h->txns[t].status != PSI_TXN_COMMITTED)
-        return false;
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (txns[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && txns[lo] == t;
+    return D->in_run[t];
 }
 
 /* Is read op o of a kept transaction to be dropped: could it have
@@ -216,8 +222,7 @@ static bool is_kept(const psi_history *h, const uint32_t *txns, uint32_t n, uint
  * value the index ruled out by its session's order are ruled out in the
  * sub-history too, whether they are kept or not); other reads, when a
  * writer of a value they read is left out. */
-static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
-                      const uint32_t *txns, uint32_t n, uint32_t o)
+static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept, uint32_t o)
 {
     const psi_history *h = sc->h;
     const psi_subcheck_data *D = sc->data;
@@ -227,10 +232,10 @@ static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
         return false;
     if (!(op->flags & PSI_OPF_LIST) && idx->op_info && (idx->op_info[o] & PSI_OI_EXTERNAL_READ)) {
         if (idx->op_info[o] & PSI_OI_AMBIG) {
-            uint32_t a = psi_amb_of(idx, o);
+            uint32_t a = D->amb_of[o];
             for (uint32_t j = 0; a != UINT32_MAX && j < idx->amb[a].n; j++) {
                 uint32_t c = idx->amb_cand[idx->amb[a].first + j];
-                if (c != PSI_SRC_INIT && !is_kept(h, txns, n, idx->op_txn[c]))
+                if (c != PSI_SRC_INIT && !is_kept(D, idx->op_txn[c]))
                     return true;
             }
             if (a != UINT32_MAX)
@@ -238,7 +243,7 @@ static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
         } else if (idx->read_src[o] == PSI_SRC_INIT) {
             return false;
         } else if (idx->read_src[o] < PSI_SRC_INIT) {
-            return !is_kept(h, txns, n, idx->op_txn[idx->read_src[o]]);
+            return !is_kept(D, idx->op_txn[idx->read_src[o]]);
         }
     }
     uint32_t len = 1;
@@ -274,8 +279,8 @@ static psi_status map_value(psi_builder *b, const psi_history *h, uint64_t v, ui
 /* Adds kept transaction t with its kept operations; records its ops'
  * original indices in op_map[*no..]. */
 static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const psi_kv *kept,
-                          size_t n_kept, const uint32_t *txns, uint32_t n, uint32_t *op_map,
-                          uint32_t *no, uint64_t **vals, size_t *cap_vals, psi_diag *d)
+                          size_t n_kept, uint32_t *op_map, uint32_t *no, uint64_t **vals,
+                          size_t *cap_vals, psi_diag *d)
 {
     const psi_history *h = sc->h;
     const psi_txn *tx = &h->txns[t];
@@ -285,7 +290,7 @@ static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const ps
     for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
         uint32_t o = tx->first_op + k;
         const psi_op *op = &h->ops[o];
-        if (drop_read(sc, kept, n_kept, txns, n, o))
+        if (drop_read(sc, kept, n_kept, o))
             continue;
         uint64_t key, val;
         if ((st = map_key(b, h, op->key, &key, d)) != PSI_OK)
@@ -412,14 +417,20 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
     psi_builder_set_rt_by_index(b, h->rt_by_index);
     uint32_t nt = 1, no = 0;
     r.txn_map[0] = PSI_INIT_TXN;
+    psi_subcheck_data *D = sc->data;
+    for (uint32_t i = 0; i < n; i++)
+        D->in_run[txns[i]] =
+            txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED;
     for (uint32_t i = 0; i < n && st == PSI_OK; i++) {
         uint32_t t = txns[i];
         assert(i == 0 || txns[i - 1] < t);
         if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
             continue;
-        st = add_txn(sc, b, t, kept, n_kept, txns, n, r.op_map, &no, &vals, &cap_vals, d);
+        st = add_txn(sc, b, t, kept, n_kept, r.op_map, &no, &vals, &cap_vals, d);
         r.txn_map[nt++] = t;
     }
+    for (uint32_t i = 0; i < n; i++)
+        D->in_run[txns[i]] = 0;
     if (st != PSI_OK) {
         psi_builder_free(b);
         goto out;
@@ -472,6 +483,7 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
         co.time_limit = PRUNING_ONLY_SOLVE_SECONDS;
         co.exact_pruning = true;
     }
+    co.keep_model = sc->keep_model;
     st = psi_check(r.h, &co, &r.res, d);
     if (st != PSI_OK && sc->pruning_only && sc->reached_solve && st != PSI_ERR_NOMEM) {
         st = PSI_OK; /* the solve given up: no violation (sub_check.h) */
@@ -489,5 +501,63 @@ out:
         *out = r;
     else
         psi_subrun_free(&r);
+    return st;
+}
+
+/* Adds an edge of the model's graph; self-loops order nothing (witness.c). */
+static bool add_edge(void *vctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
+{
+    psi_edge_view *v = vctx;
+    if (from != to)
+        ((psi_edge *)v->first)[v->n++] =
+            (psi_edge){.from = from, .to = to, .key = key, .type = (uint8_t)type};
+    return true;
+}
+
+psi_status psi_subrun_ser_order(const psi_subrun *r, uint32_t *order, uint32_t *n, psi_diag *d)
+{
+    const psi_check_result *res = &r->res;
+    const psi_polygraph *g = &res->g;
+    *n = 0;
+    if (!r->checked || res->verdict != PSI_ACCEPT || !g->w_off ||
+        (g->n_cons && !res->model_either) || (res->idx.n_amb && !res->model_choice))
+        return psi_diag_set(d, PSI_ERR_USAGE, "no model kept");
+    /* The known edges, the read-from choices' edges and the chosen side
+     * of every open constraint (witness.c builds the same graph). */
+    uint64_t cap = g->n_known + res->n_model_choice_edges;
+    for (uint32_t c = 0; c < g->n_cons; c++)
+        if (g->cons[c].state == PSI_C_OPEN)
+            cap += psi_constraint_side_size(g, &g->cons[c], res->model_either[c]);
+    psi_edge *e = malloc((cap ? cap : 1) * sizeof *e);
+    uint32_t *ord = malloc(((size_t)r->h->n_txns + 1) * sizeof *ord);
+    if (!e || !ord) {
+        free(e);
+        free(ord);
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    }
+    psi_edge_view v = {.first = e};
+    for (uint64_t i = 0; i < g->n_known; i++)
+        add_edge(&v, g->known[i].from, g->known[i].to, g->known[i].type, g->known[i].key);
+    for (uint64_t i = 0; i < res->n_model_choice_edges; i++) {
+        const psi_edge *c = &res->model_choice_edges[i];
+        add_edge(&v, c->from, c->to, c->type, c->key);
+    }
+    for (uint32_t c = 0; c < g->n_cons; c++)
+        if (g->cons[c].state == PSI_C_OPEN)
+            psi_constraint_for_each(g, &g->cons[c], res->model_either[c], add_edge, &v);
+    assert(v.n <= cap);
+    psi_graph G = {0};
+    uint32_t n_ordered = 0;
+    psi_status st = psi_graph_build(&G, r->h->n_txns, &v, 0, d);
+    if (st == PSI_OK)
+        st = psi_graph_topo(&G, false, ord, &n_ordered, d);
+    psi_graph_free(&G);
+    free(e);
+    if (st == PSI_OK && n_ordered < r->h->n_txns)
+        st = psi_diag_set(d, PSI_ERR_INPUT, "the model's graph is cyclic");
+    for (uint32_t i = 0; st == PSI_OK && i < n_ordered; i++)
+        if (ord[i] != PSI_INIT_TXN)
+            order[(*n)++] = r->txn_map[ord[i]];
+    free(ord);
     return st;
 }

@@ -24,6 +24,7 @@
 #define PSI_INTERPRET_SUB_CHECK_H
 
 #include "check/check.h"
+#include "interpret/explain.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +49,9 @@ typedef struct psi_subcheck {
      * about its pruning. A rejection is still the pipeline's. */
     bool pruning_only;
     bool reached_solve; /* the last run reached the solver */
+    /* Set by the caller: an accepted run keeps the solver's model, for
+     * psi_subrun_ser_order. */
+    bool keep_model;
 } psi_subcheck;
 
 /* A sub-history and its check. */
@@ -75,5 +79,22 @@ void psi_subcheck_free(psi_subcheck *sc);
 psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, bool *violation,
                             psi_subrun *out, psi_diag *d);
 void psi_subrun_free(psi_subrun *r);
+
+/* The violation the pipeline finds in the (minimal) sub-history over
+ * txns[0..n) (sorted), as the counterexample cex (edges, transactions and
+ * keys of the whole history; every transaction of the set listed, since
+ * the cycle may leave out one its edges rest on): its cycle, or its
+ * timestamp violation (interpret/sub_present.c). 1 when shown, 0 when
+ * the sub-history gives nothing to show (not rejected, or no cycle: the
+ * caller shows the check's own), -1 when out of memory (d says so). */
+int psi_subcheck_present(psi_subcheck *sc, const uint32_t *txns, uint32_t n, psi_cex *cex,
+                         psi_diag *d);
+
+/* An accepted SER run's model (psi_subcheck.keep_model) as a serial
+ * order of the original history's transactions: the topological order of
+ * the model's active graph (interpret/witness.h), the initial transaction
+ * left out, in order[0..*n) (room for r->h->n_txns). PSI_ERR_USAGE when
+ * the run kept no model (an accept without the polygraph). */
+psi_status psi_subrun_ser_order(const psi_subrun *r, uint32_t *order, uint32_t *n, psi_diag *d);
 
 #endif
