@@ -79,4 +79,34 @@ psi_status psi_prune_settle_choices(const psi_history *h, const psi_reach *r,
                                     bool probe, uint8_t *imp, uint64_t *sorted, bool *again,
                                     psi_diag *d);
 
+/* What psi_prune_resolve needs of each write's conditional readers,
+ * worked out once per write and round (resolve.c says why). The caller
+ * owns the arrays, n_cr_lists entries each, flags zeroed, and sets round
+ * (> 0) before each round's constraint loop. */
+typedef struct psi_creader_memo {
+    uint32_t *flags; /* round << 2 | what the write's readers' choices are */
+    uint32_t *txn;   /* the open readers' one transaction, or UINT32_MAX */
+    uint32_t round;
+} psi_creader_memo;
+
+/* Resolves open constraint c to one side (psi_polygraph_resolve) and
+ * makes the side's RW edges known for the readers whose choice of its
+ * first writer is forced, shared conditional edges (psi_cond_succ) for
+ * those whose choice is open. Choice states must not change during a
+ * round's calls (memo). */
+psi_status psi_prune_resolve(psi_polygraph *g, uint32_t c, bool either, psi_creader_memo *memo,
+                             psi_diag *d);
+
+/* SER and SI: whether open constraint con, tested against the last
+ * round's reach, which r extends (r->changed non-NULL), answers as it did
+ * then; rw_new[t] marks the transactions with known RW edges into them
+ * added since (SI). */
+bool psi_constraint_unchanged(const psi_reach *r, const uint8_t *rw_new, const psi_constraint *con);
+
+/* *out = *rw (allocated when NULL, n_nodes bytes, the caller frees it)
+ * marking the targets of the known RW edges past the first `since` (si),
+ * none otherwise. */
+psi_status psi_prune_new_rw(const psi_polygraph *g, bool si, uint64_t since, uint8_t **rw,
+                            const uint8_t **out, psi_diag *d);
+
 #endif
