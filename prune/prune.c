@@ -778,7 +778,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         tested_known = built_of;
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, &settled, d);
+            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, rw_new, &settled, d);
         /* PSI's last round: its reach is the final known graph's */
         if (st == PSI_OK && ser == RULE_PSI && !changed && !settled)
             st = psi_rw_drop(&r, g, ak, res, d);

@@ -64,10 +64,15 @@ bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_pru
  * the conditional edges to the open choices' (csucc_known: the shared
  * edges of psi_cond_succ are known to seeding and settled with them).
  * *changed counts the choices settled; imp is scratch of n_choices bytes;
- * *sorted is how much of g->csucc is sorted, kept up to date. */
+ * *sorted is how much of g->csucc is sorted, kept up to date. rw_new
+ * (SER and SI, with csucc_known; else NULL): the last call ran on the
+ * reach r extends (r->changed) and every open choice has been tested
+ * since, and rw_new[t] marks the transactions with known RW edges into
+ * them added since that reach: only the tests that read a changed row or
+ * such an edge run again (choices.c choice_delta). */
 psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                              psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
-                             uint32_t *changed, psi_diag *d);
+                             const uint8_t *rw_new, uint32_t *changed, psi_diag *d);
 
 /* Before seeding (g->pending): psi_prune_choices on the known graph and
  * the conditional edges seeding would derive from the writer pairs r
