@@ -153,7 +153,8 @@ bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_pru
         return psi_reach_to(r, to, from);
     if (psi_edge_is_anti(type))
         return psi_reach_to(r, 2 * to + 1, from);
-    return psi_reach_to(r, 2 * to, from) || psi_reach_to_anti(r, 2 * to, from);
+    return psi_reach_to(r, 2 * to, from) ||
+           (a->rw_maxpos ? psi_si_reach_anti(r, a, to, from) : psi_reach_to_anti(r, 2 * to, from));
 }
 
 static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
@@ -608,13 +609,14 @@ static uint32_t online_cores(void)
 
 /* psi_prune with imp, scratch for psi_prune_choices, memo, psi_prune_resolve's
  * (its arrays NULL without read-from choices), *rwbuf, psi_prune_new_rw's
- * (made when first needed), and the frontier buffer,
+ * (made when first needed), *maxpos, psi_prune_rw_maxpos's (the same),
+ * and the frontier buffer,
  * the graph's arrays and PSI's RW index kept across rounds (*fbuf, *fcap,
  * *keep, *ak; the caller frees them). */
 static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
                                psi_prune_result *res, uint8_t *imp, psi_creader_memo *memo,
-                               uint8_t **rwbuf, uint32_t **fbuf, size_t *fcap, psi_reach_keep *keep,
-                               psi_anti_keep *ak, psi_diag *d)
+                               uint8_t **rwbuf, uint32_t **maxpos, uint32_t **fbuf, size_t *fcap,
+                               psi_reach_keep *keep, psi_anti_keep *ak, psi_diag *d)
 {
     /* The rounds only append known edges: each build recomputes only the
      * frontier rows they can change (reach.h buf_edges). */
@@ -676,6 +678,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if (st != PSI_OK)
             return st;
         psi_anti_index ai = {.pg = g, .pc = &pcx};
+        if (ser == RULE_SI && g->n_amb && cyc == UINT32_MAX) {
+            st = psi_prune_rw_maxpos(&r, g, built_of, maxpos, d);
+            if (st != PSI_OK) {
+                psi_reach_free(&r);
+                psi_pc_free(&pcx);
+                return st;
+            }
+            ai.rw_maxpos = *maxpos;
+        }
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
             st = ser == RULE_PSI ? psi_anti_build(&r, g, ak, &ai, &rw, d)
@@ -854,8 +865,11 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
     psi_reach_keep keep = {0};
     psi_anti_keep ak = {0};
     uint8_t *rwbuf = NULL;
-    psi_status st = prune_rounds(h, g, opts, res, imp, &memo, &rwbuf, &fbuf, &fcap, &keep, &ak, d);
+    uint32_t *maxpos = NULL;
+    psi_status st =
+        prune_rounds(h, g, opts, res, imp, &memo, &rwbuf, &maxpos, &fbuf, &fcap, &keep, &ak, d);
     free(rwbuf);
+    free(maxpos);
     free(memo.flags);
     free(memo.txn);
     anti_keep_free(&ak);

@@ -32,6 +32,11 @@ typedef struct psi_anti_index {
     const uint32_t *rw_id;
     const psi_polygraph *pg;
     const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
+    /* RULE_SI with read-from choices, else NULL: for each transaction t,
+     * n_sessions cells, cell s = 1 + the latest position in session s of
+     * a known RW predecessor of t (0: none), from the reach's edges;
+     * prune.c si_reach_anti says what it answers. */
+    const uint32_t *rw_maxpos;
     /* RULE_PSI: for each node v with a known RW successor, the minimum
      * over its first MAX_ANTI_TESTS known RW successors y of y's frontier
      * row, cell by cell (rw_min, n_sessions cells per row at rw_row[v],
@@ -113,5 +118,15 @@ bool psi_constraint_unchanged(const psi_reach *r, const uint8_t *rw_new, const p
  * none otherwise. */
 psi_status psi_prune_new_rw(const psi_polygraph *g, bool si, uint64_t since, uint8_t **rw,
                             const uint8_t **out, psi_diag *d);
+
+/* RULE_SI with a->rw_maxpos: psi_reach_to_anti(r, 2 s, t), the same
+ * answer in one pass over the sessions (resolve.c). */
+bool psi_si_reach_anti(const psi_reach *r, const psi_anti_index *a, uint32_t s, uint32_t t);
+
+/* *buf (allocated when NULL, n_txns x n_sessions cells; the caller frees
+ * it) filled as psi_anti_index.rw_maxpos from the first n known edges,
+ * those reach r was built from. */
+psi_status psi_prune_rw_maxpos(const psi_reach *r, const psi_polygraph *g, uint64_t n,
+                               uint32_t **buf, psi_diag *d);
 
 #endif
