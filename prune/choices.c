@@ -72,6 +72,45 @@ static uint64_t csucc_culprit(const psi_reach *r, const psi_anti_index *ai, cons
     return j;
 }
 
+/* What psi_prune_choices may take from its last pass (SER and SI; NULL:
+ * nothing, every open choice is tested). That pass ran on the last
+ * round's reach, of which this round's extends (r->changed), and left
+ * every open choice tested and possible: the tests of choice_impossible
+ * and cond_impossible read the frontier rows of the reader's node (a WR
+ * edge), of the shared edges' targets (their RW edges) and, for SI's WR
+ * edge from writer w, the known RW edges into w (rw_new: the targets of
+ * those added since). A test that reads nothing changed answers as it
+ * did then. grown[op] marks the writes whose group of shared edges got
+ * new ones since (init_grown: a key's initial value's group). */
+typedef struct choice_delta {
+    const uint8_t *rw_new;
+    const uint8_t *grown;
+    bool init_grown;
+} choice_delta;
+
+static uint32_t reader_node(const psi_reach *r, uint32_t txn)
+{
+    return r->doubled ? 2 * txn : txn;
+}
+
+/* Whether the shared edges [i, j) (one group) still close no cycle from
+ * any reader whose choice was open at the last pass (choice_delta). */
+static bool group_unchanged(const psi_reach *r, const psi_polygraph *g, const choice_delta *dl,
+                            uint64_t i, uint64_t j)
+{
+    if (!dl)
+        return false;
+    uint32_t op = g->csucc[i].op;
+    if (op == PSI_CSUCC_INIT ? dl->init_grown : dl->grown[op])
+        return false;
+    for (uint64_t q = i; q < j; q++) {
+        uint32_t to = g->csucc[q].to;
+        if (r->changed[r->doubled ? 2 * to + 1 : to])
+            return false;
+    }
+    return true;
+}
+
 /* Marks in imp[] every open choice one of whose conditional edges (the
  * consequences seeding and resolved constraints derived for it: RW from
  * the reader to the writers that must follow its candidate) closes a
@@ -91,7 +130,7 @@ static uint64_t csucc_culprit(const psi_reach *r, const psi_anti_index *ai, cons
  * edges before the read's resolution (interpret/reasons.c). */
 static psi_status cond_impossible(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                                   psi_prune_rule ser, uint8_t *imp, uint32_t *m, uint8_t *ww,
-                                  psi_diag *d)
+                                  const choice_delta *dl, psi_diag *d)
 {
     psi_status st = PSI_OK;
     for (uint64_t i = 0; i < g->n_cond; i++) {
@@ -109,7 +148,7 @@ static psi_status cond_impossible(const psi_reach *r, const psi_anti_index *ai, 
         bool any = false;
         for (uint32_t k = 0; k < n && !any; k++)
             any = g->choice_state[cr[k].choice] == PSI_CH_OPEN && !imp[cr[k].choice];
-        if (!any)
+        if (!any || group_unchanged(r, g, dl, i, j))
             continue;
         if (ser != RULE_PC) {
             memset(m, 0xff, r->n_sessions * sizeof *m);
@@ -219,20 +258,34 @@ static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
  * counts the choices settled. imp is scratch of n_choices bytes. */
 psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                              psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
-                             uint32_t *changed, psi_diag *d)
+                             const uint8_t *rw_new, uint32_t *changed, psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint32_t forced = 0, excluded = 0;
+    assert(!rw_new || (r->changed && csucc_known && (ser == RULE_SER || ser == RULE_SI)));
     uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
-    if (!m)
+    uint8_t *grown = rw_new && g->n_cr_lists ? calloc(g->n_cr_lists, 1) : NULL;
+    if (!m || (rw_new && g->n_cr_lists && !grown)) {
+        free(m);
+        free(grown);
         return psi_diag_nomem(d, "pruning read-from choices");
+    }
+    choice_delta delta = {.rw_new = rw_new, .grown = grown};
+    for (uint64_t q = *sorted; rw_new && q < g->n_csucc; q++) {
+        uint32_t op = g->csucc[q].op;
+        if (op == PSI_CSUCC_INIT)
+            delta.init_grown = true;
+        else
+            grown[op] = 1;
+    }
+    const choice_delta *dl = rw_new ? &delta : NULL;
     memset(imp, 0, g->n_choices);
     st = csucc_sort(g, *sorted, d);
     uint8_t *ww = NULL;
     if (st == PSI_OK && !csucc_known && g->n_csucc && !(ww = calloc(g->n_csucc, 1)))
         st = psi_diag_nomem(d, "pruning read-from choices");
     if (st == PSI_OK)
-        st = cond_impossible(r, ai, g, ser, imp, m, ww, d);
+        st = cond_impossible(r, ai, g, ser, imp, m, ww, dl, d);
     free(ww);
     free(m);
     for (uint32_t i = 0; i < g->n_amb && st == PSI_OK; i++) {
@@ -243,11 +296,21 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
             alive += cs[j] != PSI_CH_EXCLUDED;
         if (alive == 1)
             continue; /* already forced */
+        /* the reader's row as at the last pass (choice_delta) */
+        bool same = dl && !r->changed[reader_node(r, a->txn)];
         for (uint32_t j = 0; j < a->n && alive > 1; j++) {
-            if (cs[j] != PSI_CH_OPEN ||
-                (!imp[a->first + j] &&
-                 !choice_impossible(r, ai, g, ser, a, g->amb_cand[a->first + j])))
+            if (cs[j] != PSI_CH_OPEN)
                 continue;
+            uint32_t w = g->amb_cand[a->first + j];
+            if (!imp[a->first + j]) {
+                /* the initial value's test reads the writers' rows */
+                if (same && w != PSI_SRC_INIT && (!r->doubled || !rw_new[g->op_txn[w]])) {
+                    assert(!choice_impossible(r, ai, g, ser, a, w));
+                    continue;
+                }
+                if (!choice_impossible(r, ai, g, ser, a, w))
+                    continue;
+            }
             cs[j] = PSI_CH_EXCLUDED;
             alive--;
             excluded++;
@@ -289,6 +352,7 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
             g->cond[keep++] = g->cond[i];
     if (st == PSI_OK)
         g->n_cond = keep;
+    free(grown);
     if (excluded)
         psi_polygraph_drop_excluded(g);
     return st;
@@ -320,7 +384,7 @@ psi_status psi_prune_settle_choices(const psi_history *h, const psi_reach *r,
     if (probe && ser != RULE_DEP)
         st = psi_seed_conditional(h, g, r, d);
     if (st == PSI_OK)
-        st = psi_prune_choices(r, ai, g, ser, imp, sorted, false, &settled, d);
+        st = psi_prune_choices(r, ai, g, ser, imp, sorted, false, NULL, &settled, d);
     g->n_csucc = 0;
     *sorted = 0;
     *again = st == PSI_OK && (uint64_t)settled * 100 >= open && settled > 0;

@@ -1,5 +1,7 @@
 /* Fixpoint pruning (see prune.h). Each round rebuilds reachability from the
- * known graph, then tests both sides of every open constraint against it.
+ * known graph, then tests both sides of every open constraint against it
+ * (SER and SI: every one whose answer the new edges can have changed,
+ * psi_constraint_unchanged).
  * Deductions made within a round stay valid when later rounds add edges
  * (more edges only make sides more impossible), so a round may resolve many
  * constraints from one snapshot; a contradiction among them shows up as a
@@ -151,7 +153,8 @@ bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_pru
         return psi_reach_to(r, to, from);
     if (psi_edge_is_anti(type))
         return psi_reach_to(r, 2 * to + 1, from);
-    return psi_reach_to(r, 2 * to, from) || psi_reach_to_anti(r, 2 * to, from);
+    return psi_reach_to(r, 2 * to, from) ||
+           (a->rw_maxpos ? psi_si_reach_anti(r, a, to, from) : psi_reach_to_anti(r, 2 * to, from));
 }
 
 static bool check_edge(void *ctx, uint32_t from, uint32_t to, psi_edge_type type, uint32_t key)
@@ -274,37 +277,6 @@ static psi_status closing_cycle(const psi_reach *r, const psi_anti_index *a, psi
     }
     free(path);
     return PSI_OK;
-}
-
-/* Resolves constraint c to one side and, for the reads with a choice of
- * writers that may read the side's first writer, records the side's RW
- * edges as conditional on that choice (encode/ takes a resolved
- * constraint's conditional RW edges from there, and pruning tests them
- * like seeding's). */
-static psi_status resolve(psi_polygraph *g, uint32_t c, bool either, psi_diag *d)
-{
-    psi_status st = psi_polygraph_resolve(g, c, either, d);
-    const psi_constraint *con = &g->cons[c];
-    uint32_t to = either ? con->s : con->t;
-    const psi_ckey *ks = g->ckeys + con->first;
-    for (uint32_t i = 0; i < con->n_keys && st == PSI_OK; i++) {
-        uint32_t n, op = either ? ks[i].op_t : ks[i].op_s;
-        const psi_cread *cr = psi_polygraph_creaders(g, op, &n);
-        bool open = false;
-        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
-            uint8_t cs = g->choice_state[cr[k].choice];
-            if (cr[k].txn == to)
-                continue; /* S's own read of T's write: no edge */
-            if (cs == PSI_CH_FORCED)
-                st = psi_polygraph_add_known(g, cr[k].txn, to, PSI_EDGE_RW, ks[i].key,
-                                             PSI_FROM_PRUNING, d);
-            open |= cs == PSI_CH_OPEN;
-        }
-        /* The open readers' edges, once for all of them (psi_cond_succ). */
-        if (open && st == PSI_OK)
-            st = psi_polygraph_add_csucc(g, op, to, ks[i].key, d);
-    }
-    return st;
 }
 
 /* RULE_PSI: what the rounds' RW indexes keep across rounds (psi_prune
@@ -635,11 +607,15 @@ static uint32_t online_cores(void)
     return n < 1 ? 1 : n > 1024 ? 1024 : (uint32_t)n;
 }
 
-/* psi_prune with imp, scratch for psi_prune_choices, and the frontier buffer,
+/* psi_prune with imp, scratch for psi_prune_choices, memo, psi_prune_resolve's
+ * (its arrays NULL without read-from choices), *rwbuf, psi_prune_new_rw's
+ * (made when first needed), *maxpos, psi_prune_rw_maxpos's (the same),
+ * and the frontier buffer,
  * the graph's arrays and PSI's RW index kept across rounds (*fbuf, *fcap,
  * *keep, *ak; the caller frees them). */
 static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi_prune_opts *opts,
-                               psi_prune_result *res, uint8_t *imp, uint32_t **fbuf, size_t *fcap,
+                               psi_prune_result *res, uint8_t *imp, psi_creader_memo *memo,
+                               uint8_t **rwbuf, uint32_t **maxpos, uint32_t **fbuf, size_t *fcap,
                                psi_reach_keep *keep, psi_anti_keep *ak, psi_diag *d)
 {
     /* The rounds only append known edges: each build recomputes only the
@@ -676,10 +652,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
     uint64_t csucc_sorted = 0; /* shared edges already sorted (csucc_sort) */
     /* PC: the view of the reach, its buffers kept across rounds (level_pc.h) */
     psi_pc_extra pcx = {.full = opts && opts->pc_unreduced};
+    /* whether the last round tested every open constraint, against a
+     * reach of the first tested_known known edges */
+    bool tested = false;
+    uint64_t tested_known = 0;
     for (;;) {
         psi_reach r;
         uint32_t cyc;
         res->rounds++;
+        uint64_t built_of = g->n_known; /* the known edges this round's reach is built from */
         if (res->n_round_known < PSI_PRUNE_ROUND_MARKS)
             res->round_known[res->n_round_known++] = g->n_known;
         else
@@ -697,6 +678,15 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         if (st != PSI_OK)
             return st;
         psi_anti_index ai = {.pg = g, .pc = &pcx};
+        if (ser == RULE_SI && g->n_amb && cyc == UINT32_MAX) {
+            st = psi_prune_rw_maxpos(&r, g, built_of, maxpos, d);
+            if (st != PSI_OK) {
+                psi_reach_free(&r);
+                psi_pc_free(&pcx);
+                return st;
+            }
+            ai.rw_maxpos = *maxpos;
+        }
         if ((ser == RULE_PSI || ser == RULE_PC) && cyc == UINT32_MAX) {
             uint32_t rw = UINT32_MAX;
             st = ser == RULE_PSI ? psi_anti_build(&r, g, ak, &ai, &rw, d)
@@ -753,6 +743,13 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         }
         uint32_t changed = 0, open = 0;
         uint64_t cells = r.n_rows * r.n_sessions;
+        memo->round = res->rounds;
+        /* Every open constraint was tested by the last round's loop (or
+         * found unchanged then, which comes to the same), against the
+         * last build, which this one extends (r.changed). */
+        const uint8_t *rw_new = NULL;
+        if (tested && r.changed && (ser == RULE_SER || ser == RULE_SI))
+            st = psi_prune_new_rw(g, ser == RULE_SI, tested_known, rwbuf, &rw_new, d);
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
             const psi_constraint *con = &g->cons[c];
             if (pr && (c & 4095u) == 4095u)
@@ -762,6 +759,14 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             open++;
             side_check e = {.r = &r, .anti = &ai, .ser = ser, .g = g},
                        o = {.r = &r, .anti = &ai, .ser = ser, .g = g};
+            if (rw_new && psi_constraint_unchanged(&r, rw_new, con)) {
+#ifndef NDEBUG
+                psi_constraint_for_each(g, con, true, check_edge, &e);
+                psi_constraint_for_each(g, con, false, check_edge, &o);
+                assert(!e.bad && !o.bad);
+#endif
+                continue;
+            }
             psi_constraint_for_each(g, con, true, check_edge, &e);
             psi_constraint_for_each(g, con, false, check_edge, &o);
             if (e.bad && o.bad) {
@@ -777,12 +782,14 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             }
             if (!e.bad && !o.bad)
                 continue;
-            st = resolve(g, c, !e.bad, d);
+            st = psi_prune_resolve(g, c, !e.bad, memo, d);
             changed++;
         }
+        tested = true;
+        tested_known = built_of;
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, &settled, d);
+            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, rw_new, &settled, d);
         /* PSI's last round: its reach is the final known graph's */
         if (st == PSI_OK && ser == RULE_PSI && !changed && !settled)
             st = psi_rw_drop(&r, g, ak, res, d);
@@ -844,13 +851,27 @@ psi_status psi_prune(const psi_history *h, psi_polygraph *g, const psi_prune_opt
 {
     memset(res, 0, sizeof *res);
     uint8_t *imp = g->n_choices ? malloc(g->n_choices) : NULL;
-    if (g->n_choices && !imp)
+    size_t n_lists = g->cr_off ? g->n_cr_lists : 0;
+    psi_creader_memo memo = {.flags = n_lists ? calloc(n_lists, sizeof *memo.flags) : NULL,
+                             .txn = n_lists ? malloc(n_lists * sizeof *memo.txn) : NULL};
+    if ((g->n_choices && !imp) || (n_lists && (!memo.flags || !memo.txn))) {
+        free(imp);
+        free(memo.flags);
+        free(memo.txn);
         return psi_diag_nomem(d, "pruning read-from choices");
+    }
     uint32_t *fbuf = NULL;
     size_t fcap = 0;
     psi_reach_keep keep = {0};
     psi_anti_keep ak = {0};
-    psi_status st = prune_rounds(h, g, opts, res, imp, &fbuf, &fcap, &keep, &ak, d);
+    uint8_t *rwbuf = NULL;
+    uint32_t *maxpos = NULL;
+    psi_status st =
+        prune_rounds(h, g, opts, res, imp, &memo, &rwbuf, &maxpos, &fbuf, &fcap, &keep, &ak, d);
+    free(rwbuf);
+    free(maxpos);
+    free(memo.flags);
+    free(memo.txn);
     anti_keep_free(&ak);
     psi_reach_keep_free(&keep);
     free(fbuf);

@@ -32,6 +32,11 @@ typedef struct psi_anti_index {
     const uint32_t *rw_id;
     const psi_polygraph *pg;
     const psi_pc_extra *pc; /* RULE_PC: the reach's composed edges (level_pc.h) */
+    /* RULE_SI with read-from choices, else NULL: for each transaction t,
+     * n_sessions cells, cell s = 1 + the latest position in session s of
+     * a known RW predecessor of t (0: none), from the reach's edges;
+     * prune.c si_reach_anti says what it answers. */
+    const uint32_t *rw_maxpos;
     /* RULE_PSI: for each node v with a known RW successor, the minimum
      * over its first MAX_ANTI_TESTS known RW successors y of y's frontier
      * row, cell by cell (rw_min, n_sessions cells per row at rw_row[v],
@@ -64,10 +69,15 @@ bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_pru
  * the conditional edges to the open choices' (csucc_known: the shared
  * edges of psi_cond_succ are known to seeding and settled with them).
  * *changed counts the choices settled; imp is scratch of n_choices bytes;
- * *sorted is how much of g->csucc is sorted, kept up to date. */
+ * *sorted is how much of g->csucc is sorted, kept up to date. rw_new
+ * (SER and SI, with csucc_known; else NULL): the last call ran on the
+ * reach r extends (r->changed) and every open choice has been tested
+ * since, and rw_new[t] marks the transactions with known RW edges into
+ * them added since that reach: only the tests that read a changed row or
+ * such an edge run again (choices.c choice_delta). */
 psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                              psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
-                             uint32_t *changed, psi_diag *d);
+                             const uint8_t *rw_new, uint32_t *changed, psi_diag *d);
 
 /* Before seeding (g->pending): psi_prune_choices on the known graph and
  * the conditional edges seeding would derive from the writer pairs r
@@ -78,5 +88,45 @@ psi_status psi_prune_settle_choices(const psi_history *h, const psi_reach *r,
                                     const psi_anti_index *ai, psi_polygraph *g, psi_prune_rule ser,
                                     bool probe, uint8_t *imp, uint64_t *sorted, bool *again,
                                     psi_diag *d);
+
+/* What psi_prune_resolve needs of each write's conditional readers,
+ * worked out once per write and round (resolve.c says why). The caller
+ * owns the arrays, n_cr_lists entries each, flags zeroed, and sets round
+ * (> 0) before each round's constraint loop. */
+typedef struct psi_creader_memo {
+    uint32_t *flags; /* round << 2 | what the write's readers' choices are */
+    uint32_t *txn;   /* the open readers' one transaction, or UINT32_MAX */
+    uint32_t round;
+} psi_creader_memo;
+
+/* Resolves open constraint c to one side (psi_polygraph_resolve) and
+ * makes the side's RW edges known for the readers whose choice of its
+ * first writer is forced, shared conditional edges (psi_cond_succ) for
+ * those whose choice is open. Choice states must not change during a
+ * round's calls (memo). */
+psi_status psi_prune_resolve(psi_polygraph *g, uint32_t c, bool either, psi_creader_memo *memo,
+                             psi_diag *d);
+
+/* SER and SI: whether open constraint con, tested against the last
+ * round's reach, which r extends (r->changed non-NULL), answers as it did
+ * then; rw_new[t] marks the transactions with known RW edges into them
+ * added since (SI). */
+bool psi_constraint_unchanged(const psi_reach *r, const uint8_t *rw_new, const psi_constraint *con);
+
+/* *out = *rw (allocated when NULL, n_nodes bytes, the caller frees it)
+ * marking the targets of the known RW edges past the first `since` (si),
+ * none otherwise. */
+psi_status psi_prune_new_rw(const psi_polygraph *g, bool si, uint64_t since, uint8_t **rw,
+                            const uint8_t **out, psi_diag *d);
+
+/* RULE_SI with a->rw_maxpos: psi_reach_to_anti(r, 2 s, t), the same
+ * answer in one pass over the sessions (resolve.c). */
+bool psi_si_reach_anti(const psi_reach *r, const psi_anti_index *a, uint32_t s, uint32_t t);
+
+/* *buf (allocated when NULL, n_txns x n_sessions cells; the caller frees
+ * it) filled as psi_anti_index.rw_maxpos from the first n known edges,
+ * those reach r was built from. */
+psi_status psi_prune_rw_maxpos(const psi_reach *r, const psi_polygraph *g, uint64_t n,
+                               uint32_t **buf, psi_diag *d);
 
 #endif

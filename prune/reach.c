@@ -291,6 +291,7 @@ static bool jobs_scratch(frontier_job *jobs, uint32_t k, uint32_t n)
 static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threads,
                              uint64_t min_cells, const uint8_t *fresh)
 {
+    assert(!r->changed);
     uint32_t S = r->n_sessions;
     uint32_t k = threads ? threads : 1;
     if (k > S / MIN_SLICE)
@@ -302,12 +303,14 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
     frontier_job jobs[MAX_WORKERS];
     pthread_t tid[MAX_WORKERS];
     bool started[MAX_WORKERS] = {false};
+    bool delta = false;
     for (uint32_t j = 0; j < k; j++)
         jobs[j] = (frontier_job){.r = r,
                                  .order = order,
                                  .s0 = (uint32_t)((uint64_t)S * j / k),
                                  .s1 = (uint32_t)((uint64_t)S * (j + 1) / k)};
     if (fresh && jobs_scratch(jobs, k, r->n)) {
+        delta = true;
         for (uint32_t j = 0; j < k; j++)
             jobs[j].fresh = fresh;
     }
@@ -319,6 +322,15 @@ static void compute_frontier(psi_reach *r, const uint32_t *order, uint32_t threa
             pthread_join(tid[j], NULL);
         else
             frontier_slice(&jobs[j]);
+    }
+    /* The slices' accounts, merged: a row changed when any slice of it
+     * did. The first slice's array becomes the reach's. */
+    if (delta) {
+        r->changed = jobs[0].changed;
+        jobs[0].changed = NULL;
+        for (uint32_t j = 1; j < k; j++)
+            for (uint32_t x = 0; x < r->n; x++)
+                r->changed[x] |= jobs[j].changed[x];
     }
     for (uint32_t j = 0; j < k; j++) {
         free(jobs[j].changed);
@@ -471,6 +483,7 @@ void psi_reach_free(psi_reach *r)
     }
     if (!r->borrowed)
         free(r->frontier);
+    free(r->changed);
     memset(r, 0, sizeof *r);
 }
 
@@ -520,6 +533,7 @@ size_t psi_reach_bytes(const psi_reach *r)
 {
     size_t b = psi_graph_bytes(&r->graph);
     if (r->frontier)
-        b += (size_t)r->n_rows * r->n_sessions * sizeof *r->frontier + (size_t)r->n * 4;
+        b += (size_t)r->n_rows * r->n_sessions * sizeof *r->frontier + (size_t)r->n * 4 +
+             (r->changed ? r->n : 0);
     return b;
 }

@@ -122,6 +122,13 @@ typedef struct psi_reach {
                            no edges, and skipping them keeps memory proportional to the
                            committed transactions */
     bool borrowed;      /* frontier belongs to the caller (psi_reach_cfg.buf) */
+    /* An incremental build's (psi_reach_cfg.buf_edges) account of which
+     * rows it changed: changed[x] is 0 when internal node x's row is the
+     * same as the last build's (every column), so that a test that reads
+     * only unchanged rows (and the graph's unchanged parts) answers as it
+     * did then; [n], owned. NULL after a build from scratch: every row
+     * counts as changed. */
+    uint8_t *changed;
     /* graph and row_of are borrowed from there (psi_reach_cfg.keep), and
      * psi_reach_free gives them back; else NULL */
     struct psi_reach_keep *keep;
