@@ -260,20 +260,22 @@ static bool settled(const rctx *x, uint32_t next, uint32_t du)
 #define VIA_SWITCH      (UINT64_MAX - 1) /* path_via_writer's phase changes at a writer */
 
 /* The known edges the next search may scan: its own bound, or what is
- * left of the growth's. */
+ * left of the growth's (none once spent). */
 static uint64_t scan_bound(const rctx *x)
 {
+    if (x->scanned >= MAX_SCAN_PER_GROWTH)
+        return 0;
     uint64_t left = MAX_SCAN_PER_GROWTH - x->scanned;
     return left < MAX_SCAN_PER_BFS ? left : MAX_SCAN_PER_BFS;
 }
 
-/* Counts a search's scanned edges against the growth's bound; a search
- * stopped by what was left of it spends the growth. */
-static void scan_spend(rctx *x, uint64_t scanned, uint64_t max_scan)
+/* Counts a search's scanned edges against the growth's bound (a search
+ * checks its bound once per state, so it may pass it by one node's
+ * out-edges); reaching it spends the growth. */
+static void scan_spend(rctx *x, uint64_t scanned)
 {
-    assert(scanned <= max_scan && x->scanned + scanned <= MAX_SCAN_PER_GROWTH);
     x->scanned += scanned;
-    if (scanned >= max_scan && max_scan < MAX_SCAN_PER_BFS)
+    if (x->scanned >= MAX_SCAN_PER_GROWTH)
         x->spent = x->gap = true;
 }
 
@@ -391,7 +393,7 @@ static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t
                 return false;
         }
     }
-    scan_spend(x, scanned, max_scan);
+    scan_spend(x, scanned);
     for (uint32_t k = 0; k < x->n_hits && trace; k++)
         if (!trace_path(x, x->hit_state[k], limit))
             return false;
@@ -537,7 +539,7 @@ static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, 
                 return false;
         }
     }
-    scan_spend(x, scanned, max_scan);
+    scan_spend(x, scanned);
     return !*found || trace_path(x, goal, limit);
 }
 #undef STATE
