@@ -711,6 +711,15 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             x.out_of_budget = false; /* the writer-pair bound, not the calls */
             r = by_reasons(&x, h, res, &s, &R, &rs);
             by_reason_order = r == 1;
+            /* Reasons too many to follow within their scan bound: a
+             * history this big (10^5 transactions with values 1..4
+             * under SER: its searches spread over all 8 M known edges)
+             * shows its cycle as found at once. Blind growth already
+             * took in thousands of candidate writers there, so re-checks
+             * of a prefix of them (0.36 s) and restore's local solve of
+             * as many (over its writer-pair bound) are no violation or
+             * no answer either. */
+            as_found = r == 0 && R.spent;
         }
         /* Too big for local solves, or nothing found: the pipeline's
          * re-checks shrink it, or the whole history. */
@@ -718,7 +727,7 @@ psi_status psi_cex_build(const psi_history *h, const psi_check_result *res,
             r = shrink_by_checks(&x, &s, false, &checked_complete);
             checked = r == 1;
         }
-        if (!x.pipe && r != 1 && (r == 0 || x.out_of_budget) && x.calls < x.budget) {
+        if (!x.pipe && r != 1 && !as_found && (r == 0 || x.out_of_budget) && x.calls < x.budget) {
             x.rs = NULL;
             x.out_of_budget = false;
             r = grow_by_checks(&x, &s);

@@ -34,6 +34,10 @@ typedef struct psi_reasons {
      * rounds, whose reads keep all their candidates), and explain.c
      * asserts it in PSI_CHECK builds. Never for the solver's cycle. */
     bool complete;
+    /* The searches scanned all the known edges one growth may (reasons.c,
+     * MAX_SCAN_PER_GROWTH): the history is too big for its reasons to be
+     * followed, and deepening adds nothing more. */
+    bool spent;
     struct psi_reasons_ctx *ctx; /* the growth, for deepening it (owned) */
 } psi_reasons;
 

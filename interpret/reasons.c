@@ -36,11 +36,30 @@
  * fallback takes over. */
 #define MAX_EXPLAINED    512u
 #define MAX_SCAN_PER_BFS (1u << 22)
+/* And known edges scanned by all the searches of one growth together.
+ * Where session order is free and the history long, every search spreads
+ * over all of it: 10^5 transactions with values 1..4 under SER (8 M known
+ * edges) scanned 155 M edges in 443 searches, 4-5 s, and still had gaps,
+ * so that the set was no violation at any depth and the cycle was shown
+ * as found. The 10k histories' growths scan 4 M, 10^5 values 1..16 under
+ * SER 8.2 M. */
+#define MAX_SCAN_PER_GROWTH (1u << 24)
 /* A path costing more than this (paths_to_targets) is no reason worth
  * taking: a sub-history it explains is too big to re-check anyway, and
  * searches that find nothing stop here instead of walking the whole
  * graph. */
 #define MAX_PATH_COST 64u
+
+/* A known edge as its tail's out-list holds it: what the searches read of
+ * it, next to its neighbours (the known edges' own array is in known
+ * order, so a node's out-edges are scattered over it, a cache miss each:
+ * at 10^5 transactions and 8 M known edges the searches read 155 M of
+ * them). Its tail is the node whose list it is in. */
+typedef struct rslot {
+    uint32_t to, key;
+    uint32_t idx; /* in g->known (edge ids are 32-bit: graph.h) */
+    uint8_t type, origin;
+} rslot;
 
 typedef struct rctx {
     const psi_history *h;
@@ -48,10 +67,10 @@ typedef struct rctx {
     const psi_polygraph *g;
     const psi_prune_result *pr; /* its round marks (round_limit) */
     uint32_t n;                 /* nodes = transactions */
-    /* Out-edges of the known graph (CSR of edge indices), the initial
-     * transaction's left out: it has no in-edges, so no cycle uses it. */
+    /* Out-edges of the known graph (CSR), the initial transaction's left
+     * out: it has no in-edges, so no cycle uses it. */
     uint64_t *off;
-    uint64_t *out;
+    rslot *out;
     /* Path search scratch: the search's stamp, targets marked with it,
      * the queue (the states' scratch is below). */
     uint32_t *target, stamp;
@@ -73,6 +92,11 @@ typedef struct rctx {
     /* A decision whose reason no search found (within its bounds): the
      * set may then be no violation. */
     bool gap;
+    /* Known edges the growth's searches scanned so far; past
+     * MAX_SCAN_PER_GROWTH the growth stops (spent: every search after it
+     * finds nothing, and deepening follows no more reasons). */
+    uint64_t scanned;
+    bool spent;
     /* Search scratch per state (STATE: node, phase, entered by an RW
      * edge; 4 per node): seen in search `stamp`, its cost, the state and
      * known edge it was reached by. */
@@ -192,9 +216,9 @@ static uint64_t heap_pop(uint64_t *hp, size_t *n)
  * from) brings every candidate writer with it, so a path through it costs
  * them all, unless the read is in already; any other decision costs
  * DERIVED_COST - 1 (its own reasons). */
-static uint32_t derived_cost(const rctx *x, const psi_edge *e)
+static uint32_t derived_cost(const rctx *x, uint32_t from, const rslot *e)
 {
-    uint32_t t = e->type == PSI_EDGE_WR ? e->to : e->type == PSI_EDGE_RW ? e->from : UINT32_MAX;
+    uint32_t t = e->type == PSI_EDGE_WR ? e->to : e->type == PSI_EDGE_RW ? from : UINT32_MAX;
     if (t == UINT32_MAX || t == PSI_INIT_TXN || !x->idx->n_amb)
         return DERIVED_COST - 1;
     uint32_t o = read_of(x, t, e->key);
@@ -206,18 +230,26 @@ static uint32_t derived_cost(const rctx *x, const psi_edge *e)
     return DERIVED_COST - 1 + x->idx->amb[a].n;
 }
 
-/* What following known edge i adds to the sub-history (paths_to_targets
- * says why): nothing for session order, else its head when not in it yet
- * and, for a derived edge not queued yet, derived_cost. */
-static uint32_t edge_cost(const rctx *x, uint64_t i)
+/* What following known edge e out of `from` adds to the sub-history
+ * (paths_to_targets says why): nothing for session order, else its head
+ * when not in it yet and, for a derived edge not queued yet,
+ * derived_cost. */
+static uint32_t edge_cost(const rctx *x, uint32_t from, const rslot *e)
 {
-    const psi_edge *e = &x->g->known[i];
     if (e->type == PSI_EDGE_SO)
         return 0;
     uint32_t c = x->in_set[e->to] ? 0u : 1u;
-    if (e->origin != PSI_FROM_HISTORY && !x->queued[i])
-        c += derived_cost(x, e);
+    if (e->origin != PSI_FROM_HISTORY && !x->queued[e->idx])
+        c += derived_cost(x, from, e);
     return c;
+}
+
+/* Whether state `next` is settled at cost du or less already: then no
+ * edge into it from a state at cost du can improve it (costs are never
+ * negative), and edge_cost need not be asked (relax would refuse it). */
+static bool settled(const rctx *x, uint32_t next, uint32_t du)
+{
+    return x->seen4[next] == x->stamp && x->dist4[next] <= du;
 }
 
 /* The searches' states: node v in phase p (path_via_writer: 0 from the
@@ -226,6 +258,26 @@ static uint32_t edge_cost(const rctx *x, uint64_t i)
  * is forbidden has no two in a row: the doubled graph of prune.h). */
 #define STATE(v, p, rw) (((v) << 2) | ((uint32_t)(p) << 1) | (uint32_t)(rw))
 #define VIA_SWITCH      (UINT64_MAX - 1) /* path_via_writer's phase changes at a writer */
+
+/* The known edges the next search may scan: its own bound, or what is
+ * left of the growth's (none once spent). */
+static uint64_t scan_bound(const rctx *x)
+{
+    if (x->scanned >= MAX_SCAN_PER_GROWTH)
+        return 0;
+    uint64_t left = MAX_SCAN_PER_GROWTH - x->scanned;
+    return left < MAX_SCAN_PER_BFS ? left : MAX_SCAN_PER_BFS;
+}
+
+/* Counts a search's scanned edges against the growth's bound (a search
+ * checks its bound once per state, so it may pass it by one node's
+ * out-edges); reaching it spends the growth. */
+static void scan_spend(rctx *x, uint64_t scanned)
+{
+    x->scanned += scanned;
+    if (x->scanned >= MAX_SCAN_PER_GROWTH)
+        x->spent = x->gap = true;
+}
 
 /* Relaxes state `next` reached from `from` at cost du by known edge (or
  * VIA_SWITCH) `via`. False only when out of memory. */
@@ -246,9 +298,9 @@ static bool relax(rctx *x, uint32_t from, uint32_t next, uint32_t du, uint64_t v
 
 /* Whether known edge e may follow a state entered by an RW edge or not
  * (rw) under the level's rule, and whether it enters its head by one. */
-static bool rw_step(const rctx *x, const psi_edge *e, uint32_t rw, uint32_t *next_rw)
+static bool rw_step(const rctx *x, uint8_t type, uint32_t rw, uint32_t *next_rw)
 {
-    *next_rw = e->type == PSI_EDGE_RW && !x->ser;
+    *next_rw = type == PSI_EDGE_RW && !x->ser;
     return !(*next_rw && rw);
 }
 
@@ -311,7 +363,8 @@ static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t
     for (uint32_t i = 0; i < ns; i++)
         if (src[i] != PSI_INIT_TXN && !relax(x, UINT32_MAX, STATE(src[i], 0, rw0), 0, UINT64_MAX))
             return false;
-    while (x->n_heap && scanned < MAX_SCAN_PER_BFS && x->n_hits < n_targets) {
+    uint64_t max_scan = scan_bound(x);
+    while (x->n_heap && scanned < max_scan && x->n_hits < n_targets) {
         uint64_t top = heap_pop(x->heap, &x->n_heap);
         uint32_t st = (uint32_t)top, dv = (uint32_t)(top >> 32), v = st >> 2, rw = st & 1u;
         if (dv > x->dist4[st])
@@ -326,19 +379,21 @@ static bool paths_to_targets(rctx *x, const uint32_t *src, uint32_t ns, uint32_t
                 break;
         }
         for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
-            if (x->out[i] >= limit)
+            const rslot *e = &x->out[i];
+            if (e->idx >= limit)
                 break; /* a node's out-edges are in known order (rctx_init) */
-            const psi_edge *e = &x->g->known[x->out[i]];
             scanned++;
             if (e->key == skip_key && e->to == skip_to &&
-                (e->type == PSI_EDGE_RW || (e->type == PSI_EDGE_WW && e->from == skip_from)))
+                (e->type == PSI_EDGE_RW || (e->type == PSI_EDGE_WW && v == skip_from)))
                 continue;
             uint32_t nrw;
-            if (rw_step(x, e, rw, &nrw) &&
-                !relax(x, st, STATE(e->to, 0, nrw), dv + edge_cost(x, x->out[i]), x->out[i]))
+            if (!rw_step(x, e->type, rw, &nrw) || settled(x, STATE(e->to, 0, nrw), dv))
+                continue;
+            if (!relax(x, st, STATE(e->to, 0, nrw), dv + edge_cost(x, v, e), e->idx))
                 return false;
         }
     }
+    scan_spend(x, scanned);
     for (uint32_t k = 0; k < x->n_hits && trace; k++)
         if (!trace_path(x, x->hit_state[k], limit))
             return false;
@@ -397,8 +452,8 @@ static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uin
         if (pass == 0 || x->ser)
             x->target[to] = x->stamp;
         for (uint64_t i = x->off[to]; pass == 1 && i < x->off[to + 1]; i++) {
-            const psi_edge *e = &x->g->known[x->out[i]];
-            if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to != from &&
+            const rslot *e = &x->out[i];
+            if (e->type == PSI_EDGE_WR && e->idx < limit && e->to != from &&
                 e->to != PSI_INIT_TXN && writes_key(x->h, from, e->key))
                 x->target[e->to] = x->stamp;
         }
@@ -410,10 +465,10 @@ static bool explain_order(rctx *x, uint32_t from, uint32_t to, uint32_t key, uin
     if (hit == UINT32_MAX || hit == to)
         return true;
     for (uint64_t i = x->off[to]; i < x->off[to + 1]; i++) {
-        const psi_edge *e = &x->g->known[x->out[i]];
-        if (e->type == PSI_EDGE_WR && x->out[i] < limit && e->to == hit &&
+        const rslot *e = &x->out[i];
+        if (e->type == PSI_EDGE_WR && e->idx < limit && e->to == hit &&
             writes_key(x->h, from, e->key))
-            return add_txn(x, to) && push_edge(x, x->out[i]);
+            return add_txn(x, to) && push_edge(x, e->idx);
     }
     assert(!"a reader target has its WR edge");
     return true;
@@ -452,7 +507,8 @@ static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, 
     x->n_heap = 0;
     if (!relax(x, UINT32_MAX, STATE(c, 0, 0), 0, UINT64_MAX))
         return false;
-    while (x->n_heap && scanned < MAX_SCAN_PER_BFS) {
+    uint64_t max_scan = scan_bound(x);
+    while (x->n_heap && scanned < max_scan) {
         uint64_t top = heap_pop(x->heap, &x->n_heap);
         uint32_t st = (uint32_t)top, dv = (uint32_t)(top >> 32);
         if (dv > x->dist4[st])
@@ -470,17 +526,20 @@ static bool path_via_writer(rctx *x, uint32_t c, uint32_t reader, uint32_t key, 
             !relax(x, st, STATE(v, 1, !x->ser), dv, VIA_SWITCH))
             return false;
         for (uint64_t i = x->off[v]; i < x->off[v + 1]; i++) {
-            if (x->out[i] >= limit)
+            const rslot *e = &x->out[i];
+            if (e->idx >= limit)
                 break; /* a node's out-edges are in known order (rctx_init) */
-            const psi_edge *e = &x->g->known[x->out[i]];
             scanned++;
             uint32_t nrw;
-            if (!rw_step(x, e, rw, &nrw) || (phase && e->to == reader && nrw))
+            if (!rw_step(x, e->type, rw, &nrw) || (phase && e->to == reader && nrw))
                 continue; /* the last one before reader -> W must be a dependency */
-            if (!relax(x, st, STATE(e->to, phase, nrw), dv + edge_cost(x, x->out[i]), x->out[i]))
+            if (settled(x, STATE(e->to, phase, nrw), dv))
+                continue;
+            if (!relax(x, st, STATE(e->to, phase, nrw), dv + edge_cost(x, v, e), e->idx))
                 return false;
         }
     }
+    scan_spend(x, scanned);
     return !*found || trace_path(x, goal, limit);
 }
 #undef STATE
@@ -568,17 +627,16 @@ static bool explain_read(rctx *x, uint32_t a, uint64_t limit)
              * cycle with a path from the reader to R2. */
             new_search(x);
             for (uint64_t i = x->off[c]; i < x->off[c + 1]; i++) {
-                const psi_edge *e = &x->g->known[x->out[i]];
-                if (e->type == PSI_EDGE_WR && e->key == r->key && x->out[i] < limit &&
-                    e->to != r->txn)
+                const rslot *e = &x->out[i];
+                if (e->type == PSI_EDGE_WR && e->key == r->key && e->idx < limit && e->to != r->txn)
                     x->target[e->to] = x->stamp;
             }
             ok = path_to_target(x, &r->txn, 1, true, UINT32_MAX, UINT32_MAX, UINT32_MAX, limit,
                                 &hit);
             for (uint64_t i = x->off[c]; ok && hit != UINT32_MAX && i < x->off[c + 1]; i++) {
-                const psi_edge *e = &x->g->known[x->out[i]];
+                const rslot *e = &x->out[i];
                 if (e->type == PSI_EDGE_WR && e->key == r->key && e->to == hit)
-                    ok = push_edge(x, x->out[i]);
+                    ok = push_edge(x, e->idx);
             }
             found = hit != UINT32_MAX;
         }
@@ -594,9 +652,9 @@ static uint64_t wr_edge(const rctx *x, uint32_t from, uint32_t to, uint32_t key)
     if (from == PSI_INIT_TXN)
         return UINT64_MAX;
     for (uint64_t i = x->off[from]; i < x->off[from + 1]; i++) {
-        const psi_edge *e = &x->g->known[x->out[i]];
+        const rslot *e = &x->out[i];
         if (e->type == PSI_EDGE_WR && e->key == key && e->to == to)
-            return x->out[i];
+            return e->idx;
     }
     return UINT64_MAX;
 }
@@ -690,9 +748,16 @@ static psi_status rctx_init(rctx *x, psi_diag *d)
     for (uint32_t v = 0; v < x->n; v++)
         x->off[v + 2] += x->off[v + 1];
     /* In known order per node: searches stop at a round's limit. */
-    for (uint64_t i = 0; i < g->n_known; i++)
-        if (g->known[i].from != PSI_INIT_TXN)
-            x->out[x->off[g->known[i].from + 1]++] = i;
+    assert(g->n_known <= UINT32_MAX); /* rslot.idx */
+    for (uint64_t i = 0; i < g->n_known; i++) {
+        const psi_edge *e = &g->known[i];
+        if (e->from != PSI_INIT_TXN)
+            x->out[x->off[e->from + 1]++] = (rslot){.to = e->to,
+                                                    .key = e->key,
+                                                    .idx = (uint32_t)i,
+                                                    .type = e->type,
+                                                    .origin = e->origin};
+    }
     return PSI_OK;
 }
 
@@ -760,13 +825,14 @@ psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d)
     rctx *x = &c->x;
     assert(x->out_set == R);
     bool ok = true;
-    for (; ok && c->wi < x->n_work && c->wi < MAX_EXPLAINED; c->wi++) {
+    for (; ok && !x->spent && c->wi < x->n_work && c->wi < MAX_EXPLAINED; c->wi++) {
         if (x->work_depth[c->wi] > max_depth)
             break; /* depths only grow along the worklist */
         x->depth = x->work_depth[c->wi];
         ok = explain_edge(x, &x->g->known[x->work[c->wi]], x->work[c->wi]);
     }
     R->complete = c->wi == x->n_work && !x->gap;
+    R->spent = x->spent;
     R->n_reads = 0; /* every read in, in operation order */
     for (uint32_t a = 0; a < x->idx->n_amb && ok; a++) {
         if (!x->read_in[a])
