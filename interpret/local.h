@@ -49,6 +49,10 @@ psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, 
                              const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                              psi_reasons *R, psi_diag *d);
 psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d);
+/* Lowers the known edges the growth's searches may scan in all (default
+ * MAX_SCAN_PER_GROWTH in reasons.c), between start and the first
+ * deepening: tests reach the spent path on small histories with it. */
+void psi_reasons_limit_scan(psi_reasons *R, uint64_t max_scanned);
 psi_status psi_reasons_grow(const psi_history *h, const psi_check_result *res, bool ser,
                             const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                             uint32_t max_depth, psi_reasons *R, psi_diag *d);

@@ -96,6 +96,7 @@ typedef struct rctx {
      * MAX_SCAN_PER_GROWTH the growth stops (spent: every search after it
      * finds nothing, and deepening follows no more reasons). */
     uint64_t scanned;
+    uint64_t scan_limit; /* MAX_SCAN_PER_GROWTH unless a test lowers it */
     bool spent;
     /* Search scratch per state (STATE: node, phase, entered by an RW
      * edge; 4 per node): seen in search `stamp`, its cost, the state and
@@ -263,9 +264,9 @@ static bool settled(const rctx *x, uint32_t next, uint32_t du)
  * left of the growth's (none once spent). */
 static uint64_t scan_bound(const rctx *x)
 {
-    if (x->scanned >= MAX_SCAN_PER_GROWTH)
+    if (x->scanned >= x->scan_limit)
         return 0;
-    uint64_t left = MAX_SCAN_PER_GROWTH - x->scanned;
+    uint64_t left = x->scan_limit - x->scanned;
     return left < MAX_SCAN_PER_BFS ? left : MAX_SCAN_PER_BFS;
 }
 
@@ -275,7 +276,7 @@ static uint64_t scan_bound(const rctx *x)
 static void scan_spend(rctx *x, uint64_t scanned)
 {
     x->scanned += scanned;
-    if (x->scanned >= MAX_SCAN_PER_GROWTH)
+    if (x->scanned >= x->scan_limit)
         x->spent = x->gap = true;
 }
 
@@ -803,7 +804,8 @@ psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, 
                   .pr = &res->prune,
                   .n = h->n_txns,
                   .out_set = R,
-                  .ser = ser};
+                  .ser = ser,
+                  .scan_limit = MAX_SCAN_PER_GROWTH};
     psi_status st = rctx_init(&c->x, d);
     /* A solver's cycle rests on its choices among open constraints too,
      * which no reason explains (the solver refuted every choice, not
@@ -817,6 +819,12 @@ psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, 
     if (st != PSI_OK)
         psi_reasons_free(R);
     return st;
+}
+
+void psi_reasons_limit_scan(psi_reasons *R, uint64_t max_scanned)
+{
+    assert(R->ctx && max_scanned > 0);
+    R->ctx->x.scan_limit = max_scanned;
 }
 
 psi_status psi_reasons_deepen(psi_reasons *R, uint32_t max_depth, psi_diag *d)

@@ -229,11 +229,60 @@ static void test_reasons_are_a_violation(void **state)
     }
 }
 
+/* The growth's scan bound (reasons.c, MAX_SCAN_PER_GROWTH: 10^5
+ * transactions with values 1..4 spread each search over the whole
+ * history): lowered to a few edges, the growth must stop spent, never
+ * claim completeness, and keep what it found (the cycles' own
+ * transactions); with the default bound the same history is followed to
+ * the end (complete, not spent). */
+static void test_reasons_scan_bound(void **state)
+{
+    (void)state;
+    psi_check_result r;
+    psi_history *h = rejected_case(200, 4, 0, true, &r);
+    const psi_edge *cyc[2];
+    uint32_t len[2], nc = 0;
+    if (r.reason == PSI_BY_SOLVER) {
+        cyc[nc] = r.solver_cycle;
+        len[nc++] = r.solver_cycle_len;
+    } else {
+        for (int c = 0; c < 2; c++)
+            if (r.prune.cycle_len[c]) {
+                cyc[nc] = r.prune.cycle[c];
+                len[nc++] = r.prune.cycle_len[c];
+            }
+    }
+    assert_true(nc > 0);
+    uint32_t found[2] = {0, 0};
+    for (int bounded = 0; bounded < 2; bounded++) {
+        psi_diag d;
+        psi_reasons R;
+        assert_int_equal(psi_reasons_start(h, &r, true, cyc, len, nc, &R, &d), PSI_OK);
+        if (bounded)
+            psi_reasons_limit_scan(&R, 8);
+        assert_int_equal(psi_reasons_deepen(&R, 64, &d), PSI_OK);
+        assert_true(R.spent == (bounded == 1));
+        if (bounded)
+            assert_false(R.complete);
+        else
+            assert_true(R.complete == (r.reason != PSI_BY_SOLVER));
+        found[bounded] = R.n_txns;
+        assert_true(R.n_txns >= 2); /* the cycles' own transactions at least */
+        psi_reasons_free(&R);
+    }
+    printf("  reasons: %u transactions followed to the end, %u with 8 edges scanned\n", found[0],
+           found[1]);
+    assert_true(found[1] < found[0]);
+    psi_check_result_free(&r);
+    psi_history_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repeated_cex_rejected_alone),
         cmocka_unit_test(test_reasons_are_a_violation),
+        cmocka_unit_test(test_reasons_scan_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
