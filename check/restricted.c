@@ -419,7 +419,7 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
         o->n = k;
         for (uint32_t j = 0; j < r->n; j++)
             if (keep[j])
-                out->amb_cand[out->n_amb_cand++] = cand[j]; /* still sorted */
+                out->amb_cand[out->n_amb_cand++] = cand[j]; /* in the read's order */
     }
     assert(out->n_amb_cand == kept);
     cut->reads_before = idx->n_amb;
@@ -494,21 +494,16 @@ psi_status psi_restricted_skeleton(const psi_history *h, const double *est, doub
     return st;
 }
 
-/* The index of writer src in read r's candidates of index x. */
+/* The index of writer src in read r's candidates of index x (a linear
+ * search: the lists' order is index.c's to choose). */
 static uint32_t cand_index(const psi_index *x, const psi_amb_read *r, uint32_t src)
 {
     const uint32_t *c = x->amb_cand + r->first;
-    /* sorted ascending, PSI_SRC_INIT (the largest value but one) last */
-    uint32_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        uint32_t m = lo + (hi - lo) / 2;
-        if (c[m] < src)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    assert(lo < r->n && c[lo] == src);
-    return lo;
+    uint32_t j = 0;
+    while (j < r->n && c[j] != src)
+        j++;
+    assert(j < r->n);
+    return j;
 }
 
 psi_status psi_restricted_choices_back(const psi_index *full, const psi_index *cut,
