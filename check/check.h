@@ -84,8 +84,9 @@ typedef struct psi_check_opts {
     uint64_t lazy_pairs;
     /* SI and SER with read-from choices: the restricted problem tried
      * first (check/restricted.h; --restricted): PSI_RESTRICTED_AUTO (0)
-     * where seeding would keep most writer pairs (check.c
-     * RESTRICTED_CHOICES), _ON always where it applies, _OFF never. Its
+     * under SI where seeding would keep most writer pairs (check.c
+     * RESTRICTED_CHOICES), _ON always where it applies (SER too), _OFF
+     * never. Its
      * accept is the verdict; its reject or giving up goes the usual way. */
     uint8_t restricted;
     /* Its window in transactions (0: the default, check.c); one retry

@@ -63,10 +63,10 @@ static void help(void)
            "  --restricted MODE         SI and SER with repeated values: first try the\n"
            "                            problem restricted to the sessions' estimated\n"
            "                            times (its accept is the verdict, else the usual\n"
-           "                            path decides): auto (default: from 2^24 read-from\n"
-           "                            candidates), on, or off\n"
-           "  --restricted-window N     its window in transactions (default 0: from the\n"
-           "                            sessions' length; a second try doubles it)\n"
+           "                            path decides): auto (default: SI from 2^24\n"
+           "                            read-from candidates), on, or off\n"
+           "  --restricted-window N     its window in transactions (default 0: 6 times\n"
+           "                            the root of their number; a retry doubles it)\n"
            "  --threads N               pruning's workers (default 0: all cores, on\n"
            "                            large histories); the result is the same for any N\n");
     /* Two printf calls: one string literal may not pass 4095 bytes
