@@ -311,6 +311,12 @@ static psi_prune_opts prune_opts(const psi_check_opts *opts, psi_level lv)
  * / p90 / max 113 / 255 / 497 from positions, 53 / 112 / 332 after 64
  * rounds; 100k: 403 / 832 / 1,952, 61 / 125 / 584 (bench/README). */
 #define RESTRICTED_ROUNDS 64
+/* Each transaction's span grows by this many times its uncertainty
+ * (psi_restricted_estimate's unc): 100k values 1..4 SI has a model of
+ * the restriction at W = 600 with 0.5 (none from pruning at 300), where
+ * one window for all needs 1,000; 1 keeps more candidates at 10k than W
+ * = 600 alone (bench/README, s30, i17z). */
+#define RESTRICTED_UNC 0.5
 /* Attempts: the window, then twice it. */
 #define RESTRICTED_ATTEMPTS 2
 
@@ -375,14 +381,14 @@ static psi_status take_restricted(psi_check_result *res, psi_check_result *rr, p
  * estimate's edges, pruning and a budgeted solve, in a result of its own
  * (res->idx stays the history's). *accepted when it has a model. */
 static psi_status restricted_attempt(const psi_history *h, psi_check_result *res,
-                                     const psi_check_opts *opts, const double *est, double w,
-                                     bool *accepted, psi_diag *d)
+                                     const psi_check_opts *opts, const double *lo, const double *hi,
+                                     double w, bool *accepted, psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
     psi_restricted_stats *rs = &s->restricted;
     rs->attempts++;
     rs->window = (uint32_t)w;
-    psi_status st = psi_restricted_open_pairs(h, &res->idx, est, w, &rs->open_pairs, d);
+    psi_status st = psi_restricted_open_pairs(h, &res->idx, lo, hi, &rs->open_pairs, d);
     if (st != PSI_OK)
         return st;
     if (rs->open_pairs > RESTRICTED_MAX_PAIRS) {
@@ -396,7 +402,7 @@ static psi_status restricted_attempt(const psi_history *h, psi_check_result *res
     psi_restricted_cut cut;
     stage(opts, "construct");
     double t0 = psi_cpu_now();
-    if ((st = psi_restricted_index(h, &res->idx, est, w, &rr.idx, &cut, d)) != PSI_OK)
+    if ((st = psi_restricted_index(h, &res->idx, lo, hi, &rr.idx, &cut, d)) != PSI_OK)
         goto out;
     rs->choices_before = cut.choices_before;
     rs->choices_after = cut.choices_after;
@@ -404,7 +410,7 @@ static psi_status restricted_attempt(const psi_history *h, psi_check_result *res
     rs->reads_after = cut.reads_after;
     psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing};
     if ((st = psi_polygraph_build(h, &rr.idx, &po, &rr.g, d)) != PSI_OK ||
-        (st = psi_restricted_skeleton(h, est, w, &rr.g, &rs->skeleton_edges, d)) != PSI_OK)
+        (st = psi_restricted_skeleton(h, lo, hi, &rr.g, &rs->skeleton_edges, d)) != PSI_OK)
         goto out;
     psi_index_release_writes(&rr.idx);
     rr.stats.t_construct = psi_cpu_now() - t0;
@@ -449,13 +455,19 @@ static psi_status restricted_first(const psi_history *h, psi_check_result *res,
     double t0 = psi_cpu_now();
     *accepted = false;
     res->stats.restricted_ran = true;
-    double *est = malloc((size_t)h->n_txns * sizeof *est);
+    /* est, unc (then each span's widening beyond w / 2), lo, hi: [n_txns]
+     * each, in one block */
+    double *est = malloc((size_t)h->n_txns * 4 * sizeof *est);
     if (!est)
         return psi_diag_nomem(d, "estimating the transactions' times");
-    psi_status st = psi_restricted_estimate(h, &res->idx, RESTRICTED_ROUNDS, est, d);
+    double *wid = est + h->n_txns, *lo = wid + h->n_txns, *hi = lo + h->n_txns;
+    psi_status st = psi_restricted_estimate(h, &res->idx, RESTRICTED_ROUNDS, est, wid, d);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        wid[t] *= RESTRICTED_UNC;
     double w = restricted_window(h, opts);
     for (int i = 0; i < RESTRICTED_ATTEMPTS && st == PSI_OK && !*accepted; i++, w *= 2) {
-        st = restricted_attempt(h, res, opts, est, w, accepted, d);
+        psi_restricted_spans(h, est, wid, w, lo, hi);
+        st = restricted_attempt(h, res, opts, lo, hi, w, accepted, d);
         if (res->stats.restricted_outcome == PSI_RESTRICTED_TOO_BIG)
             break; /* a wider window leaves even more open */
     }

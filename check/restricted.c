@@ -2,6 +2,7 @@
 #include "check/restricted.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,7 @@ static int by_est(const void *a, const void *b)
  * transaction towards the nearest place that is not; each session
  * moves by its pulls smoothed along its positions (a session's drift is
  * slow), then is made increasing again. */
-static void est_round(est_ctx *c, uint32_t smooth_w, double cap)
+static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
 {
     const psi_history *h = c->h;
     for (uint32_t k = 0; k < h->n_keys; k++) {
@@ -128,8 +129,12 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap)
         if (plausible(c, o, k, lo))
             continue;
         uint32_t q = nearest(c, o, k, lo, m, 64);
-        if (q == UINT32_MAX)
+        if (q == UINT32_MAX) {
+            if (resid) /* nothing plausible within reach: at least that far */
+                resid[t] += fmax(fabs(c->kw[b + (lo + 64 < m ? lo + 64 : m - 1)].est - e),
+                                 fabs(c->kw[b + (lo > 64 ? lo - 64 : 0)].est - e));
             continue;
+        }
         double target = q == 0   ? c->kw[b].est - 0.5
                         : q == m ? c->kw[b + m - 1].est + 0.5
                                  : (c->kw[b + q - 1].est + c->kw[b + q].est) / 2;
@@ -139,6 +144,8 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap)
          * being there */
         double pull = target - e;
         c->pull[t] += pull > cap ? cap : pull < -cap ? -cap : pull;
+        if (resid)
+            resid[t] += fabs(pull);
     }
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         const psi_session *se = &h->sessions[s];
@@ -174,10 +181,49 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap)
         c->est[c->order[i].op] = i;
 }
 
+/* unc[t]: the mean distance, in ranks, from its reads' places to their
+ * nearest plausible ones, the larger of t's own and its session's around
+ * it (over 2 SMOOTH + 1 positions). */
+static void uncertainty(est_ctx *c, double *unc)
+{
+    const psi_history *h = c->h;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        unc[t] = 0.0;
+    est_round(c, SMOOTH, 0.0, unc); /* moves nothing: cap 0 */
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        uint32_t f = se->first_txn, n = se->n_txns;
+        double sum = 0;
+        uint32_t cnt = 0, lo = 0, hi = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            while (hi < n && hi <= i + SMOOTH) {
+                sum += unc[f + hi];
+                cnt += c->n_pull[f + hi];
+                hi++;
+            }
+            while (lo + SMOOTH < i) {
+                sum -= unc[f + lo];
+                cnt -= c->n_pull[f + lo];
+                lo++;
+            }
+            c->smooth[f + i] = cnt ? sum / cnt : 0.0;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t np = c->n_pull[f + i];
+            double own = np ? unc[f + i] / np : 0.0;
+            unc[f + i] = fmax(own, c->smooth[f + i]);
+        }
+    }
+    unc[PSI_INIT_TXN] = 0.0;
+}
+
 psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, uint32_t rounds,
-                                   double *est, psi_diag *d)
+                                   double *est, double *unc, psi_diag *d)
 {
     by_position(h, est);
+    if (unc)
+        for (uint32_t t = 0; t < h->n_txns; t++)
+            unc[t] = 0.0;
     if (!rounds)
         return PSI_OK;
     est_ctx c = {.h = h, .idx = idx, .est = est};
@@ -221,7 +267,9 @@ psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, u
         c.init_ok[idx->amb[a].op] =
             idx->amb_cand[idx->amb[a].first + idx->amb[a].n - 1] == PSI_SRC_INIT;
     for (uint32_t r = 0; r < rounds; r++)
-        est_round(&c, SMOOTH, PULL_MAX * (rounds - r) / rounds);
+        est_round(&c, SMOOTH, PULL_MAX * (rounds - r) / rounds, NULL);
+    if (unc)
+        uncertainty(&c, unc);
     goto out;
 nomem:
     st = psi_diag_nomem(d, "estimating the transactions' times");
@@ -237,14 +285,36 @@ out:
     return st;
 }
 
-static int dbl_cmp(const void *a, const void *b)
+static int span_cmp(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx, const double *est,
-                                     double w, uint64_t *pairs, psi_diag *d)
+void psi_restricted_spans(const psi_history *h, const double *est, const double *wid, double w,
+                          double *lo, double *hi)
+{
+    for (uint32_t t = 0; t < h->n_txns; t++) {
+        double half = w / 2 + (wid ? wid[t] : 0.0);
+        lo[t] = est[t] - half;
+        hi[t] = est[t] + half;
+    }
+    lo[PSI_INIT_TXN] = hi[PSI_INIT_TXN] = est[PSI_INIT_TXN];
+    /* Monotone along each session (widening only): then every path of
+     * session order and skeleton edges goes from a span to a later one,
+     * and no kept candidate is forced after its reader (restricted.h). */
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        uint32_t f = se->first_txn, n = se->n_txns;
+        for (uint32_t i = 1; i < n; i++)
+            hi[f + i] = fmax(hi[f + i], hi[f + i - 1]);
+        for (uint32_t i = n; i-- > 1;)
+            lo[f + i - 1] = fmin(lo[f + i - 1], lo[f + i]);
+    }
+}
+
+psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx, const double *lo,
+                                     const double *hi, uint64_t *pairs, psi_diag *d)
 {
     *pairs = 0;
     uint32_t *off = calloc((size_t)h->n_keys + 1, sizeof *off);
@@ -258,7 +328,7 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
         }
     for (uint32_t k = 0; k < h->n_keys; k++)
         off[k + 1] += off[k];
-    double *t = malloc((n ? n : 1) * sizeof *t);
+    double *t = malloc((n ? n : 1) * 2 * sizeof *t); /* (lo, hi) pairs */
     uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
     if (!t || !fill) {
         free(off);
@@ -268,22 +338,29 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
     }
     memcpy(fill, off, ((size_t)h->n_keys + 1) * sizeof *fill);
     for (uint32_t o = 0; o < h->n_ops; o++)
-        if (live_final_write(h, idx, o))
-            t[fill[h->ops[o].key]++] = est[idx->op_txn[o]];
-    /* Per key, sorted: each writer's later writers within w (same-session
-     * pairs too: an upper bound is what the caller needs). */
+        if (live_final_write(h, idx, o)) {
+            uint32_t i = fill[h->ops[o].key]++;
+            t[2 * i] = lo[idx->op_txn[o]];
+            t[2 * i + 1] = hi[idx->op_txn[o]];
+        }
+    /* Per key, by span start: each writer's later-starting writers whose
+     * span overlaps its own (same-session pairs too: an upper bound is
+     * what the caller needs). */
     for (uint32_t k = 0; k < h->n_keys; k++) {
         uint32_t b = off[k], e = off[k + 1];
         if (e - b < 2)
             continue;
-        qsort(t + b, e - b, sizeof *t, dbl_cmp);
-        uint32_t j = b;
+        qsort(t + 2 * b, e - b, 2 * sizeof *t, span_cmp);
         for (uint32_t i = b; i < e; i++) {
-            if (j < i + 1)
-                j = i + 1;
-            while (j < e && t[j] - t[i] <= w)
-                j++;
-            *pairs += j - i - 1;
+            uint32_t l = i + 1, r = e; /* first start past i's end */
+            while (l < r) {
+                uint32_t mid = l + (r - l) / 2;
+                if (t[2 * mid] <= t[2 * i + 1])
+                    l = mid + 1;
+                else
+                    r = mid;
+            }
+            *pairs += l - i - 1;
         }
     }
     free(off);
@@ -292,12 +369,13 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
     return PSI_OK;
 }
 
-/* The candidates (a) keeps of read r, marked in keep[0..r->n). */
-static void choose(const psi_history *h, const psi_index *idx, const double *est, double w,
+/* The candidates (a) keeps of read r, marked in keep[0..r->n): those
+ * whose span overlaps the reader's (either may run first). */
+static void choose(const psi_history *h, const psi_index *idx, const double *lo, const double *hi,
                    const psi_amb_read *r, uint8_t *keep)
 {
     const uint32_t *cand = idx->amb_cand + r->first;
-    const double er = est[r->txn];
+    const double rlo = lo[r->txn], rhi = hi[r->txn];
     const uint32_t sess = h->txns[r->txn].session;
     uint32_t before = UINT32_MAX, after = UINT32_MAX; /* nearest outside the window */
     bool any = false;
@@ -309,28 +387,27 @@ static void choose(const psi_history *h, const psi_index *idx, const double *est
             continue;
         }
         uint32_t t = idx->op_txn[cand[j]];
-        double et = est[t];
-        if (h->txns[t].session == sess || (et >= er - w && et <= er + w)) {
+        if (h->txns[t].session == sess || (hi[t] >= rlo && lo[t] <= rhi)) {
             keep[j] = 1;
             any = true;
-        } else if (et < er - w) {
-            if (before == UINT32_MAX || et > est[idx->op_txn[cand[before]]])
+        } else if (hi[t] < rlo) {
+            if (before == UINT32_MAX || lo[t] > lo[idx->op_txn[cand[before]]])
                 before = j;
-        } else if (after == UINT32_MAX || et < est[idx->op_txn[cand[after]]]) {
+        } else if (after == UINT32_MAX || lo[t] < lo[idx->op_txn[cand[after]]]) {
             after = j;
         }
     }
-    /* The latest before the window, and those within w of it: the
-     * version a read of a key nobody wrote for a while returns, which the
-     * estimate may have placed a little before another candidate. A
-     * candidate after the window is kept only when nothing else is (the
-     * skeleton then makes it impossible, and the restricted problem
-     * rejects, which proves nothing). */
+    /* The one before the window that starts last, and those that may end
+     * after it starts: the version a read of a key nobody wrote for a
+     * while returns, which the estimate may have placed a little before
+     * another candidate. A candidate after the window is kept only when
+     * nothing else is (the skeleton then makes it impossible, and the
+     * restricted problem rejects, which proves nothing). */
     if (before != UINT32_MAX) {
-        double eb = est[idx->op_txn[cand[before]]];
+        double lb = lo[idx->op_txn[cand[before]]];
         for (uint32_t j = 0; j < r->n; j++)
-            if (!keep[j] && cand[j] != PSI_SRC_INIT && est[idx->op_txn[cand[j]]] < er - w &&
-                est[idx->op_txn[cand[j]]] >= eb - w)
+            if (!keep[j] && cand[j] != PSI_SRC_INIT && hi[idx->op_txn[cand[j]]] < rlo &&
+                hi[idx->op_txn[cand[j]]] >= lb)
                 keep[j] = 1;
         any = true;
     }
@@ -340,8 +417,9 @@ static void choose(const psi_history *h, const psi_index *idx, const double *est
     }
 }
 
-psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *est,
-                                double w, psi_index *out, psi_restricted_cut *cut, psi_diag *d)
+psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *lo,
+                                const double *hi, psi_index *out, psi_restricted_cut *cut,
+                                psi_diag *d)
 {
     assert(!idx->opt && !idx->n_anomalies);
     memset(out, 0, sizeof *out);
@@ -386,7 +464,7 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     /* Two passes: count what is kept, then fill. */
     uint64_t kept = 0;
     for (uint32_t a = 0; a < idx->n_amb; a++) {
-        choose(h, idx, est, w, &idx->amb[a], keep);
+        choose(h, idx, lo, hi, &idx->amb[a], keep);
         uint32_t k = 0;
         for (uint32_t j = 0; j < idx->amb[a].n; j++)
             k += keep[j];
@@ -399,7 +477,7 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     for (uint32_t a = 0; a < idx->n_amb; a++) {
         const psi_amb_read *r = &idx->amb[a];
         const uint32_t *cand = idx->amb_cand + r->first;
-        choose(h, idx, est, w, r, keep);
+        choose(h, idx, lo, hi, r, keep);
         uint32_t k = 0, last = 0;
         for (uint32_t j = 0; j < r->n; j++)
             if (keep[j])
@@ -444,7 +522,7 @@ static uint32_t committed_of(const psi_history *h, uint32_t s, uint32_t *list)
     return n;
 }
 
-psi_status psi_restricted_skeleton(const psi_history *h, const double *est, double w,
+psi_status psi_restricted_skeleton(const psi_history *h, const double *lo, const double *hi,
                                    psi_polygraph *g, uint64_t *n_added, psi_diag *d)
 {
     *n_added = 0;
@@ -466,13 +544,14 @@ psi_status psi_restricted_skeleton(const psi_history *h, const double *est, doub
             if (s2 == s)
                 continue;
             uint32_t nb = committed_of(h, s2, b);
-            /* t's target: s2's first transaction past t's window. Targets
-             * only move on along s, so an edge goes from the last t with
-             * a given target alone: the earlier ones reach it by session
+            /* t's target: s2's first transaction whose span starts past
+             * t's end. Spans are monotone along sessions, so targets only
+             * move on along s, and an edge goes from the last t with a
+             * given target alone: the earlier ones reach it by session
              * order. */
             uint32_t j = 0, prev = UINT32_MAX, prev_tgt = UINT32_MAX;
             for (uint32_t i = 0; i < na && st == PSI_OK; i++) {
-                while (j < nb && est[b[j]] <= est[a[i]] + w)
+                while (j < nb && lo[b[j]] <= hi[a[i]])
                     j++;
                 uint32_t tgt = j < nb ? b[j] : UINT32_MAX;
                 if (prev_tgt != UINT32_MAX && tgt != prev_tgt)

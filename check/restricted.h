@@ -51,16 +51,26 @@ bool psi_restricted_applies(const psi_history *h, const psi_index *idx);
  * session along by the reads its place makes implausible (a read is
  * plausible where the key's last writer before it wrote its value). The
  * initial transaction gets -1 (before everything). Increasing along each
- * session. est: [h->n_txns], the caller's. Fails only when out of
- * memory. */
+ * session. unc, when not NULL, gets each transaction's uncertainty in
+ * ranks: how far its reads, and its session's around it, still are from
+ * a plausible place at the end (0 without rounds). est, unc: [h->n_txns],
+ * the caller's. Fails only when out of memory. */
 psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, uint32_t rounds,
-                                   double *est, psi_diag *d);
+                                   double *est, double *unc, psi_diag *d);
 
-/* Cross-session writer pairs of one key whose estimated times are at
- * most w apart: what (b) leaves open for seeding, an upper bound of the
- * constraints it keeps. Fails only when out of memory. */
-psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx, const double *est,
-                                     double w, uint64_t *pairs, psi_diag *d);
+/* Each transaction's span [lo[t], hi[t]]: where the restriction assumes
+ * it ran, est[t] -+ (w / 2 + wid[t]) (wid may be NULL: one window w for
+ * all), widened so that lo and hi increase along each session. Two
+ * transactions whose spans overlap may run in either order; a span
+ * wholly before another precedes it. lo, hi: [h->n_txns], the caller's. */
+void psi_restricted_spans(const psi_history *h, const double *est, const double *wid, double w,
+                          double *lo, double *hi);
+
+/* Writer pairs of one key whose spans overlap: what (b) leaves open for
+ * seeding, an upper bound of the constraints it keeps. Fails only when
+ * out of memory. */
+psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx, const double *lo,
+                                     const double *hi, uint64_t *pairs, psi_diag *d);
 
 /* Counts of one restriction. */
 typedef struct psi_restricted_cut {
@@ -69,13 +79,15 @@ typedef struct psi_restricted_cut {
 } psi_restricted_cut;
 
 /* *out: a copy of idx whose reads with a choice keep only the candidates
- * (a) allows within window w of est. idx must have no optional
- * transactions (psi_restricted_applies). */
-psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *est,
-                                double w, psi_index *out, psi_restricted_cut *cut, psi_diag *d);
+ * (a) allows: spans overlapping the reader's (psi_restricted_spans). idx
+ * must have no optional transactions (psi_restricted_applies). */
+psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *lo,
+                                const double *hi, psi_index *out, psi_restricted_cut *cut,
+                                psi_diag *d);
 
-/* Adds (b)'s edges for window w to g; *n_added says how many. */
-psi_status psi_restricted_skeleton(const psi_history *h, const double *est, double w,
+/* Adds (b)'s edges to g: a transaction precedes every transaction whose
+ * span starts after its own ends; *n_added says how many. */
+psi_status psi_restricted_skeleton(const psi_history *h, const double *lo, const double *hi,
                                    psi_polygraph *g, uint64_t *n_added, psi_diag *d);
 
 /* The model's choices in full's numbering: cut is psi_restricted_index's

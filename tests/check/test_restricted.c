@@ -150,14 +150,29 @@ static void test_cut_keeps_a_subset(void **state)
     assert_int_equal(psi_index_mark_initial(h, &io, &init, &d), PSI_OK);
     assert_int_equal(psi_index_build(h, &idx, &d), PSI_OK);
     assert_true(psi_restricted_applies(h, &idx));
-    double *est = malloc(h->n_txns * sizeof *est);
+    double *est = malloc(h->n_txns * 4 * sizeof *est);
     assert_non_null(est);
-    assert_int_equal(psi_restricted_estimate(h, &idx, 8, est, &d), PSI_OK);
+    double *unc = est + h->n_txns, *lo = unc + h->n_txns, *hi = lo + h->n_txns;
+    assert_int_equal(psi_restricted_estimate(h, &idx, 8, est, unc, &d), PSI_OK);
     for (uint32_t s = 0; s < h->n_sessions; s++)
         for (uint32_t i = 1; i < h->sessions[s].n_txns; i++)
             assert_true(est[h->sessions[s].first_txn + i - 1] < est[h->sessions[s].first_txn + i]);
+    /* Spans: each holds its estimate's w / 2 + unc either side, and both
+     * ends increase along sessions (what the skeleton's soundness for the
+     * kept candidates rests on, restricted.h). */
+    psi_restricted_spans(h, est, unc, 20, lo, hi);
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        assert_true(unc[t] >= 0);
+        assert_true(lo[t] <= est[t] - 10 - unc[t] + 1e-6 && hi[t] >= est[t] + 10 + unc[t] - 1e-6);
+    }
+    for (uint32_t s = 0; s < h->n_sessions; s++)
+        for (uint32_t i = 1; i < h->sessions[s].n_txns; i++) {
+            uint32_t t = h->sessions[s].first_txn + i;
+            assert_true(lo[t - 1] <= lo[t] && hi[t - 1] <= hi[t]);
+        }
+    psi_restricted_spans(h, est, NULL, 20, lo, hi);
     psi_restricted_cut c;
-    assert_int_equal(psi_restricted_index(h, &idx, est, 20, &cut, &c, &d), PSI_OK);
+    assert_int_equal(psi_restricted_index(h, &idx, lo, hi, &cut, &c, &d), PSI_OK);
     assert_true(c.choices_after < c.choices_before);
     assert_int_equal(c.reads_before, idx.n_amb);
     assert_int_equal(c.reads_after, cut.n_amb);
