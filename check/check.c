@@ -312,10 +312,10 @@ static psi_prune_opts prune_opts(const psi_check_opts *opts, psi_level lv)
  * rounds; 100k: 403 / 832 / 1,952, 61 / 125 / 584 (bench/README). */
 #define RESTRICTED_ROUNDS 64
 /* Each transaction's span grows by this many times its uncertainty
- * (psi_restricted_estimate's unc): 100k values 1..4 SI has a model of
- * the restriction at W = 600 with 0.5 (none from pruning at 300), where
- * one window for all needs 1,000; 1 keeps more candidates at 10k than W
- * = 600 alone (bench/README, s30, i17z). */
+ * (psi_restricted_estimate's unc): with 0.5, 100k values 1..4 SI has a
+ * model of the restriction at W = 600 (pruning rejects 300), where one
+ * window for all needs 1,000; 10k values 1..4 still has one at 600
+ * (bench/README, s30, i17z). */
 #define RESTRICTED_UNC 0.5
 /* Attempts: the window, then twice it. */
 #define RESTRICTED_ATTEMPTS 2
