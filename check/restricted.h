@@ -7,20 +7,23 @@
  * keeps nearly every writer pair of a key (62.7 M) as a constraint. The
  * transactions' places in their sessions estimate when each ran, to
  * within some hundreds of transactions. So the check first tries a
- * problem that assumes the estimate is right to within a window W:
- *  (a) each read with a choice keeps only the candidates whose estimated
- *      time is within W of the reader's, plus the latest one before that
- *      window, the initial transaction and its own session's candidates
- *      (a read left with one candidate becomes an ordinary read);
- *  (b) a transaction estimated more than W before another precedes it: a
- *      known DEP edge (SO-typed, origin PSI_FROM_ESTIMATE), added sparsely
- *      as the first transaction of each other session past the window.
+ * problem that assumes each transaction ran within its span: its
+ * estimate -+ (W / 2 plus a multiple of the estimate's uncertainty about
+ * it), spans made monotone along sessions (psi_restricted_spans):
+ *  (a) each read with a choice keeps only the candidates whose span
+ *      overlaps the reader's, plus the one before it that starts last
+ *      and those that may end after that one starts, the initial
+ *      transaction and its own session's candidates (a read left with
+ *      one candidate becomes an ordinary read);
+ *  (b) a transaction whose span ends before another's starts precedes
+ *      it: a known DEP edge (SO-typed, origin PSI_FROM_ESTIMATE), added
+ *      sparsely to the first transaction of each other session past it.
  * Both only remove solutions: fewer candidates, and more DEP edges (which
  * can only close more cycles, in the SER graph and in SI's doubled one).
  * So a model of the restricted problem is a model of the full one, and
  * its accept (and its witness, read-from choices included) is the
  * history's; its reject or a give-up proves nothing, and the usual path
- * decides. With (b), pairs of writers more than W apart are ordered in
+ * decides. With (b), pairs of writers with disjoint spans are ordered in
  * the known graph, seeding resolves them, and the reads' few candidates
  * let pruning settle reads and cascade as it does with values 1..16.
  *
