@@ -7,10 +7,12 @@
 #include "check/level_lattice.h"
 #include "check/level_psi.h"
 #include "check/realtime.h"
+#include "check/restricted.h"
 #include "core/memuse.h"
 #include "encode/encode.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +66,11 @@ static void solve_progress(void *ctx, uint64_t conflicts)
     psi_progress_report(&opts->progress, "solve", 0, 0, conflicts);
 }
 
+/* Encodes and solves res->g. conflicts >= 0 bounds the solver (the
+ * restricted problem's budget): reaching it sets *gave_up and leaves the
+ * verdict unset, which is no error; < 0: no bound (gave_up may be NULL). */
 static psi_status solve(const psi_history *h, psi_check_result *res, const psi_check_opts *opts,
-                        psi_diag *d)
+                        int64_t conflicts, bool *gave_up, psi_diag *d)
 {
     psi_check_stats *s = &res->stats;
     stage(opts, "encode");
@@ -91,6 +96,8 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
     mem_after(s, PSI_MEM_ENCODE);
     if (opts->time_limit > 0)
         psi_sat_set_time_limit(enc.sat, opts->time_limit);
+    if (conflicts >= 0)
+        psi_sat_set_conflict_limit(enc.sat, conflicts);
     if (opts->progress.fn)
         psi_sat_set_progress(enc.sat, solve_progress, (void *)opts);
     stage(opts, "solve");
@@ -190,6 +197,8 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
         if (!res->solver_cycle)
             st = psi_encoding_conflict_cycle(&enc, &res->g, &res->solver_cycle,
                                              &res->solver_cycle_len, d);
+    } else if (r == PSI_SAT_UNKNOWN && conflicts >= 0) {
+        *gave_up = true;
     } else if (r == PSI_SAT_UNKNOWN) {
         st = psi_diag_set(d, PSI_ERR_LIMIT,
                           "time limit of %g s reached in the solve stage; no verdict",
@@ -270,6 +279,201 @@ static psi_status own_timestamps(const psi_history *h, psi_timestamps *out, psi_
     out->e = *e;
     out->n = n;
     return PSI_OK;
+}
+
+/* Pruning's options for level lv. */
+static psi_prune_opts prune_opts(const psi_check_opts *opts, psi_level lv)
+{
+    return (psi_prune_opts){.ser = lv == PSI_LEVEL_SER,
+                            .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
+                            .psi = lv == PSI_LEVEL_PSI,
+                            .pc = lv == PSI_LEVEL_PC,
+                            .disabled = opts->no_pruning,
+                            .exact = opts->exact_pruning,
+                            .threads = opts->threads,
+                            .stop_cells = opts->prune_stop_cells,
+                            .probe_choices = opts->prune_probe_choices,
+                            .stop_open = opts->prune_stop_open,
+                            .progress = &opts->progress};
+}
+
+/* Read-from candidates from which the restricted problem is tried first
+ * by default (SI): about where seeding keeps most writer pairs and the
+ * usual path runs out of memory (bench/README, "s30, i17x": 10^5 transactions
+ * with values 1..4 have 36.2 M, values 1..16 9.4 M). */
+#define RESTRICTED_CHOICES (UINT64_C(1) << 24)
+/* Writer pairs an attempt may leave open for seeding (an upper bound,
+ * psi_restricted_open_pairs): past it the window is too wide to pay. */
+#define RESTRICTED_MAX_PAIRS (UINT64_C(1) << 23)
+/* The solver's conflicts per attempt. */
+#define RESTRICTED_CONFLICTS (1u << 12)
+/* Rounds of the estimate (restricted.h): 10k values 1..4, rank error mean
+ * / p90 / max 113 / 255 / 497 from positions, 53 / 112 / 332 after 64
+ * rounds; 100k: 403 / 832 / 1,952, 61 / 125 / 584 (bench/README). */
+#define RESTRICTED_ROUNDS 64
+/* Each transaction's span grows by this many times its uncertainty
+ * (psi_restricted_estimate's unc): with 0.5, 100k values 1..4 SI has a
+ * model of the restriction at W = 600 (pruning rejects 300), where one
+ * window for all needs 1,000; 10k values 1..4 still has one at 600
+ * (bench/README, s30, i17z). */
+#define RESTRICTED_UNC 0.5
+/* Attempts: the window, then twice it. */
+#define RESTRICTED_ATTEMPTS 2
+
+/* The default window: a few times the estimate's error, which grows
+ * with the history (above: p99 177 at 10^4 transactions, 229 at 10^5);
+ * 10k values 1..4 has a model from 600 on. */
+static double restricted_window(const psi_history *h, const psi_check_opts *opts)
+{
+    if (opts->restricted_window)
+        return opts->restricted_window;
+    return 6.0 * sqrt((double)h->n_txns);
+}
+
+/* Whether the restricted problem is tried first (check.h restricted):
+ * SI or SER exactly with read-from choices, nothing ordered already. */
+static bool restricted_wanted(const psi_history *h, const psi_check_result *res,
+                              const psi_check_opts *opts, bool ordered)
+{
+    if (opts->restricted == PSI_RESTRICTED_OFF || ordered || opts->version_order ||
+        opts->no_pruning ||
+        (res->level_checked != PSI_LEVEL_SI && res->level_checked != PSI_LEVEL_SER) ||
+        !psi_restricted_applies(h, &res->idx))
+        return false;
+    /* By default SI only: SER's pruning rejects the SI-store histories it
+     * is measured on by itself (100k values 1..4: 36 s), and the attempts
+     * only added their 15 s to that (bench/README, s30) */
+    return opts->restricted == PSI_RESTRICTED_ON ||
+           (res->level_checked == PSI_LEVEL_SI && res->idx.n_amb_cand >= RESTRICTED_CHOICES);
+}
+
+/* The accepted restricted check rr into res: its polygraph, pruning and
+ * model, with the model's choices in the history's own numbering. */
+static psi_status take_restricted(psi_check_result *res, psi_check_result *rr, psi_diag *d)
+{
+    psi_status st = PSI_OK;
+    if (rr->model_choice)
+        st = psi_restricted_choices_back(&res->idx, &rr->idx, rr->model_choice, &res->model_choice,
+                                         d);
+    if (st != PSI_OK)
+        return st;
+    psi_restricted_stats keep = res->stats.restricted;
+    res->stats = rr->stats;
+    res->stats.restricted = keep;
+    res->stats.restricted_outcome = PSI_RESTRICTED_ACCEPT;
+    res->g = rr->g;
+    res->cut_idx = rr->idx;
+    res->prune = rr->prune;
+    res->model_either = rr->model_either;
+    res->model_choice_edges = rr->model_choice_edges;
+    res->n_model_choice_edges = rr->n_model_choice_edges;
+    res->verdict = PSI_ACCEPT;
+    res->reason = PSI_BY_NOTHING;
+    memset(&rr->g, 0, sizeof rr->g);
+    memset(&rr->idx, 0, sizeof rr->idx);
+    memset(&rr->prune, 0, sizeof rr->prune);
+    rr->model_either = NULL;
+    rr->model_choice_edges = NULL;
+    return PSI_OK;
+}
+
+/* One attempt at window w: the restricted index, the polygraph with the
+ * estimate's edges, pruning and a budgeted solve, in a result of its own
+ * (res->idx stays the history's). *accepted when it has a model. */
+static psi_status restricted_attempt(const psi_history *h, psi_check_result *res,
+                                     const psi_check_opts *opts, const double *lo, const double *hi,
+                                     double w, bool *accepted, psi_diag *d)
+{
+    psi_check_stats *s = &res->stats;
+    psi_restricted_stats *rs = &s->restricted;
+    rs->attempts++;
+    rs->window = (uint32_t)w;
+    psi_status st = psi_restricted_open_pairs(h, &res->idx, lo, hi, &rs->open_pairs, d);
+    if (st != PSI_OK)
+        return st;
+    if (rs->open_pairs > RESTRICTED_MAX_PAIRS) {
+        s->restricted_outcome = PSI_RESTRICTED_TOO_BIG;
+        return PSI_OK;
+    }
+    psi_check_result rr;
+    memset(&rr, 0, sizeof rr);
+    rr.level_checked = res->level_checked;
+    rr.stats = *s;
+    psi_restricted_cut cut;
+    stage(opts, "construct");
+    double t0 = psi_cpu_now();
+    if ((st = psi_restricted_index(h, &res->idx, lo, hi, &rr.idx, &cut, d)) != PSI_OK)
+        goto out;
+    rs->choices_before = cut.choices_before;
+    rs->choices_after = cut.choices_after;
+    rs->reads_before = cut.reads_before;
+    rs->reads_after = cut.reads_after;
+    psi_polygraph_opts po = {.no_coalescing = opts->no_coalescing};
+    if ((st = psi_polygraph_build(h, &rr.idx, &po, &rr.g, d)) != PSI_OK ||
+        (st = psi_restricted_skeleton(h, lo, hi, &rr.g, &rs->skeleton_edges, d)) != PSI_OK)
+        goto out;
+    psi_index_release_writes(&rr.idx);
+    rr.stats.t_construct = psi_cpu_now() - t0;
+    mem_after(&rr.stats, PSI_MEM_CONSTRUCT);
+    rr.stats.known_edges_before = rr.g.n_known;
+    rr.stats.constraints_before = rr.g.n_writer_pairs;
+    rr.stats.unknown_deps_before = rr.g.n_pair_deps;
+    stage(opts, "prune");
+    t0 = psi_cpu_now();
+    psi_prune_opts pro = prune_opts(opts, psi_level_base(res->level_checked));
+    st = psi_prune(h, &rr.g, &pro, &rr.prune, d);
+    rr.stats.t_prune = psi_cpu_now() - t0;
+    mem_after(&rr.stats, PSI_MEM_PRUNE);
+    if (st != PSI_OK)
+        goto out;
+    if (pruned_reject(&rr, opts)) {
+        s->restricted_outcome = PSI_RESTRICTED_REJECT;
+        goto out;
+    }
+    bool gave_up = false;
+    int64_t budget = opts->restricted_conflicts ? opts->restricted_conflicts : RESTRICTED_CONFLICTS;
+    if ((st = solve(h, &rr, opts, budget, &gave_up, d)) != PSI_OK)
+        goto out;
+    if (gave_up) {
+        s->restricted_outcome = PSI_RESTRICTED_GAVE_UP;
+    } else if (rr.verdict == PSI_ACCEPT) {
+        *accepted = true;
+        st = take_restricted(res, &rr, d);
+    } else {
+        s->restricted_outcome = PSI_RESTRICTED_REJECT;
+    }
+out:
+    psi_check_result_free(&rr);
+    return st;
+}
+
+/* The restricted problem, at most RESTRICTED_ATTEMPTS windows: *accepted
+ * when one has a model (res then holds its check). */
+static psi_status restricted_first(const psi_history *h, psi_check_result *res,
+                                   const psi_check_opts *opts, bool *accepted, psi_diag *d)
+{
+    double t0 = psi_cpu_now();
+    *accepted = false;
+    res->stats.restricted_ran = true;
+    /* est, unc (then each span's widening beyond w / 2), lo, hi: [n_txns]
+     * each, in one block */
+    double *est = malloc((size_t)h->n_txns * 4 * sizeof *est);
+    if (!est)
+        return psi_diag_nomem(d, "estimating the transactions' times");
+    double *wid = est + h->n_txns, *lo = wid + h->n_txns, *hi = lo + h->n_txns;
+    psi_status st = psi_restricted_estimate(h, &res->idx, RESTRICTED_ROUNDS, est, wid, d);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        wid[t] *= RESTRICTED_UNC;
+    double w = restricted_window(h, opts);
+    for (int i = 0; i < RESTRICTED_ATTEMPTS && st == PSI_OK && !*accepted; i++, w *= 2) {
+        psi_restricted_spans(h, est, wid, w, lo, hi);
+        st = restricted_attempt(h, res, opts, lo, hi, w, accepted, d);
+        if (res->stats.restricted_outcome == PSI_RESTRICTED_TOO_BIG)
+            break; /* a wider window leaves even more open */
+    }
+    free(est);
+    res->stats.restricted.t = psi_cpu_now() - t0;
+    return st;
 }
 
 /* Writer pairs from which the lazy check runs first (psi_check_opts.
@@ -491,6 +695,20 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         }
         free(cyc);
     }
+    /* Read-from choices with so many candidates that seeding would keep
+     * most writer pairs: the restricted problem first (restricted.h). */
+    if (restricted_wanted(h, res, opts, realtime || tsp)) {
+        bool accepted;
+        if ((st = restricted_first(h, res, opts, &accepted, d)) != PSI_OK)
+            return st;
+        if (accepted) {
+            /* the attempts' construct stages, the estimate and any
+             * attempt given up count as construct */
+            s->t_construct = s->restricted.t - s->t_prune - s->t_encode - s->t_solve;
+            return PSI_OK;
+        }
+        t0 = psi_cpu_now();
+    }
     /* Read-from choices on keys with so many writers that seeding would
      * keep most of their pairs: the lazy check first (lazy_rf.h). */
     if (lazy_wanted(h, res, opts, realtime || tsp)) {
@@ -596,18 +814,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
     }
     stage(opts, "prune");
     t0 = psi_cpu_now();
-    psi_level lv = base;
-    psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
-                          .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
-                          .psi = lv == PSI_LEVEL_PSI,
-                          .pc = lv == PSI_LEVEL_PC,
-                          .disabled = opts->no_pruning,
-                          .exact = opts->exact_pruning,
-                          .threads = opts->threads,
-                          .stop_cells = opts->prune_stop_cells,
-                          .probe_choices = opts->prune_probe_choices,
-                          .stop_open = opts->prune_stop_open,
-                          .progress = &opts->progress};
+    psi_prune_opts pro = prune_opts(opts, base);
     st = psi_prune(h, &res->g, &pro, &res->prune, d);
     s->t_prune = psi_cpu_now() - t0;
     mem_after(s, PSI_MEM_PRUNE);
@@ -615,13 +822,14 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         return st;
     if (pruned_reject(res, opts))
         return PSI_OK;
-    return solve(h, res, opts, d);
+    return solve(h, res, opts, -1, NULL, d);
 }
 
 void psi_check_result_free(psi_check_result *res)
 {
     psi_index_free(&res->idx);
     psi_polygraph_free(&res->g);
+    psi_index_free(&res->cut_idx);
     psi_prune_result_free(&res->prune);
     free(res->solver_cycle);
     free(res->model_either);

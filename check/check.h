@@ -82,7 +82,22 @@ typedef struct psi_check_opts {
      * reject or giving up goes on the usual way); 0: the default
      * (check.c LAZY_PAIRS: never), UINT64_MAX: never. Tests set 1. */
     uint64_t lazy_pairs;
+    /* SI and SER with read-from choices: the restricted problem tried
+     * first (check/restricted.h; --restricted): PSI_RESTRICTED_AUTO (0)
+     * under SI where seeding would keep most writer pairs (check.c
+     * RESTRICTED_CHOICES), _ON always where it applies (SER too), _OFF
+     * never. Its
+     * accept is the verdict; its reject or giving up goes the usual way. */
+    uint8_t restricted;
+    /* Its window in transactions (0: the default, check.c); one retry
+     * doubles it. */
+    uint32_t restricted_window;
+    /* The solver's conflicts per attempt (0: the default, check.c). */
+    uint32_t restricted_conflicts;
 } psi_check_opts;
+
+/* psi_check_opts.restricted. */
+enum { PSI_RESTRICTED_AUTO = 0, PSI_RESTRICTED_ON = 1, PSI_RESTRICTED_OFF = 2 };
 
 typedef enum psi_verdict { PSI_ACCEPT = 0, PSI_REJECT = 1 } psi_verdict;
 
@@ -113,6 +128,24 @@ typedef struct psi_lazy_stats {
     uint64_t decisions, conflicts;
     double t_solve, t_check; /* CPU seconds in the solver, in the model checks */
 } psi_lazy_stats;
+
+/* The restricted problem's result and counts (check/restricted.h). */
+typedef enum psi_restricted_outcome {
+    PSI_RESTRICTED_ACCEPT = 0,  /* a model of the restriction: the verdict */
+    PSI_RESTRICTED_REJECT = 1,  /* the restriction has no model: proves nothing */
+    PSI_RESTRICTED_GAVE_UP = 2, /* the solver's conflict budget ran out */
+    PSI_RESTRICTED_TOO_BIG = 3  /* the window would leave too many writer pairs open */
+} psi_restricted_outcome;
+
+typedef struct psi_restricted_stats {
+    uint32_t attempts;                      /* windows tried */
+    uint32_t window;                        /* the last one, in transactions */
+    uint64_t open_pairs;                    /* its writer pairs within the window */
+    uint64_t choices_before, choices_after; /* its read-from candidates kept */
+    uint32_t reads_before, reads_after;     /* reads with a choice, before and after */
+    uint64_t skeleton_edges;                /* known edges the estimate added */
+    double t;                               /* CPU seconds over all attempts */
+} psi_restricted_stats;
 
 /* The stages whose memory psi_check_stats records, in pipeline order. */
 typedef enum psi_mem_stage {
@@ -159,6 +192,12 @@ typedef struct psi_check_stats {
     bool lazy_ran;
     uint8_t lazy_outcome;
     psi_lazy_stats lazy;
+    /* The restricted problem (restricted.h), when it ran:
+     * restricted_outcome is the last attempt's psi_restricted_outcome (an
+     * accept is the verdict, and the stages' figures above are its). */
+    bool restricted_ran;
+    uint8_t restricted_outcome;
+    psi_restricted_stats restricted;
     /* Memory after each stage (issue 17), in bytes, indexed by
      * psi_mem_stage: mem_peak[] is the process's peak resident set so far
      * (it only grows, and counts everything in the process: with several
@@ -179,6 +218,10 @@ typedef struct psi_check_result {
      * opts.keep_model (check/complete_pass.h: an accept, or a reject with
      * its cycle in prune.cycle[0]). */
     psi_polygraph g;
+    /* After an accept of the restricted problem (restricted.h): its index,
+     * whose read arrays g borrows; idx stays the history's own, and
+     * model_choice is in its numbering. All zero otherwise. */
+    psi_index cut_idx;
     psi_prune_result prune;
     /* PSI_BY_SOLVER: the cycle of the solver's last theory conflict, mapped
      * back to polygraph edges (may be empty). */

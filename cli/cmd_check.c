@@ -60,6 +60,13 @@ static void help(void)
            "  --lazy-pairs N            SI and SER with repeated values: from N writer\n"
            "                            pairs, try lazy refinement first (default 0:\n"
            "                            never; experimental, see bench/README)\n"
+           "  --restricted MODE         SI and SER with repeated values: first try the\n"
+           "                            problem restricted to the sessions' estimated\n"
+           "                            times (its accept is the verdict, else the usual\n"
+           "                            path decides): auto (default: SI from 2^24\n"
+           "                            read-from candidates), on, or off\n"
+           "  --restricted-window N     its window in transactions (default 0: 6 times\n"
+           "                            the root of their number; a retry doubles it)\n"
            "  --threads N               pruning's workers (default 0: all cores, on\n"
            "                            large histories); the result is the same for any N\n");
     /* Two printf calls: one string literal may not pass 4095 bytes
@@ -191,6 +198,19 @@ static int parse(psi_check_cli *c, int argc, char **argv, const char **paths)
             c->co.exact_pruning = true;
         } else if (psi_args_opt(&a, arg, "--lazy-pairs")) {
             psi_args_u64(&a, "--lazy-pairs", &c->co.lazy_pairs);
+        } else if (psi_args_opt(&a, arg, "--restricted")) {
+            if (a.failed) {
+            } else if (!strcmp(a.value, "auto")) {
+                c->co.restricted = PSI_RESTRICTED_AUTO;
+            } else if (!strcmp(a.value, "on")) {
+                c->co.restricted = PSI_RESTRICTED_ON;
+            } else if (!strcmp(a.value, "off")) {
+                c->co.restricted = PSI_RESTRICTED_OFF;
+            } else {
+                snprintf(msg, sizeof msg, "--restricted takes auto, on or off, not '%s'", a.value);
+            }
+        } else if (psi_args_opt(&a, arg, "--restricted-window")) {
+            psi_args_u32(&a, "--restricted-window", &c->co.restricted_window);
         } else if (psi_args_opt(&a, arg, "--threads")) {
             if (!a.failed && psi_args_u32(&a, "--threads", &c->co.threads) && c->co.threads > 1024)
                 snprintf(msg, sizeof msg, "--threads takes 0 (all cores) to 1024, not %u",

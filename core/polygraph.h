@@ -79,6 +79,9 @@ typedef enum psi_edge_origin {
                                    for visibility across sessions) */
     PSI_FROM_REALTIME = 7,      /* check/realtime.h: a transaction completed before another
                                    was invoked (SO-typed DEP edge, strict-ser, strong-si) */
+    PSI_FROM_ESTIMATE = 8,      /* check/restricted.h: an order assumed from the estimated
+                                   times (SO-typed DEP edge), in the restricted problem only,
+                                   whose accepts alone are kept */
 } psi_edge_origin;
 
 /* A known edge. key is the dense key (UINT32_MAX for SO). */

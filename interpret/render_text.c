@@ -152,6 +152,20 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
                 (unsigned long long)s->lazy.materialized, (unsigned long long)s->lazy.pairs,
                 (unsigned long long)s->lazy.rw_edges, (unsigned long long)s->lazy.violations,
                 s->lazy.t_solve, s->lazy.t_check);
+    if (s->restricted_ran)
+        fprintf(out,
+                "  restricted    %s after %u windows (last %u): %llu of %llu choices kept, "
+                "%u of %u reads still a choice, %llu estimate edges, %llu writer pairs in the "
+                "window (%.3f s)\n",
+                s->restricted_outcome == PSI_RESTRICTED_ACCEPT    ? "accept"
+                : s->restricted_outcome == PSI_RESTRICTED_REJECT  ? "no model"
+                : s->restricted_outcome == PSI_RESTRICTED_GAVE_UP ? "gave up"
+                                                                  : "too wide",
+                s->restricted.attempts, s->restricted.window,
+                (unsigned long long)s->restricted.choices_after,
+                (unsigned long long)s->restricted.choices_before, s->restricted.reads_after,
+                s->restricted.reads_before, (unsigned long long)s->restricted.skeleton_edges,
+                (unsigned long long)s->restricted.open_pairs, s->restricted.t);
     if (s->psi_models)
         fprintf(out, "  refinement    %llu models, %llu clauses (PSI)\n",
                 (unsigned long long)s->psi_models, (unsigned long long)s->psi_clauses);

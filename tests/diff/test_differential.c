@@ -43,8 +43,9 @@ typedef struct tally {
                                                     transaction, a read with a choice */
     uint64_t by_store[3];
     uint64_t faulty;
-    uint64_t dropped; /* histories whose aborted operations a check dropped */
-    uint64_t lazy[3]; /* the lazy check's outcomes (psi_lazy_outcome), SI and SER runs */
+    uint64_t dropped;       /* histories whose aborted operations a check dropped */
+    uint64_t lazy[3];       /* the lazy check's outcomes (psi_lazy_outcome), SI and SER runs */
+    uint64_t restricted[2]; /* restricted problem first: [1] decided, [0] usual path after */
 } tally;
 
 static uint64_t mix64(uint64_t x)
@@ -181,7 +182,12 @@ static bool check_seed(uint64_t seed, tally *t)
                                  .prune_probe_choices = (seed >> 1) & 1,
                                  .drop_aborted = flags == 4,
                                  /* the lazy check first (lazy_rf.h) */
-                                 .lazy_pairs = flags == 2 ? 1 : 0};
+                                 .lazy_pairs = flags == 2 ? 1 : 0,
+                                 /* the restricted problem first, in a
+                                  * narrow window that often has no
+                                  * model (restricted.h) */
+                                 .restricted = flags == 4 ? PSI_RESTRICTED_ON : 0,
+                                 .restricted_window = (uint32_t)(1 + seed % 4)};
             psi_check_result r;
             if (psi_check(h, &co, &r, &d) != PSI_OK) {
                 fprintf(stderr, "seed %llu: check failed: %s\n", (unsigned long long)seed, d.msg);
@@ -214,6 +220,8 @@ static bool check_seed(uint64_t seed, tally *t)
                 t->probed += r.prune.probes > 0;
             }
             t->dropped += r.stats.dropped_ops > 0;
+            if (r.stats.restricted_ran)
+                t->restricted[r.stats.restricted_outcome == PSI_RESTRICTED_ACCEPT]++;
             bool got_accept = r.verdict == PSI_ACCEPT;
             bool want_accept = want[ser].verdict == ORACLE_ACCEPT;
             if (got_accept != want_accept) {
@@ -302,6 +310,9 @@ static void test_random_histories(void **state)
            (unsigned long long)t.lazy[PSI_LAZY_ACCEPT], (unsigned long long)t.lazy[PSI_LAZY_REJECT],
            (unsigned long long)t.lazy[PSI_LAZY_GAVE_UP]);
     assert_true(t.lazy[PSI_LAZY_ACCEPT] > want / 50 && t.lazy[PSI_LAZY_REJECT] > want / 50);
+    printf("restricted first: %llu decided by it, %llu by the usual path after it\n",
+           (unsigned long long)t.restricted[1], (unsigned long long)t.restricted[0]);
+    assert_true(t.restricted[1] > want / 50 && t.restricted[0] > want / 50);
 }
 
 /* Medium histories (3-6 sessions of 4-12 transactions) are beyond the oracle, but the paper's

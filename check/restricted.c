@@ -1,0 +1,609 @@
+/* The restricted problem tried first (see restricted.h). */
+#include "check/restricted.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The skeleton costs up to one edge per transaction and other session:
+ * past this many (transactions times sessions) the path is not taken. */
+#define MAX_SKELETON_WORK (UINT64_C(1) << 26)
+
+bool psi_restricted_applies(const psi_history *h, const psi_index *idx)
+{
+    return idx->n_amb && !idx->opt && !h->n_list_reads && !idx->n_anomalies &&
+           (uint64_t)h->n_txns * h->n_sessions <= MAX_SKELETON_WORK;
+}
+
+/* Whether operation o is a committed transaction's final write. */
+static bool live_final_write(const psi_history *h, const psi_index *idx, uint32_t o)
+{
+    return (idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_FINAL_WRITE) &&
+           h->ops[o].kind == PSI_OP_WRITE;
+}
+
+/* Session positions: sessions of a generated or recorded workload run
+ * side by side at roughly even speed, so a transaction's share of its
+ * session is a share of the whole run (bench/README, s29: mean error 403
+ * of 10^5 transactions). */
+static void by_position(const psi_history *h, double *est)
+{
+    double n = h->n_txns > 1 ? (double)(h->n_txns - 1) : 1.0;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        est[t] = -1.0;
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        for (uint32_t i = 0; i < se->n_txns; i++)
+            est[se->first_txn + i] = ((double)i + 0.5) * n / (double)se->n_txns;
+    }
+    est[PSI_INIT_TXN] = -1.0;
+}
+
+/* The rounds' work space: each key's final writers (ops), sorted by
+ * their transactions' estimate each round, and per transaction the sum
+ * and count of its reads' pulls. */
+typedef struct est_ctx {
+    const psi_history *h;
+    const psi_index *idx;
+    double *est;
+    uint32_t *koff; /* key k's writers: kw[koff[k] .. koff[k + 1]) */
+    struct kwriter {
+        double est; /* its transaction's, as of the round's start */
+        uint32_t op;
+    } * kw;
+    struct kwriter *order; /* [n_txns] every transaction (op: the transaction), by estimate */
+    uint32_t *reads;       /* external reads of committed transactions */
+    uint32_t n_reads;
+    uint8_t *init_ok; /* [n_ops] the read may return the initial value */
+    double *pull, *smooth;
+    uint32_t *n_pull;
+} est_ctx;
+
+/* Whether read o, placed after key writer slot q - 1 and before slot q,
+ * returns its value. */
+static bool plausible(const est_ctx *c, uint32_t o, uint32_t k, uint32_t q)
+{
+    if (q == 0)
+        return c->init_ok[o];
+    uint32_t w = c->kw[c->koff[k] + q - 1].op;
+    return c->h->ops[w].value == c->h->ops[o].value && c->idx->op_txn[w] != c->idx->op_txn[o];
+}
+
+/* The most one read moves its transaction in the first round, in ranks;
+ * it shrinks linearly to 0 over the rounds (with a fixed bound the
+ * sessions overshoot and oscillate: bench/README, s30). */
+#define PULL_MAX 256.0
+/* The pulls are averaged over 2 SMOOTH + 1 positions of a session. */
+#define SMOOTH 80
+
+/* The nearest place (slot q) where read o is plausible, walking at most
+ * `reach` slots each way from p; UINT32_MAX when none. */
+static uint32_t nearest(const est_ctx *c, uint32_t o, uint32_t k, uint32_t p, uint32_t m,
+                        uint32_t reach)
+{
+    for (uint32_t d = 1; d <= reach; d++) {
+        if (p >= d && plausible(c, o, k, p - d))
+            return p - d;
+        if (p + d <= m && plausible(c, o, k, p + d))
+            return p + d;
+    }
+    return UINT32_MAX;
+}
+
+static int by_est(const void *a, const void *b)
+{
+    const struct kwriter *x = a, *y = b;
+    return (x->est > y->est) - (x->est < y->est);
+}
+
+/* One round: every read that its place makes implausible pulls its
+ * transaction towards the nearest place that is not; each session
+ * moves by its pulls smoothed along its positions (a session's drift is
+ * slow), then is made increasing again. */
+static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
+{
+    const psi_history *h = c->h;
+    for (uint32_t k = 0; k < h->n_keys; k++) {
+        uint32_t b = c->koff[k], e = c->koff[k + 1];
+        for (uint32_t i = b; i < e; i++)
+            c->kw[i].est = c->est[c->idx->op_txn[c->kw[i].op]];
+        if (e - b > 1)
+            qsort(c->kw + b, e - b, sizeof *c->kw, by_est);
+    }
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        c->pull[t] = 0.0, c->n_pull[t] = 0;
+    for (uint32_t i = 0; i < c->n_reads; i++) {
+        uint32_t o = c->reads[i], k = h->ops[o].key, t = c->idx->op_txn[o];
+        uint32_t b = c->koff[k], m = c->koff[k + 1] - b;
+        double e = c->est[t];
+        uint32_t lo = 0, hi = m; /* slots before e */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (c->kw[b + mid].est < e)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        c->n_pull[t]++;
+        if (plausible(c, o, k, lo))
+            continue;
+        uint32_t q = nearest(c, o, k, lo, m, 64);
+        if (q == UINT32_MAX) {
+            if (resid) /* nothing plausible within reach: at least that far */
+                resid[t] += fmax(fabs(c->kw[b + (lo + 64 < m ? lo + 64 : m - 1)].est - e),
+                                 fabs(c->kw[b + (lo > 64 ? lo - 64 : 0)].est - e));
+            continue;
+        }
+        double target = q == 0   ? c->kw[b].est - 0.5
+                        : q == m ? c->kw[b + m - 1].est + 0.5
+                                 : (c->kw[b + q - 1].est + c->kw[b + q].est) / 2;
+        /* one read moves its transaction a little per round: a read
+         * whose nearest plausible place is far off is more likely
+         * explained by another order of the writers than by the reader
+         * being there */
+        double pull = target - e;
+        c->pull[t] += pull > cap ? cap : pull < -cap ? -cap : pull;
+        if (resid)
+            resid[t] += fabs(pull);
+    }
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        uint32_t f = se->first_txn, n = se->n_txns;
+        /* moving average of the pulls over 2 smooth_w + 1 positions */
+        double sum = 0;
+        uint32_t cnt = 0, lo = 0, hi = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            while (hi < n && hi <= i + smooth_w) {
+                sum += c->pull[f + hi];
+                cnt += c->n_pull[f + hi];
+                hi++;
+            }
+            while (lo + smooth_w < i) {
+                sum -= c->pull[f + lo];
+                cnt -= c->n_pull[f + lo];
+                lo++;
+            }
+            c->smooth[f + i] = cnt ? sum / cnt : 0.0;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            c->est[f + i] += c->smooth[f + i];
+            if (i && c->est[f + i] <= c->est[f + i - 1])
+                c->est[f + i] = c->est[f + i - 1] + 1e-3;
+        }
+    }
+    /* Back to ranks, so that the window keeps its meaning. */
+    uint32_t m = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        c->order[m++] = (struct kwriter){.est = c->est[t], .op = t};
+    qsort(c->order, m, sizeof *c->order, by_est);
+    for (uint32_t i = 0; i < m; i++)
+        c->est[c->order[i].op] = i;
+}
+
+/* unc[t]: the mean distance, in ranks, from its reads' places to their
+ * nearest plausible ones, the larger of t's own and its session's around
+ * it (over 2 SMOOTH + 1 positions). */
+static void uncertainty(est_ctx *c, double *unc)
+{
+    const psi_history *h = c->h;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        unc[t] = 0.0;
+    est_round(c, SMOOTH, 0.0, unc); /* moves nothing: cap 0 */
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        uint32_t f = se->first_txn, n = se->n_txns;
+        double sum = 0;
+        uint32_t cnt = 0, lo = 0, hi = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            while (hi < n && hi <= i + SMOOTH) {
+                sum += unc[f + hi];
+                cnt += c->n_pull[f + hi];
+                hi++;
+            }
+            while (lo + SMOOTH < i) {
+                sum -= unc[f + lo];
+                cnt -= c->n_pull[f + lo];
+                lo++;
+            }
+            c->smooth[f + i] = cnt ? sum / cnt : 0.0;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t np = c->n_pull[f + i];
+            double own = np ? unc[f + i] / np : 0.0;
+            unc[f + i] = fmax(own, c->smooth[f + i]);
+        }
+    }
+    unc[PSI_INIT_TXN] = 0.0;
+}
+
+psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, uint32_t rounds,
+                                   double *est, double *unc, psi_diag *d)
+{
+    by_position(h, est);
+    if (unc)
+        for (uint32_t t = 0; t < h->n_txns; t++)
+            unc[t] = 0.0;
+    if (!rounds)
+        return PSI_OK;
+    est_ctx c = {.h = h, .idx = idx, .est = est};
+    c.koff = calloc((size_t)h->n_keys + 1, sizeof *c.koff);
+    c.init_ok = calloc(h->n_ops ? h->n_ops : 1, 1);
+    c.pull = malloc((size_t)h->n_txns * sizeof *c.pull);
+    c.smooth = malloc((size_t)h->n_txns * sizeof *c.smooth);
+    c.n_pull = malloc((size_t)h->n_txns * sizeof *c.n_pull);
+    c.order = malloc((size_t)h->n_txns * sizeof *c.order);
+    psi_status st = PSI_OK;
+    if (!c.koff || !c.init_ok || !c.pull || !c.smooth || !c.n_pull || !c.order)
+        goto nomem;
+    uint32_t nw = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        if (live_final_write(h, idx, o))
+            c.koff[h->ops[o].key + 1]++, nw++;
+        else if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+            c.n_reads++;
+    }
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        c.koff[k + 1] += c.koff[k];
+    c.kw = malloc((nw ? nw : 1) * sizeof *c.kw);
+    c.reads = malloc((c.n_reads ? c.n_reads : 1) * sizeof *c.reads);
+    uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
+    if (!c.kw || !c.reads || !fill) {
+        free(fill);
+        goto nomem;
+    }
+    memcpy(fill, c.koff, ((size_t)h->n_keys + 1) * sizeof *fill);
+    c.n_reads = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++) {
+        if (live_final_write(h, idx, o))
+            c.kw[fill[h->ops[o].key]++].op = o;
+        else if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ)) {
+            c.reads[c.n_reads++] = o;
+            c.init_ok[o] = idx->read_src[o] == PSI_SRC_INIT;
+        }
+    }
+    free(fill);
+    for (uint32_t a = 0; a < idx->n_amb; a++)
+        c.init_ok[idx->amb[a].op] =
+            idx->amb_cand[idx->amb[a].first + idx->amb[a].n - 1] == PSI_SRC_INIT;
+    for (uint32_t r = 0; r < rounds; r++)
+        est_round(&c, SMOOTH, PULL_MAX * (rounds - r) / rounds, NULL);
+    if (unc)
+        uncertainty(&c, unc);
+    goto out;
+nomem:
+    st = psi_diag_nomem(d, "estimating the transactions' times");
+out:
+    free(c.koff);
+    free(c.kw);
+    free(c.reads);
+    free(c.init_ok);
+    free(c.pull);
+    free(c.smooth);
+    free(c.n_pull);
+    free(c.order);
+    return st;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+void psi_restricted_spans(const psi_history *h, const double *est, const double *wid, double w,
+                          double *lo, double *hi)
+{
+    for (uint32_t t = 0; t < h->n_txns; t++) {
+        double half = w / 2 + (wid ? wid[t] : 0.0);
+        lo[t] = est[t] - half;
+        hi[t] = est[t] + half;
+    }
+    lo[PSI_INIT_TXN] = hi[PSI_INIT_TXN] = est[PSI_INIT_TXN];
+    /* Monotone along each session (widening only): then every path of
+     * session order and skeleton edges goes from a span to a later one,
+     * and no kept candidate is forced after its reader (restricted.h). */
+    for (uint32_t s = 0; s < h->n_sessions; s++) {
+        const psi_session *se = &h->sessions[s];
+        uint32_t f = se->first_txn, n = se->n_txns;
+        for (uint32_t i = 1; i < n; i++)
+            hi[f + i] = fmax(hi[f + i], hi[f + i - 1]);
+        for (uint32_t i = n; i-- > 1;)
+            lo[f + i - 1] = fmin(lo[f + i - 1], lo[f + i]);
+    }
+}
+
+psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx, const double *lo,
+                                     const double *hi, uint64_t *pairs, psi_diag *d)
+{
+    *pairs = 0;
+    uint32_t *off = calloc((size_t)h->n_keys + 1, sizeof *off);
+    if (!off)
+        return psi_diag_nomem(d, "estimating the restricted problem");
+    uint32_t n = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if (live_final_write(h, idx, o)) {
+            off[h->ops[o].key + 1]++;
+            n++;
+        }
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        off[k + 1] += off[k];
+    double *t = malloc((n ? n : 1) * 2 * sizeof *t); /* (lo, hi) pairs */
+    uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
+    if (!t || !fill) {
+        free(off);
+        free(t);
+        free(fill);
+        return psi_diag_nomem(d, "estimating the restricted problem");
+    }
+    memcpy(fill, off, ((size_t)h->n_keys + 1) * sizeof *fill);
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if (live_final_write(h, idx, o)) {
+            uint32_t i = fill[h->ops[o].key]++;
+            t[2 * i] = lo[idx->op_txn[o]];
+            t[2 * i + 1] = hi[idx->op_txn[o]];
+        }
+    /* Per key, by span start: each writer's later-starting writers whose
+     * span overlaps its own (same-session pairs too: an upper bound is
+     * what the caller needs). */
+    for (uint32_t k = 0; k < h->n_keys; k++) {
+        uint32_t b = off[k], e = off[k + 1];
+        if (e - b < 2)
+            continue;
+        qsort(t + 2 * b, e - b, 2 * sizeof *t, span_cmp);
+        for (uint32_t i = b; i < e; i++) {
+            uint32_t l = i + 1, r = e; /* first start past i's end */
+            while (l < r) {
+                uint32_t mid = l + (r - l) / 2;
+                if (t[2 * mid] <= t[2 * i + 1])
+                    l = mid + 1;
+                else
+                    r = mid;
+            }
+            *pairs += l - i - 1;
+        }
+    }
+    free(off);
+    free(t);
+    free(fill);
+    return PSI_OK;
+}
+
+/* The candidates (a) keeps of read r, marked in keep[0..r->n): those
+ * whose span overlaps the reader's (either may run first). */
+static void choose(const psi_history *h, const psi_index *idx, const double *lo, const double *hi,
+                   const psi_amb_read *r, uint8_t *keep)
+{
+    const uint32_t *cand = idx->amb_cand + r->first;
+    const double rlo = lo[r->txn], rhi = hi[r->txn];
+    const uint32_t sess = h->txns[r->txn].session;
+    uint32_t before = UINT32_MAX, after = UINT32_MAX; /* nearest outside the window */
+    bool any = false;
+    for (uint32_t j = 0; j < r->n; j++) {
+        keep[j] = 0;
+        if (cand[j] == PSI_SRC_INIT) {
+            keep[j] = 1; /* the rules say whether it can be (seeding's RW edges) */
+            any = true;
+            continue;
+        }
+        uint32_t t = idx->op_txn[cand[j]];
+        if (h->txns[t].session == sess || (hi[t] >= rlo && lo[t] <= rhi)) {
+            keep[j] = 1;
+            any = true;
+        } else if (hi[t] < rlo) {
+            if (before == UINT32_MAX || lo[t] > lo[idx->op_txn[cand[before]]])
+                before = j;
+        } else if (after == UINT32_MAX || lo[t] < lo[idx->op_txn[cand[after]]]) {
+            after = j;
+        }
+    }
+    /* The one before the window that starts last, and those that may end
+     * after it starts: the version a read of a key nobody wrote for a
+     * while returns, which the estimate may have placed a little before
+     * another candidate. A candidate after the window is kept only when
+     * nothing else is (the skeleton then makes it impossible, and the
+     * restricted problem rejects, which proves nothing). */
+    if (before != UINT32_MAX) {
+        double lb = lo[idx->op_txn[cand[before]]];
+        for (uint32_t j = 0; j < r->n; j++)
+            if (!keep[j] && cand[j] != PSI_SRC_INIT && hi[idx->op_txn[cand[j]]] < rlo &&
+                hi[idx->op_txn[cand[j]]] >= lb)
+                keep[j] = 1;
+        any = true;
+    }
+    if (!any) {
+        assert(after != UINT32_MAX);
+        keep[after] = 1;
+    }
+}
+
+psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *lo,
+                                const double *hi, psi_index *out, psi_restricted_cut *cut,
+                                psi_diag *d)
+{
+    assert(!idx->opt && !idx->n_anomalies);
+    memset(out, 0, sizeof *out);
+    memset(cut, 0, sizeof *cut);
+    const size_t n_ops = h->n_ops;
+    *out = (psi_index){.n_committed = idx->n_committed,
+                       .n_aborted = idx->n_aborted,
+                       .n_unknown = idx->n_unknown,
+                       .n_promoted = idx->n_promoted,
+                       .n_keys = idx->n_keys,
+                       .n_writes = idx->n_writes,
+                       .init_txn = idx->init_txn};
+    uint32_t max_n = 0;
+    for (uint32_t a = 0; a < idx->n_amb; a++)
+        max_n = idx->amb[a].n > max_n ? idx->amb[a].n : max_n;
+    uint8_t *keep = malloc(max_n ? max_n : 1);
+    out->op_txn = malloc((n_ops ? n_ops : 1) * sizeof *out->op_txn);
+    out->read_src = malloc((n_ops ? n_ops : 1) * sizeof *out->read_src);
+    out->op_info = malloc(n_ops ? n_ops : 1);
+    out->amb = malloc(idx->n_amb * sizeof *out->amb);
+    if (idx->w_first) {
+        out->w_first = malloc(((size_t)idx->n_keys + 1) * sizeof *out->w_first);
+        out->w_val = malloc(((size_t)idx->n_writes + 1) * sizeof *out->w_val);
+        out->w_op = malloc(((size_t)idx->n_writes + 1) * sizeof *out->w_op);
+    }
+    if (idx->dup_prev)
+        out->dup_prev = malloc((n_ops ? n_ops : 1) * sizeof *out->dup_prev);
+    if (!keep || !out->op_txn || !out->read_src || !out->op_info || !out->amb ||
+        (idx->w_first && (!out->w_first || !out->w_val || !out->w_op)) ||
+        (idx->dup_prev && !out->dup_prev))
+        goto nomem;
+    memcpy(out->op_txn, idx->op_txn, n_ops * sizeof *out->op_txn);
+    memcpy(out->read_src, idx->read_src, n_ops * sizeof *out->read_src);
+    memcpy(out->op_info, idx->op_info, n_ops);
+    if (idx->w_first) {
+        memcpy(out->w_first, idx->w_first, ((size_t)idx->n_keys + 1) * sizeof *out->w_first);
+        memcpy(out->w_val, idx->w_val, (size_t)idx->n_writes * sizeof *out->w_val);
+        memcpy(out->w_op, idx->w_op, (size_t)idx->n_writes * sizeof *out->w_op);
+    }
+    if (idx->dup_prev)
+        memcpy(out->dup_prev, idx->dup_prev, n_ops * sizeof *out->dup_prev);
+    /* Two passes: count what is kept, then fill. */
+    uint64_t kept = 0;
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        choose(h, idx, lo, hi, &idx->amb[a], keep);
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < idx->amb[a].n; j++)
+            k += keep[j];
+        if (k >= 2)
+            kept += k;
+    }
+    out->amb_cand = malloc((kept ? kept : 1) * sizeof *out->amb_cand);
+    if (!out->amb_cand)
+        goto nomem;
+    for (uint32_t a = 0; a < idx->n_amb; a++) {
+        const psi_amb_read *r = &idx->amb[a];
+        const uint32_t *cand = idx->amb_cand + r->first;
+        choose(h, idx, lo, hi, r, keep);
+        uint32_t k = 0, last = 0;
+        for (uint32_t j = 0; j < r->n; j++)
+            if (keep[j])
+                k++, last = cand[j];
+        cut->choices_before += r->n;
+        cut->choices_after += k;
+        assert(k >= 1);
+        if (k == 1) {
+            /* An ordinary read of the one writer left (index.h). */
+            out->read_src[r->op] = last;
+            out->op_info[r->op] &= (uint8_t)~PSI_OI_AMBIG;
+            continue;
+        }
+        psi_amb_read *o = &out->amb[out->n_amb++];
+        *o = *r;
+        o->first = out->n_amb_cand;
+        o->n = k;
+        for (uint32_t j = 0; j < r->n; j++)
+            if (keep[j])
+                out->amb_cand[out->n_amb_cand++] = cand[j]; /* in the read's order */
+    }
+    assert(out->n_amb_cand == kept);
+    cut->reads_before = idx->n_amb;
+    cut->reads_after = out->n_amb;
+    free(keep);
+    return PSI_OK;
+nomem:
+    free(keep);
+    psi_index_free(out);
+    return psi_diag_nomem(d, "restricting the read-from choices");
+}
+
+/* The committed transactions of session s, in order, into list (room for
+ * the session's transactions); returns how many. */
+static uint32_t committed_of(const psi_history *h, uint32_t s, uint32_t *list)
+{
+    const psi_session *se = &h->sessions[s];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < se->n_txns; i++)
+        if (h->txns[se->first_txn + i].status == PSI_TXN_COMMITTED)
+            list[n++] = se->first_txn + i;
+    return n;
+}
+
+psi_status psi_restricted_skeleton(const psi_history *h, const double *lo, const double *hi,
+                                   psi_polygraph *g, uint64_t *n_added, psi_diag *d)
+{
+    *n_added = 0;
+    uint32_t longest = 0;
+    for (uint32_t s = 0; s < h->n_sessions; s++)
+        longest = h->sessions[s].n_txns > longest ? h->sessions[s].n_txns : longest;
+    uint32_t *a = malloc((longest ? longest : 1) * sizeof *a);
+    uint32_t *b = malloc((longest ? longest : 1) * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return psi_diag_nomem(d, "adding the estimate's edges");
+    }
+    psi_status st = PSI_OK;
+    const uint64_t before = g->n_known;
+    for (uint32_t s = 0; s < h->n_sessions && st == PSI_OK; s++) {
+        uint32_t na = committed_of(h, s, a);
+        for (uint32_t s2 = 0; s2 < h->n_sessions && st == PSI_OK; s2++) {
+            if (s2 == s)
+                continue;
+            uint32_t nb = committed_of(h, s2, b);
+            /* t's target: s2's first transaction whose span starts past
+             * t's end. Spans are monotone along sessions, so targets only
+             * move on along s, and an edge goes from the last t with a
+             * given target alone: the earlier ones reach it by session
+             * order. */
+            uint32_t j = 0, prev = UINT32_MAX, prev_tgt = UINT32_MAX;
+            for (uint32_t i = 0; i < na && st == PSI_OK; i++) {
+                while (j < nb && lo[b[j]] <= hi[a[i]])
+                    j++;
+                uint32_t tgt = j < nb ? b[j] : UINT32_MAX;
+                if (prev_tgt != UINT32_MAX && tgt != prev_tgt)
+                    st = psi_polygraph_add_known(g, prev, prev_tgt, PSI_EDGE_SO, UINT32_MAX,
+                                                 PSI_FROM_ESTIMATE, d);
+                if (tgt == UINT32_MAX)
+                    break;
+                prev = a[i];
+                prev_tgt = tgt;
+            }
+            if (st == PSI_OK && prev_tgt != UINT32_MAX && j < nb)
+                st = psi_polygraph_add_known(g, prev, prev_tgt, PSI_EDGE_SO, UINT32_MAX,
+                                             PSI_FROM_ESTIMATE, d);
+        }
+    }
+    *n_added = st == PSI_OK ? g->n_known - before : 0;
+    free(a);
+    free(b);
+    return st;
+}
+
+/* The index of writer src in read r's candidates of index x (a linear
+ * search: the lists' order is index.c's to choose). */
+static uint32_t cand_index(const psi_index *x, const psi_amb_read *r, uint32_t src)
+{
+    const uint32_t *c = x->amb_cand + r->first;
+    uint32_t j = 0;
+    while (j < r->n && c[j] != src)
+        j++;
+    assert(j < r->n);
+    return j;
+}
+
+psi_status psi_restricted_choices_back(const psi_index *full, const psi_index *cut,
+                                       const uint32_t *choice, uint32_t **out, psi_diag *d)
+{
+    *out = malloc((full->n_amb ? full->n_amb : 1) * sizeof **out);
+    if (!*out)
+        return psi_diag_nomem(d, "keeping the model");
+    /* Both lists are in operation order, cut's a subsequence of full's. */
+    uint32_t c = 0;
+    for (uint32_t a = 0; a < full->n_amb; a++) {
+        const psi_amb_read *r = &full->amb[a];
+        uint32_t src;
+        if (c < cut->n_amb && cut->amb[c].op == r->op) {
+            src = cut->amb_cand[cut->amb[c].first + choice[c]];
+            c++;
+        } else {
+            src = cut->read_src[r->op];
+        }
+        (*out)[a] = cand_index(full, r, src);
+    }
+    assert(c == cut->n_amb);
+    return PSI_OK;
+}
