@@ -85,7 +85,9 @@ static psi_status solve(const psi_history *h, psi_check_result *res, const psi_c
                           .n_pc_kept = res->prune.n_pc_kept,
                           .pc_kept_of = res->prune.pc_kept_of,
                           .psi_rw_drop = res->prune.psi_rw_drop,
-                          .psi_rw_drop_of = res->prune.psi_rw_drop_of};
+                          .psi_rw_drop_of = res->prune.psi_rw_drop_of,
+                          /* only the restricted problem's search is bounded */
+                          .stable_only = conflicts >= 0};
     psi_status st = psi_encode(&res->g, &eo, &enc, d);
     if (st != PSI_OK)
         return st;
@@ -305,8 +307,10 @@ static psi_prune_opts prune_opts(const psi_check_opts *opts, psi_level lv)
 /* Writer pairs an attempt may leave open for seeding (an upper bound,
  * psi_restricted_open_pairs): past it the window is too wide to pay. */
 #define RESTRICTED_MAX_PAIRS (UINT64_C(1) << 23)
-/* The solver's conflicts per attempt. */
-#define RESTRICTED_CONFLICTS (1u << 12)
+/* The solver's conflicts per attempt, in stable mode (encode.h,
+ * stable_only): 10^5 transactions with values 1..4 at W = 600 need 19,679
+ * (2.5 s of search; bench/README, s30, i17s). */
+#define RESTRICTED_CONFLICTS (1u << 16)
 /* Rounds of the estimate (restricted.h): 10k values 1..4, rank error mean
  * / p90 / max 113 / 255 / 497 from positions, 53 / 112 / 332 after 64
  * rounds; 100k: 403 / 832 / 1,952, 61 / 125 / 584 (bench/README). */

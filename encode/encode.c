@@ -624,6 +624,11 @@ psi_status psi_encode(const psi_polygraph *g, const psi_encode_opts *opts, psi_e
                             g->n_nodes);
     }
     enc->sat = psi_sat_new();
+    if (enc->sat && opts->stable_only) {
+        int rc = psi_sat_set_option(enc->sat, "modes", 2);
+        assert(rc == 0);
+        (void)rc;
+    }
     if (enc->pc && !(enc->pc_twin_in = calloc(g->n_nodes ? g->n_nodes : 1, 1)))
         goto nomem;
     enc->cons_var = calloc(g->n_cons ? g->n_cons : 1, sizeof *enc->cons_var);

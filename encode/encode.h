@@ -73,6 +73,13 @@ typedef struct psi_encode_opts {
     bool no_phase_hints;        /* leave the solver's initial phases alone (for measuring) */
     bool no_known_reduction;    /* hand the theory every known edge (encode/reduce.h) */
     bool no_routing;            /* no relay nodes: one RW edge per reader and target (route.h) */
+    /* The solver in stable mode only (option modes = 2: Luby restarts, no
+     * focused phase). Set before any phase, as psi_sat_set_option resets
+     * them. The restricted problem's search (check/restricted.h) needs
+     * it: with focused restarts 10^5 transactions with values 1..4 made
+     * ~5,000 decisions per conflict (200 s), stable only 102 (2.5 s;
+     * bench/README, s30, i17s). */
+    bool stable_only;
     /* PC, optional: the known edges PC's reduction keeps in g, ascending
      * (pruning's last round has them: psi_prune_result.pc_kept), taken
      * instead of reducing again when pc_kept_of == g->n_known. Only read. */
