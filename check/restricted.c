@@ -97,6 +97,28 @@ static int by_est(const void *a, const void *b)
     return (x->est > y->est) - (x->est < y->est);
 }
 
+/* c->smooth[f + i], for the session's n transactions from f: the sum of
+ * val over positions i - w .. i + w divided by their reads' count
+ * (n_pull), a moving mean per read that skips transactions without reads. */
+static void session_mean(est_ctx *c, const double *val, uint32_t f, uint32_t n, uint32_t w)
+{
+    double sum = 0;
+    uint32_t cnt = 0, lo = 0, hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        while (hi < n && hi <= i + w) {
+            sum += val[f + hi];
+            cnt += c->n_pull[f + hi];
+            hi++;
+        }
+        while (lo + w < i) {
+            sum -= val[f + lo];
+            cnt -= c->n_pull[f + lo];
+            lo++;
+        }
+        c->smooth[f + i] = cnt ? sum / cnt : 0.0;
+    }
+}
+
 /* One round: every read that its place makes implausible pulls its
  * transaction towards the nearest place that is not; each session
  * moves by its pulls smoothed along its positions (a session's drift is
@@ -150,22 +172,7 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         const psi_session *se = &h->sessions[s];
         uint32_t f = se->first_txn, n = se->n_txns;
-        /* moving average of the pulls over 2 smooth_w + 1 positions */
-        double sum = 0;
-        uint32_t cnt = 0, lo = 0, hi = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            while (hi < n && hi <= i + smooth_w) {
-                sum += c->pull[f + hi];
-                cnt += c->n_pull[f + hi];
-                hi++;
-            }
-            while (lo + smooth_w < i) {
-                sum -= c->pull[f + lo];
-                cnt -= c->n_pull[f + lo];
-                lo++;
-            }
-            c->smooth[f + i] = cnt ? sum / cnt : 0.0;
-        }
+        session_mean(c, c->pull, f, n, smooth_w);
         for (uint32_t i = 0; i < n; i++) {
             c->est[f + i] += c->smooth[f + i];
             if (i && c->est[f + i] <= c->est[f + i - 1])
@@ -193,21 +200,7 @@ static void uncertainty(est_ctx *c, double *unc)
     for (uint32_t s = 0; s < h->n_sessions; s++) {
         const psi_session *se = &h->sessions[s];
         uint32_t f = se->first_txn, n = se->n_txns;
-        double sum = 0;
-        uint32_t cnt = 0, lo = 0, hi = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            while (hi < n && hi <= i + SMOOTH) {
-                sum += unc[f + hi];
-                cnt += c->n_pull[f + hi];
-                hi++;
-            }
-            while (lo + SMOOTH < i) {
-                sum -= unc[f + lo];
-                cnt -= c->n_pull[f + lo];
-                lo++;
-            }
-            c->smooth[f + i] = cnt ? sum / cnt : 0.0;
-        }
+        session_mean(c, unc, f, n, SMOOTH);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t np = c->n_pull[f + i];
             double own = np ? unc[f + i] / np : 0.0;
