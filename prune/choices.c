@@ -144,11 +144,16 @@ static psi_status cond_impossible(const psi_reach *r, const psi_anti_index *ai, 
     for (uint64_t i = 0, j; i < g->n_csucc && st == PSI_OK; i = j) {
         j = csucc_group_end(g, i);
         uint32_t n;
+        /* The unchanged-group test first: it reads the group's few targets,
+         * while the open-reader test below reads the choice state of
+         * readers spread over all choices (a cache miss each). */
+        if (group_unchanged(r, g, dl, i, j))
+            continue;
         const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
         bool any = false;
         for (uint32_t k = 0; k < n && !any; k++)
             any = g->choice_state[cr[k].choice] == PSI_CH_OPEN && !imp[cr[k].choice];
-        if (!any || group_unchanged(r, g, dl, i, j))
+        if (!any)
             continue;
         if (ser != RULE_PC) {
             memset(m, 0xff, r->n_sessions * sizeof *m);
@@ -232,7 +237,10 @@ static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
         uint32_t n;
         const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
         bool open = false;
-        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
+        /* Without forced choices only `open` is wanted: one open reader
+         * answers it, and the rest of the readers' states (a cache miss
+         * each) need not be read. */
+        for (uint32_t k = 0; k < n && st == PSI_OK && (forced || !open); k++) {
             uint8_t cs = g->choice_state[cr[k].choice];
             open |= cs == PSI_CH_OPEN;
             for (uint64_t q = i; forced && cs == PSI_CH_NEWLY_FORCED && q < j && st == PSI_OK; q++)
