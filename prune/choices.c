@@ -273,9 +273,14 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
     assert(!rw_new || (r->changed && csucc_known && (ser == RULE_SER || ser == RULE_SI)));
     uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
     uint8_t *grown = rw_new && g->n_cr_lists ? calloc(g->n_cr_lists, 1) : NULL;
-    if (!m || (rw_new && g->n_cr_lists && !grown)) {
+    /* the reader lists that get excluded choices (for
+     * psi_polygraph_drop_excluded_marked): each write's, then each key's
+     * initial value's */
+    uint8_t *dropped = g->cr_off ? calloc((size_t)g->n_cr_lists + g->n_keys, 1) : NULL;
+    if (!m || (rw_new && g->n_cr_lists && !grown) || (g->cr_off && !dropped)) {
         free(m);
         free(grown);
+        free(dropped);
         return psi_diag_nomem(d, "pruning read-from choices");
     }
     choice_delta delta = {.rw_new = rw_new, .grown = grown};
@@ -320,6 +325,9 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
                     continue;
             }
             cs[j] = PSI_CH_EXCLUDED;
+            /* the lists are built from the candidates (core/polygraph.c) */
+            if (dropped)
+                dropped[w == PSI_SRC_INIT ? g->n_cr_lists + a->key : w] = 1;
             alive--;
             excluded++;
             ++*changed;
@@ -362,7 +370,8 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
         g->n_cond = keep;
     free(grown);
     if (excluded)
-        psi_polygraph_drop_excluded(g);
+        psi_polygraph_drop_excluded_marked(g, dropped);
+    free(dropped);
     return st;
 }
 
