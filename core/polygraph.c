@@ -215,11 +215,19 @@ static psi_status build_creaders(psi_polygraph *g, const psi_history *h, const p
     return PSI_OK;
 }
 
-/* Compacts the live readers of lists [0, n) of one CSR (off, end). */
+/* Compacts the live readers of lists [0, n) of one CSR (off, end), or
+ * only those marked in `only` when it is non-NULL. */
 static void drop_excluded_csr(const uint8_t *cs, const uint32_t *off, uint32_t *end, psi_cread *cr,
-                              uint32_t n)
+                              uint32_t n, const uint8_t *only)
 {
     for (uint32_t i = 0; i < n; i++) {
+        if (only && !only[i]) {
+#ifndef NDEBUG
+            for (uint32_t j = off[i]; j < end[i]; j++)
+                assert(cs[cr[j].choice] != PSI_CH_EXCLUDED);
+#endif
+            continue;
+        }
         uint32_t k = off[i];
         for (uint32_t j = off[i]; j < end[i]; j++)
             if (cs[cr[j].choice] != PSI_CH_EXCLUDED)
@@ -232,8 +240,17 @@ void psi_polygraph_drop_excluded(psi_polygraph *g)
 {
     if (!g->cr_off)
         return;
-    drop_excluded_csr(g->choice_state, g->cr_off, g->cr_end, g->cr, g->n_cr_lists);
-    drop_excluded_csr(g->choice_state, g->ci_off, g->ci_end, g->ci, g->n_keys);
+    drop_excluded_csr(g->choice_state, g->cr_off, g->cr_end, g->cr, g->n_cr_lists, NULL);
+    drop_excluded_csr(g->choice_state, g->ci_off, g->ci_end, g->ci, g->n_keys, NULL);
+}
+
+void psi_polygraph_drop_excluded_marked(psi_polygraph *g, const uint8_t *marked)
+{
+    if (!g->cr_off)
+        return;
+    drop_excluded_csr(g->choice_state, g->cr_off, g->cr_end, g->cr, g->n_cr_lists, marked);
+    drop_excluded_csr(g->choice_state, g->ci_off, g->ci_end, g->ci, g->n_keys,
+                      marked + g->n_cr_lists);
 }
 
 /* Session order around optional transactions: the chain psi_so_edges

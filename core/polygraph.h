@@ -290,6 +290,14 @@ static inline const psi_cread *psi_polygraph_cinit(const psi_polygraph *g, uint3
  * a choice is never un-excluded. Linear in the listed readers. */
 void psi_polygraph_drop_excluded(psi_polygraph *g);
 
+/* The same for the lists marked in `marked` (n_cr_lists bytes, one per
+ * write, then n_keys, one per key's initial value), when only those got
+ * excluded readers since the last call: the others are left as they are
+ * (debug builds assert they list none). On hot values a pass excludes
+ * choices of a few writes, and reading every listed reader's state (a
+ * cache miss each, tens of millions at 10^5 transactions) cost more. */
+void psi_polygraph_drop_excluded_marked(psi_polygraph *g, const uint8_t *marked);
+
 /* Appends a conditional edge (see psi_cond_edge). */
 psi_status psi_polygraph_add_cond(psi_polygraph *g, uint32_t from, uint32_t to, psi_edge_type type,
                                   uint32_t key, uint32_t choice, psi_diag *d);

@@ -144,11 +144,16 @@ static psi_status cond_impossible(const psi_reach *r, const psi_anti_index *ai, 
     for (uint64_t i = 0, j; i < g->n_csucc && st == PSI_OK; i = j) {
         j = csucc_group_end(g, i);
         uint32_t n;
+        /* The unchanged-group test first: it reads the group's few targets,
+         * while the open-reader test below reads the choice state of
+         * readers spread over all choices (a cache miss each). */
+        if (group_unchanged(r, g, dl, i, j))
+            continue;
         const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
         bool any = false;
         for (uint32_t k = 0; k < n && !any; k++)
             any = g->choice_state[cr[k].choice] == PSI_CH_OPEN && !imp[cr[k].choice];
-        if (!any || group_unchanged(r, g, dl, i, j))
+        if (!any)
             continue;
         if (ser != RULE_PC) {
             memset(m, 0xff, r->n_sessions * sizeof *m);
@@ -220,22 +225,33 @@ static psi_status csucc_sort(psi_polygraph *g, uint64_t sorted, psi_diag *d)
 }
 
 /* The shared edges' consequences of the choices forced this round become
- * known edges (when `forced`); then the groups no open choice still needs
- * are dropped (as psi_prune_choices does with psi_cond_edge). The edges are
- * sorted. */
-static psi_status csucc_settle(psi_polygraph *g, bool forced, psi_diag *d)
+ * known edges (when `forced` is non-NULL: it marks the reader lists, as
+ * psi_polygraph_drop_excluded_marked's, that hold a choice forced this
+ * round); then the groups no open choice still needs are dropped (as
+ * psi_prune_choices does with psi_cond_edge). The edges are sorted. */
+static psi_status csucc_settle(psi_polygraph *g, const uint8_t *forced, psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint64_t keep = 0;
     for (uint64_t i = 0, j; i < g->n_csucc && st == PSI_OK; i = j) {
         j = csucc_group_end(g, i);
         uint32_t n;
-        const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
+        const psi_cond_succ *e = &g->csucc[i];
+        const psi_cread *cr = psi_polygraph_csucc_readers(g, e, &n);
+        bool f = forced && forced[e->op == PSI_CSUCC_INIT ? g->n_cr_lists + e->key : e->op];
+#ifndef NDEBUG
+        for (uint32_t k = 0; forced && !f && k < n; k++)
+            assert(g->choice_state[cr[k].choice] != PSI_CH_NEWLY_FORCED);
+#endif
         bool open = false;
-        for (uint32_t k = 0; k < n && st == PSI_OK; k++) {
+        /* In a group without forced readers only `open` is wanted: one
+         * open reader answers it, and the rest of the readers' states (a
+         * cache miss each, most of this pass's time at 10^5 transactions
+         * with values 1..4) need not be read. */
+        for (uint32_t k = 0; k < n && st == PSI_OK && (f || !open); k++) {
             uint8_t cs = g->choice_state[cr[k].choice];
             open |= cs == PSI_CH_OPEN;
-            for (uint64_t q = i; forced && cs == PSI_CH_NEWLY_FORCED && q < j && st == PSI_OK; q++)
+            for (uint64_t q = i; f && cs == PSI_CH_NEWLY_FORCED && q < j && st == PSI_OK; q++)
                 if (cr[k].txn != g->csucc[q].to)
                     st = psi_polygraph_add_known(g, cr[k].txn, g->csucc[q].to, PSI_EDGE_RW,
                                                  g->csucc[q].key, PSI_FROM_PRUNING, d);
@@ -265,9 +281,16 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
     assert(!rw_new || (r->changed && csucc_known && (ser == RULE_SER || ser == RULE_SI)));
     uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
     uint8_t *grown = rw_new && g->n_cr_lists ? calloc(g->n_cr_lists, 1) : NULL;
-    if (!m || (rw_new && g->n_cr_lists && !grown)) {
+    /* the reader lists that get excluded choices (for
+     * psi_polygraph_drop_excluded_marked): each write's, then each key's
+     * initial value's; and after them those that get forced ones (for
+     * csucc_settle) */
+    size_t n_lists = (size_t)g->n_cr_lists + g->n_keys;
+    uint8_t *dropped = g->cr_off ? calloc(2 * n_lists, 1) : NULL;
+    if (!m || (rw_new && g->n_cr_lists && !grown) || (g->cr_off && !dropped)) {
         free(m);
         free(grown);
+        free(dropped);
         return psi_diag_nomem(d, "pruning read-from choices");
     }
     choice_delta delta = {.rw_new = rw_new, .grown = grown};
@@ -312,6 +335,9 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
                     continue;
             }
             cs[j] = PSI_CH_EXCLUDED;
+            /* the lists are built from the candidates (core/polygraph.c) */
+            if (dropped)
+                dropped[w == PSI_SRC_INIT ? g->n_cr_lists + a->key : w] = 1;
             alive--;
             excluded++;
             ++*changed;
@@ -324,6 +350,8 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
             cs[j] = PSI_CH_NEWLY_FORCED;
             forced++;
             uint32_t w = g->amb_cand[a->first + j];
+            if (dropped)
+                dropped[n_lists + (w == PSI_SRC_INIT ? g->n_cr_lists + a->key : w)] = 1;
             if (w != PSI_SRC_INIT)
                 st = psi_polygraph_add_known(g, g->op_txn[w], a->txn, PSI_EDGE_WR, a->key,
                                              PSI_FROM_PRUNING, d);
@@ -337,7 +365,7 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
                                          PSI_FROM_PRUNING, d);
     }
     if (st == PSI_OK)
-        st = csucc_settle(g, forced != 0 && csucc_known, d);
+        st = csucc_settle(g, forced != 0 && csucc_known && dropped ? dropped + n_lists : NULL, d);
     *sorted = g->n_csucc; /* compaction keeps the order */
     for (uint32_t c = 0; forced && c < g->n_choices; c++)
         if (g->choice_state[c] == PSI_CH_NEWLY_FORCED)
@@ -354,7 +382,8 @@ psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_p
         g->n_cond = keep;
     free(grown);
     if (excluded)
-        psi_polygraph_drop_excluded(g);
+        psi_polygraph_drop_excluded_marked(g, dropped);
+    free(dropped);
     return st;
 }
 
