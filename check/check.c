@@ -283,20 +283,28 @@ static psi_status own_timestamps(const psi_history *h, psi_timestamps *out, psi_
     return PSI_OK;
 }
 
-/* Pruning's options for level lv. */
-static psi_prune_opts prune_opts(const psi_check_opts *opts, psi_level lv)
+/* The prune stage of res->g at level lv (the usual path's and each
+ * restricted attempt's), timed and with its memory recorded. */
+static psi_status prune_stage(const psi_history *h, psi_check_result *res,
+                              const psi_check_opts *opts, psi_level lv, psi_diag *d)
 {
-    return (psi_prune_opts){.ser = lv == PSI_LEVEL_SER,
-                            .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
-                            .psi = lv == PSI_LEVEL_PSI,
-                            .pc = lv == PSI_LEVEL_PC,
-                            .disabled = opts->no_pruning,
-                            .exact = opts->exact_pruning,
-                            .threads = opts->threads,
-                            .stop_cells = opts->prune_stop_cells,
-                            .probe_choices = opts->prune_probe_choices,
-                            .stop_open = opts->prune_stop_open,
-                            .progress = &opts->progress};
+    stage(opts, "prune");
+    double t0 = psi_cpu_now();
+    psi_prune_opts pro = {.ser = lv == PSI_LEVEL_SER,
+                          .dep_only = lv == PSI_LEVEL_PC || lv == PSI_LEVEL_PSI,
+                          .psi = lv == PSI_LEVEL_PSI,
+                          .pc = lv == PSI_LEVEL_PC,
+                          .disabled = opts->no_pruning,
+                          .exact = opts->exact_pruning,
+                          .threads = opts->threads,
+                          .stop_cells = opts->prune_stop_cells,
+                          .probe_choices = opts->prune_probe_choices,
+                          .stop_open = opts->prune_stop_open,
+                          .progress = &opts->progress};
+    psi_status st = psi_prune(h, &res->g, &pro, &res->prune, d);
+    res->stats.t_prune = psi_cpu_now() - t0;
+    mem_after(&res->stats, PSI_MEM_PRUNE);
+    return st;
 }
 
 /* Read-from candidates from which the restricted problem is tried first
@@ -422,13 +430,7 @@ static psi_status restricted_attempt(const psi_history *h, psi_check_result *res
     rr.stats.known_edges_before = rr.g.n_known;
     rr.stats.constraints_before = rr.g.n_writer_pairs;
     rr.stats.unknown_deps_before = rr.g.n_pair_deps;
-    stage(opts, "prune");
-    t0 = psi_cpu_now();
-    psi_prune_opts pro = prune_opts(opts, psi_level_base(res->level_checked));
-    st = psi_prune(h, &rr.g, &pro, &rr.prune, d);
-    rr.stats.t_prune = psi_cpu_now() - t0;
-    mem_after(&rr.stats, PSI_MEM_PRUNE);
-    if (st != PSI_OK)
+    if ((st = prune_stage(h, &rr, opts, psi_level_base(res->level_checked), d)) != PSI_OK)
         goto out;
     if (pruned_reject(&rr, opts)) {
         s->restricted_outcome = PSI_RESTRICTED_REJECT;
@@ -816,13 +818,7 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             return PSI_OK;
         }
     }
-    stage(opts, "prune");
-    t0 = psi_cpu_now();
-    psi_prune_opts pro = prune_opts(opts, base);
-    st = psi_prune(h, &res->g, &pro, &res->prune, d);
-    s->t_prune = psi_cpu_now() - t0;
-    mem_after(s, PSI_MEM_PRUNE);
-    if (st != PSI_OK)
+    if ((st = prune_stage(h, res, opts, base, d)) != PSI_OK)
         return st;
     if (pruned_reject(res, opts))
         return PSI_OK;

@@ -324,17 +324,7 @@ static int by_reasons(ctx *x, const psi_history *h, const psi_check_result *res,
                       psi_reasons *R, psi_read_set *rs)
 {
     const psi_edge *cyc[2];
-    uint32_t len[2], nc = 0;
-    if (res->reason == PSI_BY_SOLVER) {
-        cyc[nc] = res->solver_cycle;
-        len[nc++] = res->solver_cycle_len;
-    } else {
-        for (int c = 0; c < 2; c++)
-            if (res->prune.cycle_len[c]) {
-                cyc[nc] = res->prune.cycle[c];
-                len[nc++] = res->prune.cycle_len[c];
-            }
-    }
+    uint32_t len[2], nc = psi_reported_cycles(res, cyc, len);
     psi_diag d = {0};
     int r = 0;
     uint32_t *v = NULL, *srt = NULL, last_n = 0;

@@ -41,6 +41,11 @@ typedef struct psi_reasons {
     struct psi_reasons_ctx *ctx; /* the growth, for deepening it (owned) */
 } psi_reasons;
 
+/* The reject's reported cycles, where the reasons start: the solver's,
+ * or pruning's one or two (a known cycle, or both sides of a
+ * constraint). Fills cyc/len (borrowed from res); returns their count. */
+uint32_t psi_reported_cycles(const psi_check_result *res, const psi_edge *cyc[2], uint32_t len[2]);
+
 /* psi_reasons_grow in steps: start, then deepen to max_depth, 1, 2, ...:
  * each deepening follows the reasons further from where the last one
  * stopped (a deeper set is a superset, txns extended in order), so that

@@ -789,6 +789,22 @@ struct psi_reasons_ctx {
     size_t wi; /* the worklist's next edge */
 };
 
+uint32_t psi_reported_cycles(const psi_check_result *res, const psi_edge *cyc[2], uint32_t len[2])
+{
+    uint32_t nc = 0;
+    if (res->reason == PSI_BY_SOLVER) {
+        cyc[nc] = res->solver_cycle;
+        len[nc++] = res->solver_cycle_len;
+    } else {
+        for (int c = 0; c < 2; c++)
+            if (res->prune.cycle_len[c]) {
+                cyc[nc] = res->prune.cycle[c];
+                len[nc++] = res->prune.cycle_len[c];
+            }
+    }
+    return nc;
+}
+
 psi_status psi_reasons_start(const psi_history *h, const psi_check_result *res, bool ser,
                              const psi_edge *const *cycles, const uint32_t *lens, uint32_t n_cycles,
                              psi_reasons *R, psi_diag *d)

@@ -167,24 +167,6 @@ static void test_repeated_cex_rejected_alone(void **state)
     }
 }
 
-/* The reject's reported cycles (the solver's, or pruning's one or two),
- * which the reasons start from; returns their count. */
-static uint32_t reported_cycles(const psi_check_result *r, const psi_edge *cyc[2], uint32_t len[2])
-{
-    uint32_t nc = 0;
-    if (r->reason == PSI_BY_SOLVER) {
-        cyc[nc] = r->solver_cycle;
-        len[nc++] = r->solver_cycle_len;
-    } else {
-        for (int c = 0; c < 2; c++)
-            if (r->prune.cycle_len[c]) {
-                cyc[nc] = r->prune.cycle[c];
-                len[nc++] = r->prune.cycle_len[c];
-            }
-    }
-    return nc;
-}
-
 /* Pruning's reasons for the reported cycle, followed to the end
  * (interpret/reasons.c), are complete and a violation by construction
  * when pruning rejected: the sub-history over them is rejected alone. Before s29 the 10k
@@ -211,7 +193,7 @@ static void test_reasons_are_a_violation(void **state)
         psi_history *h =
             rejected_case(cases[k].txns, cases[k].value_range, cases[k].faults, cases[k].ser, &r);
         const psi_edge *cyc[2];
-        uint32_t len[2], nc = reported_cycles(&r, cyc, len);
+        uint32_t len[2], nc = psi_reported_cycles(&r, cyc, len);
         psi_reasons R;
         assert_int_equal(psi_reasons_grow(h, &r, cases[k].ser, cyc, len, nc, 64, &R, &d), PSI_OK);
         uint32_t *v = malloc(((size_t)R.n_txns + 1) * sizeof *v), n = 0;
@@ -249,7 +231,7 @@ static void test_reasons_scan_bound(void **state)
     psi_check_result r;
     psi_history *h = rejected_case(200, 4, 0, true, &r);
     const psi_edge *cyc[2];
-    uint32_t len[2], nc = reported_cycles(&r, cyc, len);
+    uint32_t len[2], nc = psi_reported_cycles(&r, cyc, len);
     assert_true(nc > 0);
     uint32_t found[2] = {0, 0};
     for (int bounded = 0; bounded < 2; bounded++) {
