@@ -23,6 +23,37 @@ static bool live_final_write(const psi_history *h, const psi_index *idx, uint32_
            h->ops[o].kind == PSI_OP_WRITE;
 }
 
+/* Each key's committed final writes, in operation order: key k's are
+ * (*ops)[(*off)[k] .. (*off)[k + 1]). Both arrays are the caller's to
+ * free (also on failure: false, out of memory). */
+static bool key_writers(const psi_history *h, const psi_index *idx, uint32_t **off, uint32_t **ops)
+{
+    uint32_t *koff = calloc((size_t)h->n_keys + 1, sizeof *koff);
+    *off = koff;
+    *ops = NULL;
+    if (!koff)
+        return false;
+    uint32_t n = 0;
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if (live_final_write(h, idx, o))
+            koff[h->ops[o].key + 1]++, n++;
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        koff[k + 1] += koff[k];
+    uint32_t *w = malloc((n ? n : 1) * sizeof *w);
+    uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
+    *ops = w;
+    if (!w || !fill) {
+        free(fill);
+        return false;
+    }
+    memcpy(fill, koff, ((size_t)h->n_keys + 1) * sizeof *fill);
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if (live_final_write(h, idx, o))
+            w[fill[h->ops[o].key]++] = o;
+    free(fill);
+    return true;
+}
+
 /* Session positions: sessions of a generated or recorded workload run
  * side by side at roughly even speed, so a transaction's share of its
  * session is a share of the whole run (bench/README, s29: mean error 403
@@ -220,42 +251,35 @@ psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, u
     if (!rounds)
         return PSI_OK;
     est_ctx c = {.h = h, .idx = idx, .est = est};
-    c.koff = calloc((size_t)h->n_keys + 1, sizeof *c.koff);
+    uint32_t *wops = NULL;
+    bool kw_ok = key_writers(h, idx, &c.koff, &wops);
     c.init_ok = calloc(h->n_ops ? h->n_ops : 1, 1);
     c.pull = malloc((size_t)h->n_txns * sizeof *c.pull);
     c.smooth = malloc((size_t)h->n_txns * sizeof *c.smooth);
     c.n_pull = malloc((size_t)h->n_txns * sizeof *c.n_pull);
     c.order = malloc((size_t)h->n_txns * sizeof *c.order);
     psi_status st = PSI_OK;
-    if (!c.koff || !c.init_ok || !c.pull || !c.smooth || !c.n_pull || !c.order)
+    if (!kw_ok || !c.init_ok || !c.pull || !c.smooth || !c.n_pull || !c.order) {
+        free(wops);
         goto nomem;
-    uint32_t nw = 0;
-    for (uint32_t o = 0; o < h->n_ops; o++) {
-        if (live_final_write(h, idx, o))
-            c.koff[h->ops[o].key + 1]++, nw++;
-        else if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ))
-            c.n_reads++;
     }
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        c.koff[k + 1] += c.koff[k];
+    uint32_t nw = c.koff[h->n_keys];
     c.kw = malloc((nw ? nw : 1) * sizeof *c.kw);
+    for (uint32_t i = 0; c.kw && i < nw; i++)
+        c.kw[i].op = wops[i];
+    free(wops);
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ))
+            c.n_reads++;
     c.reads = malloc((c.n_reads ? c.n_reads : 1) * sizeof *c.reads);
-    uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
-    if (!c.kw || !c.reads || !fill) {
-        free(fill);
+    if (!c.kw || !c.reads)
         goto nomem;
-    }
-    memcpy(fill, c.koff, ((size_t)h->n_keys + 1) * sizeof *fill);
     c.n_reads = 0;
-    for (uint32_t o = 0; o < h->n_ops; o++) {
-        if (live_final_write(h, idx, o))
-            c.kw[fill[h->ops[o].key]++].op = o;
-        else if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ)) {
+    for (uint32_t o = 0; o < h->n_ops; o++)
+        if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ)) {
             c.reads[c.n_reads++] = o;
             c.init_ok[o] = idx->read_src[o] == PSI_SRC_INIT;
         }
-    }
-    free(fill);
     for (uint32_t a = 0; a < idx->n_amb; a++)
         c.init_ok[idx->amb[a].op] =
             idx->amb_cand[idx->amb[a].first + idx->amb[a].n - 1] == PSI_SRC_INIT;
@@ -310,32 +334,20 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
                                      const double *hi, uint64_t *pairs, psi_diag *d)
 {
     *pairs = 0;
-    uint32_t *off = calloc((size_t)h->n_keys + 1, sizeof *off);
-    if (!off)
-        return psi_diag_nomem(d, "estimating the restricted problem");
-    uint32_t n = 0;
-    for (uint32_t o = 0; o < h->n_ops; o++)
-        if (live_final_write(h, idx, o)) {
-            off[h->ops[o].key + 1]++;
-            n++;
-        }
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        off[k + 1] += off[k];
-    double *t = malloc((n ? n : 1) * 2 * sizeof *t); /* (lo, hi) pairs */
-    uint32_t *fill = malloc(((size_t)h->n_keys + 1) * sizeof *fill);
-    if (!t || !fill) {
+    uint32_t *off, *wops;
+    bool ok = key_writers(h, idx, &off, &wops);
+    uint32_t n = ok ? off[h->n_keys] : 0;
+    double *t = ok ? malloc((n ? n : 1) * 2 * sizeof *t) : NULL; /* (lo, hi) pairs */
+    if (!t) {
         free(off);
-        free(t);
-        free(fill);
+        free(wops);
         return psi_diag_nomem(d, "estimating the restricted problem");
     }
-    memcpy(fill, off, ((size_t)h->n_keys + 1) * sizeof *fill);
-    for (uint32_t o = 0; o < h->n_ops; o++)
-        if (live_final_write(h, idx, o)) {
-            uint32_t i = fill[h->ops[o].key]++;
-            t[2 * i] = lo[idx->op_txn[o]];
-            t[2 * i + 1] = hi[idx->op_txn[o]];
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        t[2 * i] = lo[idx->op_txn[wops[i]]];
+        t[2 * i + 1] = hi[idx->op_txn[wops[i]]];
+    }
+    free(wops);
     /* Per key, by span start: each writer's later-starting writers whose
      * span overlaps its own (same-session pairs too: an upper bound is
      * what the caller needs). */
@@ -358,7 +370,6 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
     }
     free(off);
     free(t);
-    free(fill);
     return PSI_OK;
 }
 
