@@ -49,6 +49,18 @@ const char *psi_mem_stage_name(psi_mem_stage s)
     return s < PSI_MEM_STAGES ? names[s] : "?";
 }
 
+const char *psi_lazy_outcome_name(psi_lazy_outcome o)
+{
+    static const char *const names[] = {"accept", "unsatisfiable", "gave up"};
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+
+const char *psi_restricted_outcome_name(psi_restricted_outcome o)
+{
+    static const char *const names[] = {"accept", "no model", "gave up", "too wide"};
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+
 /* The memory figures of stage m, taken as it ends. */
 static void mem_after(psi_check_stats *s, psi_mem_stage m)
 {

@@ -118,6 +118,9 @@ typedef enum psi_lazy_outcome {
     PSI_LAZY_GAVE_UP = 2 /* a bound below was reached: no verdict */
 } psi_lazy_outcome;
 
+/* "accept", "unsatisfiable", "gave up": what reports call o. */
+const char *psi_lazy_outcome_name(psi_lazy_outcome o);
+
 typedef struct psi_lazy_stats {
     uint32_t rounds;       /* models checked */
     uint64_t pairs;        /* writer-pair variables created */
@@ -136,6 +139,9 @@ typedef enum psi_restricted_outcome {
     PSI_RESTRICTED_GAVE_UP = 2, /* the solver's conflict budget ran out */
     PSI_RESTRICTED_TOO_BIG = 3  /* the window would leave too many writer pairs open */
 } psi_restricted_outcome;
+
+/* "accept", "no model", "gave up", "too wide": what reports call o. */
+const char *psi_restricted_outcome_name(psi_restricted_outcome o);
 
 typedef struct psi_restricted_stats {
     uint32_t attempts;                      /* windows tried */

@@ -405,6 +405,35 @@ static void json_stats(psi_json *j, const psi_check_stats *s, const psi_cex *cx,
     psi_json_u64(j, "theory_propagations", s->theory_propagations);
     psi_json_num(j, "theory_seconds", s->theory_seconds);
     psi_json_num(j, "interpret_seconds", cx->present ? cx->seconds : 0.0);
+    /* The attempts tried before the usual path, as the text's "lazy" and
+     * "restricted" lines: present only when they ran. */
+    if (s->lazy_ran) {
+        psi_json_begin_object(j, "lazy");
+        psi_json_str(j, "outcome", psi_lazy_outcome_name(s->lazy_outcome));
+        psi_json_u64(j, "models", s->lazy.rounds);
+        psi_json_u64(j, "choices", s->lazy.choices);
+        psi_json_u64(j, "variables", s->lazy.materialized);
+        psi_json_u64(j, "writer_pairs", s->lazy.pairs);
+        psi_json_u64(j, "rw_edges", s->lazy.rw_edges);
+        psi_json_u64(j, "backward_edges", s->lazy.violations);
+        psi_json_num(j, "solve_seconds", s->lazy.t_solve);
+        psi_json_num(j, "check_seconds", s->lazy.t_check);
+        psi_json_end_object(j);
+    }
+    if (s->restricted_ran) {
+        psi_json_begin_object(j, "restricted");
+        psi_json_str(j, "outcome", psi_restricted_outcome_name(s->restricted_outcome));
+        psi_json_u64(j, "windows", s->restricted.attempts);
+        psi_json_u64(j, "last_window", s->restricted.window);
+        psi_json_u64(j, "choices_before", s->restricted.choices_before);
+        psi_json_u64(j, "choices_kept", s->restricted.choices_after);
+        psi_json_u64(j, "reads_with_choice_before", s->restricted.reads_before);
+        psi_json_u64(j, "reads_with_choice_kept", s->restricted.reads_after);
+        psi_json_u64(j, "estimate_edges", s->restricted.skeleton_edges);
+        psi_json_u64(j, "writer_pairs_in_window", s->restricted.open_pairs);
+        psi_json_num(j, "seconds", s->restricted.t);
+        psi_json_end_object(j);
+    }
     psi_json_u64(j, "peak_memory_bytes", o->peak_bytes);
     /* After each stage that ran (issue 17): the peak so far, the resident
      * set then, and the peak per operation of the history. */

@@ -145,24 +145,17 @@ static void stats_text(FILE *out, const psi_check_stats *s, double t_load, size_
         fprintf(out,
                 "  lazy          %s after %u models: %llu choices (%llu variables), %llu writer "
                 "pairs, %llu RW edges added, %llu backward edges (solve %.3f s, check %.3f s)\n",
-                s->lazy_outcome == PSI_LAZY_ACCEPT   ? "accept"
-                : s->lazy_outcome == PSI_LAZY_REJECT ? "unsatisfiable"
-                                                     : "gave up",
-                s->lazy.rounds, (unsigned long long)s->lazy.choices,
-                (unsigned long long)s->lazy.materialized, (unsigned long long)s->lazy.pairs,
-                (unsigned long long)s->lazy.rw_edges, (unsigned long long)s->lazy.violations,
-                s->lazy.t_solve, s->lazy.t_check);
+                psi_lazy_outcome_name(s->lazy_outcome), s->lazy.rounds,
+                (unsigned long long)s->lazy.choices, (unsigned long long)s->lazy.materialized,
+                (unsigned long long)s->lazy.pairs, (unsigned long long)s->lazy.rw_edges,
+                (unsigned long long)s->lazy.violations, s->lazy.t_solve, s->lazy.t_check);
     if (s->restricted_ran)
         fprintf(out,
                 "  restricted    %s after %u windows (last %u): %llu of %llu choices kept, "
                 "%u of %u reads still a choice, %llu estimate edges, %llu writer pairs in the "
                 "window (%.3f s)\n",
-                s->restricted_outcome == PSI_RESTRICTED_ACCEPT    ? "accept"
-                : s->restricted_outcome == PSI_RESTRICTED_REJECT  ? "no model"
-                : s->restricted_outcome == PSI_RESTRICTED_GAVE_UP ? "gave up"
-                                                                  : "too wide",
-                s->restricted.attempts, s->restricted.window,
-                (unsigned long long)s->restricted.choices_after,
+                psi_restricted_outcome_name(s->restricted_outcome), s->restricted.attempts,
+                s->restricted.window, (unsigned long long)s->restricted.choices_after,
                 (unsigned long long)s->restricted.choices_before, s->restricted.reads_after,
                 s->restricted.reads_before, (unsigned long long)s->restricted.skeleton_edges,
                 (unsigned long long)s->restricted.open_pairs, s->restricted.t);

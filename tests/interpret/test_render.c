@@ -289,6 +289,66 @@ static void test_accept_and_no_interpretation(void **state)
     checked_free(&c);
 }
 
+/* The restricted problem's figures (--restricted on) in both reports: the
+ * text's "restricted" line and JSON's stats.restricted object, with the
+ * same counts; a check without it has neither. Two writers of x=1 give
+ * the read a choice, which the restricted path needs to run at all. */
+static void test_restricted_stats_in_both_reports(void **state)
+{
+    (void)state;
+    char path[512];
+    put("twice.txt", "w(0,1,1,1)\nw(0,1,2,2)\nr(0,1,1,3)\n", path, sizeof path);
+    checked c;
+    psi_read_opts ro = {0};
+    psi_diag d;
+    psi_diag_clear(&d);
+    assert_int_equal(psi_read_history(path, &ro, &c.h, &d), PSI_OK);
+    psi_check_opts co = {.restricted = PSI_RESTRICTED_ON};
+    assert_int_equal(psi_check(c.h, &co, &c.res, &d), PSI_OK);
+    assert_int_equal(c.res.verdict, PSI_ACCEPT);
+    assert_true(c.res.stats.restricted_ran);
+    assert_int_equal(c.res.stats.restricted_outcome, PSI_RESTRICTED_ACCEPT);
+    memset(&c.cx, 0, sizeof c.cx);
+    c.o = (psi_render_opts){.path = path, .stats = true};
+
+    const psi_restricted_stats *rs = &c.res.stats.restricted;
+    char want[512];
+    char *text = render(&c, TEXT);
+    snprintf(want, sizeof want,
+             "\n  restricted    accept after %u windows (last %u): %llu of %llu choices kept, "
+             "%u of %u reads still a choice, ",
+             rs->attempts, rs->window, (unsigned long long)rs->choices_after,
+             (unsigned long long)rs->choices_before, rs->reads_after, rs->reads_before);
+    assert_non_null(strstr(text, want));
+    free(text);
+    char *json = render(&c, JSON);
+    snprintf(want, sizeof want,
+             "\"restricted\":{\"outcome\":\"accept\",\"windows\":%u,\"last_window\":%u,"
+             "\"choices_before\":%llu,\"choices_kept\":%llu,\"reads_with_choice_before\":%u,"
+             "\"reads_with_choice_kept\":%u,\"estimate_edges\":%llu,",
+             rs->attempts, rs->window, (unsigned long long)rs->choices_before,
+             (unsigned long long)rs->choices_after, rs->reads_before, rs->reads_after,
+             (unsigned long long)rs->skeleton_edges);
+    if (!strstr(json, want))
+        fail_msg("no %s in %s", want, json);
+    assert_true(rs->choices_before >= 2); /* the read's two writers */
+    assert_null(strstr(json, "\"lazy\":"));
+    free(json);
+    checked_free(&c);
+
+    /* The usual path alone: neither line nor object. */
+    check_file(&c, path, false, PSI_INTERPRET_BUDGET_DEFAULT);
+    c.o.stats = true;
+    text = render(&c, TEXT);
+    assert_non_null(strstr(text, "\nstats:\n"));
+    assert_null(strstr(text, "restricted"));
+    free(text);
+    json = render(&c, JSON);
+    assert_null(strstr(json, "\"restricted\":"));
+    free(json);
+    checked_free(&c);
+}
+
 static void test_history_shape(void **state)
 {
     (void)state;
@@ -407,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_reports_of_a_lost_update),
         cmocka_unit_test(test_reports_name_keys_by_spelling),
         cmocka_unit_test(test_accept_and_no_interpretation),
+        cmocka_unit_test(test_restricted_stats_in_both_reports),
         cmocka_unit_test(test_history_shape),
         cmocka_unit_test(test_write_errors_are_reported),
         cmocka_unit_test(test_cli_prints_what_the_renderers_write),
