@@ -118,29 +118,45 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
     return false;
 }
 
-/* The node of hint transaction x on key k (a committed writer of k, or the
- * recorded initial state, which is the initial transaction), or an error. */
-static psi_status node_of(psi_resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
+psi_hint_txn psi_hint_chain_entry(const psi_version_order *vo, const psi_hint_chain *c, size_t i)
+{
+    assert(i < c->n);
+    if (!c->txn)
+        return c->tx[i];
+    const psi_history *h = vo->named_in;
+    const psi_txn *t = &h->txns[c->txn[i]];
+    return (psi_hint_txn){.sid = h->sessions[t->session].id, .tid = t->id, .line = c->line};
+}
+
+/* The node of entry i of chain c on key k (a committed writer of k, or
+ * the recorded initial state, which is the initial transaction), or an
+ * error. */
+static psi_status node_of(psi_resolver *r, const psi_hint_chain *c, size_t i, uint32_t k,
+                          uint32_t *node)
 {
     bool nomem = false;
-    uint32_t t = psi_hints_find_txn(r, x->sid, x->tid, &nomem);
+    uint32_t t = psi_hints_entry_txn(r, c, i, &nomem);
     if (nomem)
         return PSI_ERR_NOMEM;
-    if (t == UINT32_MAX)
-        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
+    if (t == UINT32_MAX) {
+        psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x.line, 1,
                              "transaction (%llu,%llu) is not a committed transaction of %s",
-                             (unsigned long long)x->sid, (unsigned long long)x->tid,
+                             (unsigned long long)x.sid, (unsigned long long)x.tid,
                              r->h->source ? r->h->source : "the history");
+    }
     if (r->h->txns[t].status == PSI_TXN_INITIAL) {
         *node = PSI_INIT_TXN; /* merged into the initial transaction */
         return PSI_OK;
     }
-    if (!writes_key(r->g, t, k))
-        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
+    if (!writes_key(r->g, t, k)) {
+        psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x.line, 1,
                              "transaction (%llu,%llu) does not write key %s, so it installs "
                              "no version of it",
-                             (unsigned long long)x->sid, (unsigned long long)x->tid,
+                             (unsigned long long)x.sid, (unsigned long long)x.tid,
                              PSI_KEY_NAME(r->h, k));
+    }
     *node = t;
     return PSI_OK;
 }
@@ -155,7 +171,7 @@ uint32_t psi_hints_chain_key(const psi_resolver *r, const psi_hint_chain *c)
 /* The lookups a resolver needs to name chains' transactions and keys. */
 psi_status psi_hints_open(psi_resolver *r)
 {
-    psi_status st = index_tids(r);
+    psi_status st = r->keys_only ? PSI_OK : index_tids(r);
     return st == PSI_OK ? psi_key_lookup_init(&r->keys, r->h, r->d) : st;
 }
 
@@ -180,15 +196,16 @@ static psi_status chain_edges(psi_resolver *r, const psi_hint_chain *c)
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
         uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
-        psi_status st = node_of(r, &c->tx[i], key, &t);
+        psi_status st = node_of(r, c, i, key, &t);
         if (st != PSI_OK)
             return st;
         if (prev != UINT32_MAX) {
-            if (t == prev)
+            if (t == prev) {
+                psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
                 return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
                                      "transaction (%llu,%llu) is named twice in a row",
-                                     (unsigned long long)c->tx[i].sid,
-                                     (unsigned long long)c->tx[i].tid);
+                                     (unsigned long long)x.sid, (unsigned long long)x.tid);
+            }
             assert(r->n_e < r->cap_e);
             r->e[r->n_e++] = (psi_hint_edge){.from = prev, .to = t, .key = key, .line = c->line};
         }
@@ -401,7 +418,7 @@ static bool complete_chain(psi_resolver *r, const psi_hint_chain *c, uint32_t k,
     for (uint32_t i = b; i < e; i++)
         mark[g->op_txn[g->w_op[i]]] = i;
     for (size_t i = 0; i < c->n; i++) {
-        uint32_t t = psi_hints_find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+        uint32_t t = psi_hints_entry_txn(r, c, i, nomem);
         if (t == UINT32_MAX)
             return false;
         if (r->h->txns[t].status == PSI_TXN_INITIAL && i == 0) {

@@ -18,7 +18,12 @@ typedef struct wparse {
     psi_diag *d;
     psi_witness *w;
     bool has_header;
-    size_t cap_tx, cap_keys, cap_reads, cap_chains;
+    size_t cap_tx, cap_keys, cap_reads, cap_chains, cap_txn;
+    /* psi_witness_parse_named: key and chain lines' transactions are
+     * resolved to names' indices as they are read; unresolved is set (and
+     * the parse stopped) at the first name that has no one transaction. */
+    psi_txn_names *names;
+    bool unresolved;
 } wparse;
 
 static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *at,
@@ -28,12 +33,15 @@ static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *
                          what);
 }
 
-/* Transactions "(S,ID)" separated by blanks until the end of the line. */
+/* Transactions "(S,ID)" separated by blanks until the end of the line:
+ * into w->tx, or (resolve: a key or chain line of psi_witness_parse_named)
+ * into w->txn as the transactions ps->names gives. */
 static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const char *p,
-                             const char *end, psi_witness_line *out)
+                             const char *end, bool resolve, psi_witness_line *out)
 {
     psi_witness *w = ps->w;
-    out->first = w->n_tx;
+    resolve = resolve && ps->names;
+    out->first = resolve ? w->n_txn : w->n_tx;
     out->line = line;
     for (;;) {
         p = psi_input_skip_blanks(p, end);
@@ -52,11 +60,24 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
         p++;
         if (p < end && !psi_input_blank(*p))
             return syntax(ps, line, ls, p, "expected a blank after a transaction");
+        if (resolve) {
+            uint32_t x = psi_txn_names_find(ps->names, t.sid, t.tid);
+            if (x == PSI_TXN_NAMES_NOMEM)
+                return PSI_ERR_NOMEM; /* d says so */
+            if (x == PSI_TXN_NAMES_NONE) {
+                ps->unresolved = true; /* the plain parse's to report, if wrong */
+                return PSI_ERR_INPUT;
+            }
+            if (!psi_grow((void **)&w->txn, &ps->cap_txn, w->n_txn + 1, sizeof *w->txn))
+                return psi_diag_nomem(ps->d, "reading a witness");
+            w->txn[w->n_txn++] = x;
+            continue;
+        }
         if (!psi_grow((void **)&w->tx, &ps->cap_tx, w->n_tx + 1, sizeof *w->tx))
             return psi_diag_nomem(ps->d, "reading a witness");
         w->tx[w->n_tx++] = t;
     }
-    out->n = w->n_tx - out->first;
+    out->n = (resolve ? w->n_txn : w->n_tx) - out->first;
     return PSI_OK;
 }
 
@@ -282,7 +303,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         char *name;
         psi_status st = parse_key(ps, line, ls, &q, le, &key, &name);
         if (st == PSI_OK)
-            st = parse_txns(ps, line, ls, q, le, &kl);
+            st = parse_txns(ps, line, ls, q, le, true, &kl);
         if (st == PSI_OK) {
             kl.key = key;
             kl.key_name = name;
@@ -303,7 +324,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         }
     } else if (word(&q, le, "order")) {
         psi_witness_line ol = {0};
-        psi_status st = parse_txns(ps, line, ls, q, le, &ol);
+        psi_status st = parse_txns(ps, line, ls, q, le, false, &ol);
         if (st != PSI_OK)
             return st;
         /* A second order line is well-formed; the checker refuses it. */
@@ -417,8 +438,26 @@ psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi
     return st;
 }
 
+psi_status psi_witness_parse_named(const char *name, const char *text, size_t len,
+                                   psi_txn_names *names, psi_witness *out, bool *resolved,
+                                   psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    wparse ps = {.name = name, .d = d, .w = out, .names = names};
+    psi_status st = parse(&ps, text, len);
+    *resolved = !ps.unresolved;
+    if (ps.unresolved)
+        st = PSI_OK; /* a name the plain parse keeps, not an error here */
+    else if (st == PSI_OK)
+        out->named = true;
+    if (st != PSI_OK || ps.unresolved)
+        psi_witness_free(out);
+    return st;
+}
+
 static void put_line(const psi_witness *w, const psi_witness_line *l, FILE *f)
 {
+    assert(!w->named); /* the writer writes built or plainly parsed witnesses */
     for (size_t i = l->first; i < l->first + l->n; i++)
         fprintf(f, " (%llu,%llu)", (unsigned long long)w->tx[i].sid,
                 (unsigned long long)w->tx[i].tid);
@@ -631,6 +670,7 @@ void psi_witness_free(psi_witness *w)
     for (size_t k = 0; k < w->n_reads; k++)
         free(w->reads[k].key_name);
     free(w->tx);
+    free(w->txn);
     free(w->keys);
     free(w->reads);
     free(w->chains);

@@ -37,6 +37,13 @@ static psi_status hints_parse(const char *text, hints_mem *m, psi_diag *d)
     return psi_hint_file_parse("hints.txt", text, strlen(text), m, d);
 }
 
+/* As `check` reads the file: its transactions resolved for h as it is
+ * parsed (psi_hint_file_parse_for). */
+static psi_status hints_parse_for(const char *text, const psi_history *h, hints_mem *m, psi_diag *d)
+{
+    return psi_hint_file_parse_for("hints.txt", text, strlen(text), h, m, d);
+}
+
 static void hints_free(hints_mem *m)
 {
     psi_hint_file_free(m);
@@ -52,12 +59,37 @@ static psi_status check_with(const char *spec, const char *hints, bool ser, psi_
     memset(&m, 0, sizeof m);
     psi_check_opts o = {.ser = ser};
     if (hints) {
+        /* First the chains by name (psi_hint_file_parse), on a history of
+         * its own: the resolved chains below must be answered alike. */
+        psi_history *h0 = spec_history(spec);
+        assert_non_null(h0);
         psi_status st = hints_parse(hints, &m, d);
         assert_int_equal(st, PSI_OK);
         o.version_order = &m.vo;
+        psi_check_result r0;
+        psi_status st0 = psi_check(h0, &o, &r0, d);
+        char msg0[sizeof d->msg];
+        memcpy(msg0, d->msg, sizeof msg0);
+        hints_free(&m);
+        assert_int_equal(hints_parse_for(hints, h, &m, d), PSI_OK);
+        o.version_order = &m.vo;
+        st = psi_check(h, &o, r, d);
+        assert_int_equal(st, st0);
+        if (st != PSI_OK)
+            assert_string_equal(d->msg, msg0);
+        else {
+            assert_int_equal(r->verdict, r0.verdict);
+            assert_int_equal(r->reason, r0.reason);
+            assert_int_equal(r->hints.n, r0.hints.n);
+            assert_int_equal(r->stats.known_edges_after, r0.stats.known_edges_after);
+        }
+        psi_check_result_free(&r0);
+        psi_history_free(h0);
+        hints_free(&m);
+        *hp = h;
+        return st;
     }
     psi_status st = psi_check(h, &o, r, d);
-    hints_free(&m);
     *hp = h;
     return st;
 }
@@ -243,6 +275,65 @@ static uint32_t txn_named(const psi_history *h, uint64_t sid, uint64_t tid)
     return 0;
 }
 
+/* psi_hint_file_parse_for: chains of names that are one transaction each
+ * come resolved (the history's indices, on the chain's line); a name that
+ * is none's leaves the whole file by name, whose check then names it as
+ * before (two transactions cannot share a name: the builder refuses a
+ * repeated transaction id). Aborted and unknown-outcome
+ * transactions resolve too: whether a hint may name them is decided at
+ * the check, by their status then (check_with compares both forms). */
+static void test_resolved_names(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 1:2:c w1=2; 2:3:a w1=3; 2:4:u w1=4";
+    psi_history *h = spec_history(spec);
+    assert_non_null(h);
+    psi_diag d;
+    hints_mem m;
+    assert_int_equal(hints_parse_for("polysi-witness 3\n# c\nchain 1 (1,1) (1,2) (2,3)\n"
+                                     "order (9,9)\n",
+                                     h, &m, &d),
+                     PSI_OK);
+    assert_ptr_equal(m.vo.named_in, h);
+    assert_int_equal(m.vo.n_chains, 1);
+    const psi_hint_chain *c = &m.vo.chains[0];
+    assert_null(c->tx);
+    assert_non_null(c->txn);
+    assert_int_equal(c->n, 3);
+    assert_int_equal(c->txn[0], txn_named(h, 1, 1));
+    assert_int_equal(c->txn[2], txn_named(h, 2, 3));
+    psi_hint_txn x = psi_hint_chain_entry(&m.vo, c, 1);
+    assert_int_equal(x.sid, 1);
+    assert_int_equal(x.tid, 2);
+    assert_int_equal(x.line, 3);
+    hints_free(&m);
+    /* (1,5) is no transaction of h: the file by name */
+    assert_int_equal(
+        hints_parse_for("polysi-witness 3\nchain 1 (1,1) (1,2)\nchain 1 (1,2) (1,5)\n", h, &m, &d),
+        PSI_OK);
+    assert_null(m.vo.named_in);
+    assert_int_equal(m.vo.n_chains, 2);
+    assert_non_null(m.vo.chains[1].tx);
+    assert_null(m.vo.chains[1].txn);
+    assert_int_equal(m.vo.chains[1].tx[1].tid, 5);
+    hints_free(&m);
+    /* a syntax error is the plain parse's, wherever the names stop */
+    assert_int_equal(
+        hints_parse_for("polysi-witness 3\nchain 1 (1,1)\nchain 1 (1,2) (1,\n", h, &m, &d),
+        PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "hints.txt:3:"));
+    assert_int_equal(hints_parse_for("polysi-witness 3\nchain 1 (7,7) (1,\n", h, &m, &d),
+                     PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "hints.txt:2:"));
+    psi_history_free(h);
+    /* what a check refuses, by either form (check_with compares them) */
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (2,3)\n",
+                   "hints.txt:2:", "(2,3) is not a committed transaction");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,9)\n",
+                   "hints.txt:2:", "(1,9) is not a committed transaction");
+    expect_refused(spec, "polysi-witness 3\nchain 2 (1,1)\n", "hints.txt:2:", "key 2");
+}
+
 /* Resolving: transaction ids shared by sessions and session ids that are
  * not dense (each lookup path of hints.c), keys out of order in the file,
  * a key ordered by two chains that repeat an edge: one edge per pair,
@@ -391,7 +482,7 @@ static void test_true_hints_keep_verdicts(void **state)
         for (size_t k = 0; k < 3; k++) {
             char *text = hints_from_witness(&w, keeps[k], &rng);
             hints_mem m;
-            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
             for (int ser = 0; ser < 2; ser++) {
                 psi_check_opts ho = {.ser = ser, .version_order = &m.vo};
                 psi_status st = psi_check(h, &ho, &r, &d);
@@ -581,7 +672,7 @@ static bool hinted_vs_oracle(const psi_history *h, bool ser, const char *text,
         return false;
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo};
     psi_status st = psi_check((psi_history *)h, &o, r, &d);
     hints_free(&m);
@@ -663,7 +754,7 @@ static bool complete_same_as_general(psi_history *h, bool ser, const char *text)
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     uint32_t init;
     psi_init_opts io = {0};
     assert_int_equal(psi_index_mark_initial(h, &io, &init, &d), PSI_OK);
@@ -749,7 +840,7 @@ static void witness_after_pass(psi_history *h, bool ser, const char *text,
     if (!r->g.w_off)
         assert_int_equal(psi_witness_build(h, r, ser, &wt, &d), PSI_ERR_USAGE);
     hints_mem m;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
     psi_check_result k;
     assert_int_equal(psi_check(h, &o, &k, &d), PSI_OK);
@@ -778,7 +869,7 @@ static void fast_reject_same_as_old(psi_history *h, bool ser, const char *text,
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
     psi_check_result k;
     assert_int_equal(psi_check(h, &o, &k, &d), PSI_OK);
@@ -1042,7 +1133,7 @@ static psi_verdict verdict_with(psi_history *h, bool ser, const char *text, bool
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo};
     psi_check_result r;
     assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
@@ -1248,7 +1339,7 @@ static void test_list_reads_in_pass(void **state)
         for (int ser = 0; ser < 2; ser++) {
             taken += complete_same_as_general(h, ser, text);
             hints_mem m;
-            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
             psi_check_opts o = {.ser = ser, .version_order = &m.vo};
             psi_check_opts ok = {.ser = ser, .version_order = &m.vo, .keep_model = true};
             psi_check_result a, b;
@@ -1272,6 +1363,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_lines),
+        cmocka_unit_test(test_resolved_names),
         cmocka_unit_test(test_complete_order_needs_no_solver),
         cmocka_unit_test(test_hint_forces_rw),
         cmocka_unit_test(test_contradiction_names_line),
