@@ -9,6 +9,7 @@
 
 #include "core/diag.h"
 #include "core/history.h"
+#include "core/prefetch.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,6 +85,14 @@ static inline uint32_t psi_txn_names_find(psi_txn_names *tn, uint64_t sid, uint6
             return tn->h->sessions[s.session].id == sid ? s.txn : PSI_TXN_NAMES_NONE;
     }
     return psi_txn_names_search(tn, sid, tid);
+}
+
+/* A hint that name (sid, tid) is looked up soon: its by_tid slot is
+ * fetched, so that a parser can look names up a few names behind. */
+static inline void psi_txn_names_prefetch(const psi_txn_names *tn, uint64_t tid)
+{
+    if (tn->by_tid && tid - tn->tid_min < tn->tid_span)
+        PSI_PREFETCH(&tn->by_tid[tid - tn->tid_min]);
 }
 
 void psi_txn_names_free(psi_txn_names *tn);

@@ -33,6 +33,34 @@ static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *
                          what);
 }
 
+/* How many names behind the parse psi_witness_parse_named looks names up:
+ * each name's table slot is fetched when it is read, and it is looked up
+ * this many names later, by which time the slot has come (a name is about
+ * ten bytes of text; the slots are all over a table of the history's
+ * size, so each look-up alone would wait for memory). */
+#define NAMES_BEHIND 32
+
+/* A name read and fetched, not yet looked up: it goes in w->txn[at]. */
+typedef struct pending_name {
+    uint64_t sid, tid;
+    size_t at;
+} pending_name;
+
+/* Looks p up into w->txn[p->at]; a name that is not one transaction's
+ * stops the parse (ps->unresolved). */
+static psi_status look_up(wparse *ps, const pending_name *p)
+{
+    uint32_t x = psi_txn_names_find(ps->names, p->sid, p->tid);
+    if (x == PSI_TXN_NAMES_NOMEM)
+        return PSI_ERR_NOMEM; /* d says so */
+    if (x == PSI_TXN_NAMES_NONE) {
+        ps->unresolved = true; /* the plain parse's to report, if wrong */
+        return PSI_ERR_INPUT;
+    }
+    ps->w->txn[p->at] = x;
+    return PSI_OK;
+}
+
 /* Transactions "(S,ID)" separated by blanks until the end of the line:
  * into w->tx, or (resolve: a key or chain line of psi_witness_parse_named)
  * into w->txn as the transactions ps->names gives. */
@@ -43,6 +71,8 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
     resolve = resolve && ps->names;
     out->first = resolve ? w->n_txn : w->n_tx;
     out->line = line;
+    pending_name behind[NAMES_BEHIND]; /* the line's names read, not looked up: a ring */
+    size_t n_read = 0;
     for (;;) {
         p = psi_input_skip_blanks(p, end);
         if (p >= end)
@@ -61,21 +91,26 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
         if (p < end && !psi_input_blank(*p))
             return syntax(ps, line, ls, p, "expected a blank after a transaction");
         if (resolve) {
-            uint32_t x = psi_txn_names_find(ps->names, t.sid, t.tid);
-            if (x == PSI_TXN_NAMES_NOMEM)
-                return PSI_ERR_NOMEM; /* d says so */
-            if (x == PSI_TXN_NAMES_NONE) {
-                ps->unresolved = true; /* the plain parse's to report, if wrong */
-                return PSI_ERR_INPUT;
-            }
             if (!psi_grow((void **)&w->txn, &ps->cap_txn, w->n_txn + 1, sizeof *w->txn))
                 return psi_diag_nomem(ps->d, "reading a witness");
-            w->txn[w->n_txn++] = x;
+            psi_txn_names_prefetch(ps->names, t.tid);
+            pending_name *slot = &behind[n_read++ % NAMES_BEHIND];
+            if (n_read > NAMES_BEHIND) {
+                psi_status st = look_up(ps, slot); /* read NAMES_BEHIND names ago */
+                if (st != PSI_OK)
+                    return st;
+            }
+            *slot = (pending_name){.sid = t.sid, .tid = t.tid, .at = w->n_txn++};
             continue;
         }
         if (!psi_grow((void **)&w->tx, &ps->cap_tx, w->n_tx + 1, sizeof *w->tx))
             return psi_diag_nomem(ps->d, "reading a witness");
         w->tx[w->n_tx++] = t;
+    }
+    for (size_t i = n_read > NAMES_BEHIND ? n_read - NAMES_BEHIND : 0; i < n_read; i++) {
+        psi_status st = look_up(ps, &behind[i % NAMES_BEHIND]);
+        if (st != PSI_OK)
+            return st;
     }
     out->n = (resolve ? w->n_txn : w->n_tx) - out->first;
     return PSI_OK;
