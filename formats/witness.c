@@ -4,6 +4,7 @@
 #include "formats/witness.h"
 
 #include "core/keyname.h"
+#include "core/txnid.h"
 #include "core/vec.h"
 #include "formats/edn.h" /* edn_spell_cp, edn_hex_digit: strings spelled as the readers spell them */
 #include "formats/input.h"

@@ -71,12 +71,13 @@
 
 #include "core/diag.h"
 #include "core/history.h"
-#include "core/txnid.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+struct psi_txn_names; /* core/txnid.h (internal): names resolved to a history's transactions */
 
 /* A transaction named in a witness. */
 typedef struct psi_witness_txn {
@@ -159,7 +160,7 @@ psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi
  * with psi_witness_parse (its consumers then name what is wrong). Errors,
  * and *out on them, as psi_witness_parse. */
 psi_status psi_witness_parse_named(const char *name, const char *text, size_t len,
-                                   psi_txn_names *names, psi_witness *out, bool *resolved,
+                                   struct psi_txn_names *names, psi_witness *out, bool *resolved,
                                    psi_diag *d);
 
 /* The lowest format version that can carry w's lines: 5 when a read line

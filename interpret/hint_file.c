@@ -1,6 +1,8 @@
 /* Hint files as chains (see hint_file.h). */
 #include "interpret/hint_file.h"
 
+#include "core/txnid.h"
+
 #include <stdlib.h>
 #include <string.h>
 
