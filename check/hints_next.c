@@ -177,14 +177,17 @@ static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, 
     for (size_t i = 0; i < c->n; i++) {
         /* Independent loads, fetched ahead: the id slot of the entry far
          * points at, the record of near's (its id slot fetched by now);
-         * a resolved entry's record only, at far's distance. Here, not
+         * for a resolved entry (no id slot) far's record and the nx[]
+         * slot near's will take (its record fetched by now). Here, not
          * in a function of their own: GCC finds such a function pure and
          * drops its calls. */
         uint32_t t;
         if (named) {
-            uint32_t ta = cursor_next_txn(r->vo, far);
+            uint32_t ta = cursor_next_txn(r->vo, far), tn = cursor_next_txn(r->vo, near);
             if (ta != UINT32_MAX)
                 PSI_PREFETCH_W(&rec[ta]);
+            if (tn != UINT32_MAX)
+                PSI_PREFETCH_W(&nx[rec[tn].first_op + rec[tn].used]);
             /* the one transaction of that name: committed and named
              * if its record says so (REC_UNNAMEABLE below) */
             t = c->txn[i];
@@ -340,6 +343,8 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     for (int i = 0; i < AHEAD; i++) {
         if (vo->named_in) {
             (void)cursor_next_txn(vo, &far);
+            if (i < AHEAD / 2)
+                (void)cursor_next_txn(vo, &near);
             continue;
         }
         (void)cursor_next(vo, &far);
