@@ -111,6 +111,12 @@ typedef struct psi_hints {
 psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
                              const psi_version_order *vo, psi_hints *out, psi_diag *d);
 
+/* psi_hints_resolve without a polygraph (the polynomial levels,
+ * check/level.h): a chain's writers are the committed transactions with
+ * a final write of its key in idx. The same edges, errors and lines. */
+psi_status psi_hints_resolve_index(const psi_history *h, const psi_index *idx,
+                                   const psi_version_order *vo, psi_hints *out, psi_diag *d);
+
 /* Whether vo is a complete version order of h, decided from the chains
  * and g's per-key writer lists alone, before any edge is added: one chain
  * per key naming each committed writer of the key exactly once (the

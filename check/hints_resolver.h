@@ -35,6 +35,9 @@ typedef struct psi_resolver {
      * ids are too sparse. */
     uint32_t *by_tid;
     uint64_t tid_min, tid_span;
+    /* psi_hints_resolve_index (no polygraph): key k's committed writers,
+     * ascending, kw_txn[kw_off[k] .. kw_off[k + 1]); NULL otherwise */
+    const uint32_t *kw_off, *kw_txn;
     psi_key_lookup keys; /* by spelling or external integer */
     psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
     size_t n_e, cap_e;

@@ -10,7 +10,9 @@
  * (a VALID witness for a violating history is a soundness bug). The same
  * text is then a version-order hint (check --version-order): any hint is
  * refused with a message or checked, and a history the check accepts with
- * hints the oracle must accept without them (hints only add edges). */
+ * hints the oracle must accept without them (hints only add edges); read
+ * as `check` reads it (resolved for the history) the text must give the
+ * same answers; and what PL-2 accepts with the hints it accepts without. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 
@@ -128,6 +130,17 @@ int psi_fuzz_witness(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(st != PSI_OK ? strcmp(d.msg, dn.msg) == 0
                                   : rn.verdict == res.verdict && rn.reason == res.reason,
                      "resolved chains change the check's answer");
+        psi_check_result_free(&rn);
+        /* PL-2 takes the order too (check/level.h): hints only add
+         * edges, so an accept with them is an accept without */
+        psi_check_opts pl = {.level = PSI_LEVEL_PL2, .version_order = &hn.vo};
+        if (psi_check(h, &pl, &rn, &dn) == PSI_OK && rn.verdict == PSI_ACCEPT) {
+            psi_check_opts pl0 = {.level = PSI_LEVEL_PL2};
+            psi_check_result r0;
+            FUZZ_REQUIRE(psi_check(h, &pl0, &r0, &dn) == PSI_OK && r0.verdict == PSI_ACCEPT,
+                         "PL-2 accepts with hints what it rejects without");
+            psi_check_result_free(&r0);
+        }
         psi_check_result_free(&rn);
         psi_hint_file_free(&hn);
         if (st != PSI_OK) {
