@@ -538,6 +538,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             psi_level_name(res->level_checked));
         return e;
     }
+    /* Chains resolved for a history (interpret/hint_file.h) index its
+     * transactions: only that history can take them. */
+    if (opts->version_order && opts->version_order->named_in && opts->version_order->named_in != h)
+        return psi_diag_set(d, PSI_ERR_USAGE,
+                            "the version order was read for another history than %s",
+                            h->source ? h->source : "this one");
     s->sessions = h->n_sessions;
     s->transactions = h->n_txns - 1;
     s->operations = h->n_ops;

@@ -326,6 +326,22 @@ static void test_resolved_names(void **state)
                      PSI_ERR_SYNTAX);
     assert_non_null(strstr(d.msg, "hints.txt:2:"));
     psi_history_free(h);
+    /* resolved for one history, refused by a check of another */
+    h = spec_history(spec);
+    psi_history *h2 = spec_history(spec);
+    assert_non_null(h2);
+    assert_int_equal(hints_parse_for("polysi-witness 3\nchain 1 (1,1) (1,2)\n", h, &m, &d), PSI_OK);
+    psi_check_opts o = {.version_order = &m.vo};
+    psi_check_result r;
+    assert_int_equal(psi_check(h2, &o, &r, &d), PSI_ERR_USAGE);
+    assert_non_null(strstr(d.msg, "another history"));
+    psi_check_result_free(&r);
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    psi_check_result_free(&r);
+    hints_free(&m);
+    psi_history_free(h);
+    psi_history_free(h2);
     /* what a check refuses, by either form (check_with compares them) */
     expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (2,3)\n",
                    "hints.txt:2:", "(2,3) is not a committed transaction");
