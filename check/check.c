@@ -550,6 +550,12 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
             psi_level_name(res->level_checked));
         return e;
     }
+    /* Chains resolved for a history (interpret/hint_file.h) index its
+     * transactions: only that history can take them. */
+    if (opts->version_order && opts->version_order->named_in && opts->version_order->named_in != h)
+        return psi_diag_set(d, PSI_ERR_USAGE,
+                            "the version order was read for another history than %s",
+                            h->source ? h->source : "this one");
     s->sessions = h->n_sessions;
     s->transactions = h->n_txns - 1;
     s->operations = h->n_ops;
@@ -592,10 +598,10 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
         append_level(d, res->level_checked);
         return e;
     }
-    if (psi_level_is_polynomial(res->level_checked) && (opts->version_order || opts->timestamps)) {
-        psi_status e =
-            psi_diag_set(d, PSI_ERR_USAGE, "%s: ordering information is used by si and ser only",
-                         opts->version_order ? "--version-order" : "--timestamps");
+    if (psi_level_is_polynomial(res->level_checked) && opts->timestamps) {
+        psi_status e = psi_diag_set(d, PSI_ERR_USAGE,
+                                    "--timestamps: ordering information is used by si "
+                                    "and ser only");
         append_level(d, res->level_checked);
         return e;
     }
@@ -608,10 +614,27 @@ psi_status psi_check(psi_history *h, const psi_check_opts *opts, psi_check_resul
          * written besides the initial state) makes the level a search
          * over the choices (level_choice.h); without one it is the
          * level's polynomial check alone. */
-        if (psi_level_choice_reads(h, &res->idx, res->level_checked) || res->idx.n_opt)
+        bool search = psi_level_choice_reads(h, &res->idx, res->level_checked) || res->idx.n_opt;
+        if (opts->version_order && search) {
+            /* the searches do not take the order's edges (yet) */
+            st = psi_diag_set(d, PSI_ERR_USAGE,
+                              "--version-order: not with reads that have a choice of writers "
+                              "(a value written twice) or transactions of unknown outcome");
+            append_level(d, res->level_checked);
+            return st;
+        }
+        /* A version order's pairs are facts of the commit order at these
+         * levels too (level.h): resolved against the index (bad input is
+         * PSI_ERR_INPUT naming the line), then edges of the level's graph. */
+        if (opts->version_order && (st = psi_hints_resolve_index(h, &res->idx, opts->version_order,
+                                                                 &res->hints, d)) != PSI_OK)
+            return st;
+        if (search)
             st = psi_level_check_lattice(h, opts, res, d); /* SI's read-from first */
         else
-            st = psi_level_check(h, &res->idx, res->level_checked, &res->level, d);
+            st =
+                psi_level_check_hinted(h, &res->idx, NULL, opts->version_order ? &res->hints : NULL,
+                                       res->level_checked, &res->level, d);
         s->t_construct = psi_cpu_now() - t0;
         mem_after(s, PSI_MEM_CONSTRUCT);
         s->known_edges_after = res->level.forced_edges;

@@ -101,13 +101,15 @@ uint32_t psi_hints_find_txn(psi_resolver *r, uint64_t sid, uint64_t tid, bool *n
 }
 
 /* Whether committed transaction t has a final write of dense key k: the
- * polygraph's writer list of k is sorted by transaction. */
-static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
+ * polygraph's writer list of k, or without one the resolver's (kw_off,
+ * kw_txn), is sorted by transaction. */
+static bool writes_key(const psi_resolver *r, uint32_t t, uint32_t k)
 {
-    uint32_t b = g->w_off[k], e = g->w_off[k + 1];
+    const psi_polygraph *g = r->g;
+    uint32_t b = g ? g->w_off[k] : r->kw_off[k], e = g ? g->w_off[k + 1] : r->kw_off[k + 1];
     while (b < e) {
         uint32_t m = b + (e - b) / 2;
-        uint32_t mt = g->op_txn[g->w_op[m]];
+        uint32_t mt = g ? g->op_txn[g->w_op[m]] : r->kw_txn[m];
         if (mt == t)
             return true;
         if (mt < t)
@@ -118,29 +120,45 @@ static bool writes_key(const psi_polygraph *g, uint32_t t, uint32_t k)
     return false;
 }
 
-/* The node of hint transaction x on key k (a committed writer of k, or the
- * recorded initial state, which is the initial transaction), or an error. */
-static psi_status node_of(psi_resolver *r, const psi_hint_txn *x, uint32_t k, uint32_t *node)
+psi_hint_txn psi_hint_chain_entry(const psi_version_order *vo, const psi_hint_chain *c, size_t i)
+{
+    assert(i < c->n);
+    if (!c->txn)
+        return c->tx[i];
+    const psi_history *h = vo->named_in;
+    const psi_txn *t = &h->txns[c->txn[i]];
+    return (psi_hint_txn){.sid = h->sessions[t->session].id, .tid = t->id, .line = c->line};
+}
+
+/* The node of entry i of chain c on key k (a committed writer of k, or
+ * the recorded initial state, which is the initial transaction), or an
+ * error. */
+static psi_status node_of(psi_resolver *r, const psi_hint_chain *c, size_t i, uint32_t k,
+                          uint32_t *node)
 {
     bool nomem = false;
-    uint32_t t = psi_hints_find_txn(r, x->sid, x->tid, &nomem);
+    uint32_t t = psi_hints_entry_txn(r, c, i, &nomem);
     if (nomem)
         return PSI_ERR_NOMEM;
-    if (t == UINT32_MAX)
-        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
+    if (t == UINT32_MAX) {
+        psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x.line, 1,
                              "transaction (%llu,%llu) is not a committed transaction of %s",
-                             (unsigned long long)x->sid, (unsigned long long)x->tid,
+                             (unsigned long long)x.sid, (unsigned long long)x.tid,
                              r->h->source ? r->h->source : "the history");
+    }
     if (r->h->txns[t].status == PSI_TXN_INITIAL) {
         *node = PSI_INIT_TXN; /* merged into the initial transaction */
         return PSI_OK;
     }
-    if (!writes_key(r->g, t, k))
-        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x->line, 1,
+    if (!writes_key(r, t, k)) {
+        psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
+        return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, x.line, 1,
                              "transaction (%llu,%llu) does not write key %s, so it installs "
                              "no version of it",
-                             (unsigned long long)x->sid, (unsigned long long)x->tid,
+                             (unsigned long long)x.sid, (unsigned long long)x.tid,
                              PSI_KEY_NAME(r->h, k));
+    }
     *node = t;
     return PSI_OK;
 }
@@ -155,7 +173,7 @@ uint32_t psi_hints_chain_key(const psi_resolver *r, const psi_hint_chain *c)
 /* The lookups a resolver needs to name chains' transactions and keys. */
 psi_status psi_hints_open(psi_resolver *r)
 {
-    psi_status st = index_tids(r);
+    psi_status st = r->keys_only ? PSI_OK : index_tids(r);
     return st == PSI_OK ? psi_key_lookup_init(&r->keys, r->h, r->d) : st;
 }
 
@@ -180,15 +198,16 @@ static psi_status chain_edges(psi_resolver *r, const psi_hint_chain *c)
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < c->n; i++) {
         uint32_t t = UINT32_MAX; /* node_of sets it on PSI_OK (GCC -O2 cannot see that) */
-        psi_status st = node_of(r, &c->tx[i], key, &t);
+        psi_status st = node_of(r, c, i, key, &t);
         if (st != PSI_OK)
             return st;
         if (prev != UINT32_MAX) {
-            if (t == prev)
+            if (t == prev) {
+                psi_hint_txn x = psi_hint_chain_entry(r->vo, c, i);
                 return psi_diag_line(r->d, PSI_ERR_INPUT, r->vo->name, c->line, 1,
                                      "transaction (%llu,%llu) is named twice in a row",
-                                     (unsigned long long)c->tx[i].sid,
-                                     (unsigned long long)c->tx[i].tid);
+                                     (unsigned long long)x.sid, (unsigned long long)x.tid);
+            }
             assert(r->n_e < r->cap_e);
             r->e[r->n_e++] = (psi_hint_edge){.from = prev, .to = t, .key = key, .line = c->line};
         }
@@ -252,7 +271,7 @@ static psi_status group_keys(psi_resolver *r)
         i++;
     if (i >= r->n_e)
         return PSI_OK;
-    uint32_t nk = r->g->n_keys;
+    uint32_t nk = r->g ? r->g->n_keys : r->h->n_keys;
     uint64_t *off = calloc((size_t)nk + 1, sizeof *off);
     psi_hint_edge *out = malloc(r->n_e * sizeof *out);
     if (!off || !out) {
@@ -350,12 +369,13 @@ static psi_status check_consistent(psi_resolver *r)
     return st;
 }
 
-psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
-                             const psi_version_order *vo, psi_hints *out, psi_diag *d)
+/* psi_hints_resolve and psi_hints_resolve_index: r names the history and
+ * its writer lists (r->g's, or r->kw_off and r->kw_txn). */
+static psi_status resolve(psi_resolver *rp, psi_hints *out)
 {
-    memset(out, 0, sizeof *out);
-    assert(g->w_off && g->op_txn);
-    psi_resolver r = {.h = h, .g = g, .vo = vo, .d = d};
+    psi_resolver r = *rp;
+    const psi_version_order *vo = r.vo;
+    psi_diag *d = r.d;
     out->file = malloc(strlen(vo->name ? vo->name : "") + 1);
     psi_status st = PSI_OK;
     if (!out->file) {
@@ -389,6 +409,51 @@ out:
     return st;
 }
 
+psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
+                             const psi_version_order *vo, psi_hints *out, psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    assert(g->w_off && g->op_txn);
+    psi_resolver r = {.h = h, .g = g, .vo = vo, .d = d};
+    return resolve(&r, out);
+}
+
+psi_status psi_hints_resolve_index(const psi_history *h, const psi_index *idx,
+                                   const psi_version_order *vo, psi_hints *out, psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    /* each key's committed final writes by transaction, as the
+     * polygraph's writer lists have them */
+    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    uint32_t *off = calloc((size_t)h->n_keys + 2, sizeof *off), *txn = NULL;
+    uint64_t n = 0;
+    for (uint32_t o = 0; off && o < h->n_ops; o++)
+        if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+            (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
+            off[h->ops[o].key + 2]++;
+            n++;
+        }
+    if (off && n < UINT32_MAX)
+        txn = malloc((n ? n : 1) * sizeof *txn);
+    if (!txn) {
+        free(off);
+        return psi_diag_nomem(d, "reading the version order");
+    }
+    for (uint32_t k = 0; k < h->n_keys; k++)
+        off[k + 2] += off[k + 1];
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
+            if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
+                (PSI_OI_LIVE | PSI_OI_FINAL_WRITE))
+                txn[off[h->ops[o].key + 1]++] = t;
+    r.kw_off = off;
+    r.kw_txn = txn;
+    psi_status st = resolve(&r, out);
+    free(off);
+    free(txn);
+    return st;
+}
+
 /* One chain of psi_hints_complete: key k's writers (marked in mark[], see
  * there) in its order into pos[w_off[k]..], true when it names each of
  * them exactly once (the recorded initial state may come first). */
@@ -401,7 +466,7 @@ static bool complete_chain(psi_resolver *r, const psi_hint_chain *c, uint32_t k,
     for (uint32_t i = b; i < e; i++)
         mark[g->op_txn[g->w_op[i]]] = i;
     for (size_t i = 0; i < c->n; i++) {
-        uint32_t t = psi_hints_find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+        uint32_t t = psi_hints_entry_txn(r, c, i, nomem);
         if (t == UINT32_MAX)
             return false;
         if (r->h->txns[t].status == PSI_TXN_INITIAL && i == 0) {

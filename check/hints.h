@@ -44,7 +44,14 @@ typedef struct psi_hint_chain {
      * spelling naming the key spelled so (core/keyname.h). */
     const char *key_name;
     uint64_t line;
+    /* The entries, tx[0..n) by name, or (when the file was resolved while
+     * it was read, interpret/hint_file.h) txn[0..n) as indices of the
+     * history psi_version_order.named_in, each the one transaction of
+     * that history with its name, whatever its status; the other one
+     * NULL. Entries named either way are on the chain's line.
+     * psi_hint_chain_entry gives either as a name. */
     const psi_hint_txn *tx;
+    const uint32_t *txn;
     size_t n;
 } psi_hint_chain;
 
@@ -64,11 +71,19 @@ typedef struct psi_hint_read {
 
 typedef struct psi_version_order {
     const char *name; /* the file, for messages */
+    /* The history chains' txn[] index into (borrowed), NULL when every
+     * chain names its entries (tx[]); a check of another history (a
+     * counterexample's sub-history) is given chains by name. */
+    const psi_history *named_in;
     const psi_hint_chain *chains;
     size_t n_chains;
     const psi_hint_read *reads; /* NULL when n_reads is 0 */
     size_t n_reads;
 } psi_version_order;
+
+/* Entry i of chain c of vo as a name: (session id, transaction id) and
+ * the line it is on. */
+psi_hint_txn psi_hint_chain_entry(const psi_version_order *vo, const psi_hint_chain *c, size_t i);
 
 /* One known WW edge: from is installed before to on dense key `key`, as
  * hint line `line` says (the first such line when several do). */
@@ -95,6 +110,12 @@ typedef struct psi_hints {
  * *out is then empty. */
 psi_status psi_hints_resolve(const psi_history *h, const psi_polygraph *g,
                              const psi_version_order *vo, psi_hints *out, psi_diag *d);
+
+/* psi_hints_resolve without a polygraph (the polynomial levels,
+ * check/level.h): a chain's writers are the committed transactions with
+ * a final write of its key in idx. The same edges, errors and lines. */
+psi_status psi_hints_resolve_index(const psi_history *h, const psi_index *idx,
+                                   const psi_version_order *vo, psi_hints *out, psi_diag *d);
 
 /* Whether vo is a complete version order of h, decided from the chains
  * and g's per-key writer lists alone, before any edge is added: one chain

@@ -7,6 +7,7 @@
 #include "core/prefetch.h"
 #include "core/vec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,15 @@ static inline const psi_hint_txn *cursor_next(const psi_version_order *vo, curso
     return u->c < vo->n_chains ? &vo->chains[u->c].tx[u->i++] : NULL;
 }
 
+/* cursor_next of a resolved order (vo->named_in): the entry's
+ * transaction, UINT32_MAX past the last. */
+static inline uint32_t cursor_next_txn(const psi_version_order *vo, cursor *u)
+{
+    while (u->c < vo->n_chains && u->i >= vo->chains[u->c].n)
+        u->c++, u->i = 0;
+    return u->c < vo->n_chains ? vo->chains[u->c].txn[u->i++] : UINT32_MAX;
+}
+
 /* What psi_hints_next keeps per transaction, in one 16-byte record so a
  * chain entry costs one random line, not the transaction, its operations
  * and their flags (the chains visit transactions in version order, which
@@ -163,18 +173,33 @@ static bool place_chain(psi_resolver *r, txn_rec *rec, const psi_hint_chain *c, 
                         psi_hint_slot *nx, uint32_t *first, cursor *far, cursor *near, bool *nomem)
 {
     uint32_t prev = UINT32_MAX;
+    bool named = c->txn != NULL; /* resolved as the file was read */
     for (size_t i = 0; i < c->n; i++) {
         /* Independent loads, fetched ahead: the id slot of the entry far
-         * points at, the record of near's (its id slot fetched by now).
-         * Here, not in a function of their own: GCC finds such a function
-         * pure and drops its calls. */
-        const psi_hint_txn *xf = cursor_next(r->vo, far), *xn = cursor_next(r->vo, near);
-        if (r->by_tid && xf && xf->tid - r->tid_min < r->tid_span)
-            PSI_PREFETCH(&r->by_tid[xf->tid - r->tid_min]);
-        uint32_t ta = xn ? table_txn(r, xn) : UINT32_MAX;
-        if (ta != UINT32_MAX)
-            PSI_PREFETCH_W(&rec[ta]);
-        uint32_t t = entry_txn(r, rec, &c->tx[i], nomem);
+         * points at, the record of near's (its id slot fetched by now);
+         * for a resolved entry (no id slot) far's record and the nx[]
+         * slot near's will take (its record fetched by now). Here, not
+         * in a function of their own: GCC finds such a function pure and
+         * drops its calls. */
+        uint32_t t;
+        if (named) {
+            uint32_t ta = cursor_next_txn(r->vo, far), tn = cursor_next_txn(r->vo, near);
+            if (ta != UINT32_MAX)
+                PSI_PREFETCH_W(&rec[ta]);
+            if (tn != UINT32_MAX)
+                PSI_PREFETCH_W(&nx[rec[tn].first_op + rec[tn].used]);
+            /* the one transaction of that name: committed and named
+             * if its record says so (REC_UNNAMEABLE below) */
+            t = c->txn[i];
+        } else {
+            const psi_hint_txn *xf = cursor_next(r->vo, far), *xn = cursor_next(r->vo, near);
+            if (r->by_tid && xf && xf->tid - r->tid_min < r->tid_span)
+                PSI_PREFETCH(&r->by_tid[xf->tid - r->tid_min]);
+            uint32_t ta = xn ? table_txn(r, xn) : UINT32_MAX;
+            if (ta != UINT32_MAX)
+                PSI_PREFETCH_W(&rec[ta]);
+            t = entry_txn(r, rec, &c->tx[i], nomem);
+        }
         if (t == UINT32_MAX || rec[t].sess == REC_UNNAMEABLE)
             return false;
         if (rec[t].sess == REC_INITIAL) {
@@ -280,7 +305,9 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
                           psi_hint_slot *nx, uint32_t *first, bool *complete, psi_diag *d)
 {
     *complete = false;
-    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
+    assert(!vo->named_in || vo->named_in == h);
+    /* a resolved order's entries need no id table (keys only) */
+    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d, .keys_only = vo->named_in != NULL};
     key_writers kw = {0};
     uint8_t *mark = calloc((size_t)h->n_keys + 1, 1); /* KEY_BARE ... */
     /* scratch: settle_txn's */
@@ -314,6 +341,12 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     /* the entries fetched ahead, AHEAD and AHEAD / 2 past the first */
     cursor far = {0, 0}, near = {0, 0};
     for (int i = 0; i < AHEAD; i++) {
+        if (vo->named_in) {
+            (void)cursor_next_txn(vo, &far);
+            if (i < AHEAD / 2)
+                (void)cursor_next_txn(vo, &near);
+            continue;
+        }
         (void)cursor_next(vo, &far);
         if (i < AHEAD / 2)
             (void)cursor_next(vo, &near);

@@ -11,6 +11,7 @@
 #include "core/keyname.h"
 #include "core/txnid.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,9 @@ typedef struct psi_resolver {
     const psi_index *idx;
     const psi_version_order *vo;
     psi_diag *d;
+    /* psi_hints_open builds the key lookup alone: every name this
+     * resolver looks up was resolved as the file was read (vo->named_in) */
+    bool keys_only;
     /* committed and initial-state transactions, built on the first name
      * find_txn cannot place directly (tids.e NULL until then) */
     psi_txn_lookup tids;
@@ -31,6 +35,9 @@ typedef struct psi_resolver {
      * ids are too sparse. */
     uint32_t *by_tid;
     uint64_t tid_min, tid_span;
+    /* psi_hints_resolve_index (no polygraph): key k's committed writers,
+     * ascending, kw_txn[kw_off[k] .. kw_off[k + 1]); NULL otherwise */
+    const uint32_t *kw_off, *kw_txn;
     psi_key_lookup keys; /* by spelling or external integer */
     psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
     size_t n_e, cap_e;
@@ -43,6 +50,24 @@ void psi_hints_close(psi_resolver *r);
 /* Committed (or initial-state) transaction (sid, tid), UINT32_MAX when
  * there is none (or when out of memory: *nomem set). */
 uint32_t psi_hints_find_txn(psi_resolver *r, uint64_t sid, uint64_t tid, bool *nomem);
+
+/* The committed (or initial-state) transaction entry i of chain c names,
+ * UINT32_MAX when there is none (or when out of memory: *nomem set):
+ * psi_hints_find_txn's answer for the entry's name. A resolved entry
+ * (c->txn) is the one transaction with that name, so the answer is it
+ * when its status lets a hint name it. */
+static inline uint32_t psi_hints_entry_txn(psi_resolver *r, const psi_hint_chain *c, size_t i,
+                                           bool *nomem)
+{
+    if (c->txn) {
+        assert(r->vo->named_in == r->h);
+        uint32_t t = c->txn[i];
+        assert(t > 0 && t < r->h->n_txns);
+        uint8_t s = r->h->txns[t].status;
+        return s == PSI_TXN_COMMITTED || s == PSI_TXN_INITIAL ? t : UINT32_MAX;
+    }
+    return psi_hints_find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
+}
 
 /* The dense key chain c names, UINT32_MAX when the history has none. */
 uint32_t psi_hints_chain_key(const psi_resolver *r, const psi_hint_chain *c);

@@ -93,10 +93,11 @@ bool psi_level_is_polynomial(psi_level l);
 
 /* Why an edge of a level's graph is there. */
 typedef enum psi_level_why {
-    PSI_LW_SO = 0,      /* session order (also the initial transaction before a session) */
-    PSI_LW_WR = 1,      /* t2 wrote what `to` read */
-    PSI_LW_FORCED = 2,  /* the level's axiom: `to`'s write of key must follow `from`'s */
-    PSI_LW_LIST_WW = 3, /* a list-append read shows `from`'s append to key before `to`'s */
+    PSI_LW_SO = 0,       /* session order (also the initial transaction before a session) */
+    PSI_LW_WR = 1,       /* t2 wrote what `to` read */
+    PSI_LW_FORCED = 2,   /* the level's axiom: `to`'s write of key must follow `from`'s */
+    PSI_LW_LIST_WW = 3,  /* a list-append read shows `from`'s append to key before `to`'s */
+    PSI_LW_ORDER_WW = 4, /* the given version order puts `from`'s version of key before `to`'s */
 } psi_level_why;
 
 /* A forced edge's premise: which relation between `from` and the reader
@@ -142,6 +143,15 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
  * partial choices of optional transactions this way. */
 psi_status psi_level_check_in(const psi_history *h, const psi_index *idx, const uint8_t *absent,
                               psi_level level, psi_level_result *res, psi_diag *d);
+/* psi_level_check_in with a given version order's edges as well (hints,
+ * resolved: check/hints.h; NULL for none): facts the commit order must
+ * follow, as list-append ones, so the level holds iff SO ∪ WR ∪ forced ∪
+ * those edges is acyclic (the premises still use SO and WR alone); on a
+ * cycle through one, its edge is PSI_LW_ORDER_WW. */
+struct psi_hints;
+psi_status psi_level_check_hinted(const psi_history *h, const psi_index *idx, const uint8_t *absent,
+                                  const struct psi_hints *hints, psi_level level,
+                                  psi_level_result *res, psi_diag *d);
 void psi_level_result_free(psi_level_result *res);
 
 #endif

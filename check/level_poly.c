@@ -20,6 +20,8 @@
  * n + r edges. */
 #include "check/level_poly.h"
 
+#include "check/hints.h"
+
 #include "core/list_order.h"
 #include "core/vec.h"
 
@@ -126,6 +128,7 @@ bool psi_lp_add_forced(lctx *c, uint32_t t2, uint32_t t1, uint32_t key, uint8_t 
                                               .reader = reader,
                                               .read_op = read_op,
                                               .read_op2 = read_op2};
+    assert(c->n_forced < TAG_ORDER - TAG_FORCED_BASE);
     return add_edge(c, t2, t1, TAG_FORCED_BASE + (uint32_t)c->n_forced++);
 }
 
@@ -183,6 +186,22 @@ static bool list_edges(lctx *c)
 {
     bool nomem;
     return psi_list_ww_facts(c->h, c->idx, add_list_fact, c, &nomem);
+}
+
+/* A given version order's pairs (c->hints): facts the commit order must
+ * follow like list-append ones, since a key's version order is the commit
+ * order's restriction to its writers (level.h). A writer left out orders
+ * nothing. */
+static bool order_edges(lctx *c)
+{
+    for (uint64_t i = 0; c->hints && i < c->hints->n; i++) {
+        const psi_hint_edge *e = &c->hints->e[i];
+        assert(e->key < TAG_ORDER);
+        if (psi_lp_committed(c, e->from) && psi_lp_committed(c, e->to) &&
+            !add_edge(c, e->from, e->to, TAG_ORDER | e->key))
+            return false;
+    }
+    return true;
 }
 
 /* t's distinct writers (not the initial transaction), each with its first
@@ -297,8 +316,8 @@ void psi_lp_csr_free(csr *g)
     memset(g, 0, sizeof *g);
 }
 
-/* skip_list: leave out list-append WW edges (CC's clocks follow SO ∪ WR
- * only). */
+/* skip_list: leave out list-append and given version orders' WW edges
+ * (CC's clocks follow SO ∪ WR only). */
 bool psi_lp_csr_build(const cedge *e, size_t n_e, uint32_t n, bool skip_list, csr *g)
 {
     g->n = n;
@@ -308,7 +327,7 @@ bool psi_lp_csr_build(const cedge *e, size_t n_e, uint32_t n, bool skip_list, cs
     if (!g->off || !g->to || !g->tag)
         return false;
     for (size_t i = 0; i < n_e; i++)
-        if (!skip_list || !(e[i].tag & TAG_LIST))
+        if (!skip_list || !(e[i].tag & (TAG_LIST | TAG_ORDER)))
             g->off[e[i].from + 1]++;
     for (uint32_t v = 0; v < n; v++)
         g->off[v + 1] += g->off[v];
@@ -317,7 +336,7 @@ bool psi_lp_csr_build(const cedge *e, size_t n_e, uint32_t n, bool skip_list, cs
         return false;
     memcpy(pos, g->off, ((size_t)n + 1) * sizeof *pos);
     for (size_t i = 0; i < n_e; i++) {
-        if (skip_list && (e[i].tag & TAG_LIST))
+        if (skip_list && (e[i].tag & (TAG_LIST | TAG_ORDER)))
             continue;
         uint64_t p = pos[e[i].from]++;
         g->to[p] = e[i].to;
@@ -440,6 +459,14 @@ static psi_status shortest_cycle(lctx *c, const csr *g, uint32_t *indeg, psi_lev
                                   .reader = NONE,
                                   .read_op = NONE,
                                   .read_op2 = NONE};
+        } else if (tag & TAG_ORDER) {
+            *e = (psi_level_edge){.from = at,
+                                  .to = to,
+                                  .key = tag & ~TAG_ORDER,
+                                  .why = PSI_LW_ORDER_WW,
+                                  .reader = NONE,
+                                  .read_op = NONE,
+                                  .read_op2 = NONE};
         } else if (tag >= TAG_FORCED_BASE) {
             *e = c->forced[tag - TAG_FORCED_BASE];
         } else {
@@ -543,11 +570,19 @@ psi_status psi_level_check(const psi_history *h, const psi_index *idx, psi_level
 psi_status psi_level_check_in(const psi_history *h, const psi_index *idx, const uint8_t *absent,
                               psi_level level, psi_level_result *res, psi_diag *d)
 {
+    return psi_level_check_hinted(h, idx, absent, NULL, level, res, d);
+}
+
+psi_status psi_level_check_hinted(const psi_history *h, const psi_index *idx, const uint8_t *absent,
+                                  const struct psi_hints *hints, psi_level level,
+                                  psi_level_result *res, psi_diag *d)
+{
     assert(psi_level_is_polynomial(level));
     memset(res, 0, sizeof *res);
     lctx c = {.h = h,
               .idx = idx,
               .absent = absent,
+              .hints = hints,
               .level = level,
               .per_read = level == PSI_LEVEL_RC || level == PSI_LEVEL_PL2,
               .d = d,
@@ -562,7 +597,7 @@ psi_status psi_level_check_in(const psi_history *h, const psi_index *idx, const 
         goto nomem;
     /* txn_stamp: base_edges stamps with t, the per-level passes with t + 1
      * after a reset */
-    if (!ev_build(&c) || !base_edges(&c) || !list_edges(&c))
+    if (!ev_build(&c) || !base_edges(&c) || !list_edges(&c) || !order_edges(&c))
         goto nomem;
     memset(c.txn_stamp, 0, (size_t)h->n_txns * sizeof *c.txn_stamp);
     if (level == PSI_LEVEL_RC) {

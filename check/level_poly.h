@@ -20,6 +20,10 @@
 #define TAG_FORCED_BASE 2u
 /* A list-append read's known version order on key (tag & ~TAG_LIST). */
 #define TAG_LIST 0x80000000u
+/* A given version order's pair on key (tag & ~TAG_ORDER): --version-order
+ * at these levels (level.h, psi_level_check_hinted). Keys and forced
+ * edges stay below it. */
+#define TAG_ORDER 0x40000000u
 /* CC refuses clock tables above this many entries (4 GiB): a history with
  * that many sessions times transactions needs another algorithm. */
 #define MAX_CLOCK_ENTRIES (UINT64_C(1) << 30)
@@ -40,6 +44,8 @@ typedef struct lctx {
     /* NULL, or [n_txns]: committed (optional) transactions left out, as
      * if aborted (psi_level_check_in) */
     const uint8_t *absent;
+    /* the known version orders' edges (check/hints.h), NULL when none */
+    const struct psi_hints *hints;
     psi_level level;
     bool per_read; /* RC, PL-2: every read not after an own write is a read event */
     psi_diag *d;

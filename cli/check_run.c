@@ -173,15 +173,16 @@ static bool finish_outputs(run *r, outputs *o, const psi_history *h, const psi_c
     return ok;
 }
 
-/* --version-order FILE, read whole and parsed (interpret/hint_file.h). */
-static psi_status load_hints(const char *path, psi_hint_file *f, psi_diag *d)
+/* --version-order FILE, read whole and parsed for h, its transactions
+ * resolved as they are read (interpret/hint_file.h). */
+static psi_status load_hints(const char *path, const psi_history *h, psi_hint_file *f, psi_diag *d)
 {
     char *buf = NULL;
     size_t len = 0;
     memset(f, 0, sizeof *f);
     psi_status st = psi_read_file(path, &buf, &len, d);
     if (st == PSI_OK)
-        st = psi_hint_file_parse(path, buf, len, f, d);
+        st = psi_hint_file_parse_for(path, buf, len, h, f, d);
     free(buf);
     return st;
 }
@@ -266,7 +267,7 @@ int psi_check_run(const psi_check_cli *c, const char *path, const psi_run_io *io
     s->format = h->format;
     psi_check_opts co = c->co;
     if (c->version_order_path) {
-        if (load_hints(c->version_order_path, &hints, &d) != PSI_OK) {
+        if (load_hints(c->version_order_path, h, &hints, &d) != PSI_OK) {
             stop_watchdog(&r);
             rc = fail(&r, &d, c->version_order_path);
             goto done;

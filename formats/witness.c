@@ -4,6 +4,7 @@
 #include "formats/witness.h"
 
 #include "core/keyname.h"
+#include "core/txnid.h"
 #include "core/vec.h"
 #include "formats/edn.h" /* edn_spell_cp, edn_hex_digit: strings spelled as the readers spell them */
 #include "formats/input.h"
@@ -18,7 +19,12 @@ typedef struct wparse {
     psi_diag *d;
     psi_witness *w;
     bool has_header;
-    size_t cap_tx, cap_keys, cap_reads, cap_chains;
+    size_t cap_tx, cap_keys, cap_reads, cap_chains, cap_txn;
+    /* psi_witness_parse_named: key and chain lines' transactions are
+     * resolved to names' indices as they are read; unresolved is set (and
+     * the parse stopped) at the first name that has no one transaction. */
+    psi_txn_names *names;
+    bool unresolved;
 } wparse;
 
 static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *at,
@@ -28,13 +34,46 @@ static psi_status syntax(wparse *ps, uint64_t line, const char *ls, const char *
                          what);
 }
 
-/* Transactions "(S,ID)" separated by blanks until the end of the line. */
+/* How many names behind the parse psi_witness_parse_named looks names up:
+ * each name's table slot is fetched when it is read, and it is looked up
+ * this many names later, by which time the slot has come (a name is about
+ * ten bytes of text; the slots are all over a table of the history's
+ * size, so each look-up alone would wait for memory). */
+#define NAMES_BEHIND 32
+
+/* A name read and fetched, not yet looked up: it goes in w->txn[at]. */
+typedef struct pending_name {
+    uint64_t sid, tid;
+    size_t at;
+} pending_name;
+
+/* Looks p up into w->txn[p->at]; a name that is not one transaction's
+ * stops the parse (ps->unresolved). */
+static psi_status look_up(wparse *ps, const pending_name *p)
+{
+    uint32_t x = psi_txn_names_find(ps->names, p->sid, p->tid);
+    if (x == PSI_TXN_NAMES_NOMEM)
+        return PSI_ERR_NOMEM; /* d says so */
+    if (x == PSI_TXN_NAMES_NONE) {
+        ps->unresolved = true; /* the plain parse's to report, if wrong */
+        return PSI_ERR_INPUT;
+    }
+    ps->w->txn[p->at] = x;
+    return PSI_OK;
+}
+
+/* Transactions "(S,ID)" separated by blanks until the end of the line:
+ * into w->tx, or (resolve: a key or chain line of psi_witness_parse_named)
+ * into w->txn as the transactions ps->names gives. */
 static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const char *p,
-                             const char *end, psi_witness_line *out)
+                             const char *end, bool resolve, psi_witness_line *out)
 {
     psi_witness *w = ps->w;
-    out->first = w->n_tx;
+    resolve = resolve && ps->names;
+    out->first = resolve ? w->n_txn : w->n_tx;
     out->line = line;
+    pending_name behind[NAMES_BEHIND]; /* the line's names read, not looked up: a ring */
+    size_t n_read = 0;
     for (;;) {
         p = psi_input_skip_blanks(p, end);
         if (p >= end)
@@ -52,11 +91,29 @@ static psi_status parse_txns(wparse *ps, uint64_t line, const char *ls, const ch
         p++;
         if (p < end && !psi_input_blank(*p))
             return syntax(ps, line, ls, p, "expected a blank after a transaction");
+        if (resolve) {
+            if (!psi_grow((void **)&w->txn, &ps->cap_txn, w->n_txn + 1, sizeof *w->txn))
+                return psi_diag_nomem(ps->d, "reading a witness");
+            psi_txn_names_prefetch(ps->names, t.tid);
+            pending_name *slot = &behind[n_read++ % NAMES_BEHIND];
+            if (n_read > NAMES_BEHIND) {
+                psi_status st = look_up(ps, slot); /* read NAMES_BEHIND names ago */
+                if (st != PSI_OK)
+                    return st;
+            }
+            *slot = (pending_name){.sid = t.sid, .tid = t.tid, .at = w->n_txn++};
+            continue;
+        }
         if (!psi_grow((void **)&w->tx, &ps->cap_tx, w->n_tx + 1, sizeof *w->tx))
             return psi_diag_nomem(ps->d, "reading a witness");
         w->tx[w->n_tx++] = t;
     }
-    out->n = w->n_tx - out->first;
+    for (size_t i = n_read > NAMES_BEHIND ? n_read - NAMES_BEHIND : 0; i < n_read; i++) {
+        psi_status st = look_up(ps, &behind[i % NAMES_BEHIND]);
+        if (st != PSI_OK)
+            return st;
+    }
+    out->n = (resolve ? w->n_txn : w->n_tx) - out->first;
     return PSI_OK;
 }
 
@@ -282,7 +339,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         char *name;
         psi_status st = parse_key(ps, line, ls, &q, le, &key, &name);
         if (st == PSI_OK)
-            st = parse_txns(ps, line, ls, q, le, &kl);
+            st = parse_txns(ps, line, ls, q, le, true, &kl);
         if (st == PSI_OK) {
             kl.key = key;
             kl.key_name = name;
@@ -303,7 +360,7 @@ static psi_status parse_directive(wparse *ps, uint64_t line, const char *ls, con
         }
     } else if (word(&q, le, "order")) {
         psi_witness_line ol = {0};
-        psi_status st = parse_txns(ps, line, ls, q, le, &ol);
+        psi_status st = parse_txns(ps, line, ls, q, le, false, &ol);
         if (st != PSI_OK)
             return st;
         /* A second order line is well-formed; the checker refuses it. */
@@ -417,8 +474,26 @@ psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi
     return st;
 }
 
+psi_status psi_witness_parse_named(const char *name, const char *text, size_t len,
+                                   psi_txn_names *names, psi_witness *out, bool *resolved,
+                                   psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    wparse ps = {.name = name, .d = d, .w = out, .names = names};
+    psi_status st = parse(&ps, text, len);
+    *resolved = !ps.unresolved;
+    if (ps.unresolved)
+        st = PSI_OK; /* a name the plain parse keeps, not an error here */
+    else if (st == PSI_OK)
+        out->named = true;
+    if (st != PSI_OK || ps.unresolved)
+        psi_witness_free(out);
+    return st;
+}
+
 static void put_line(const psi_witness *w, const psi_witness_line *l, FILE *f)
 {
+    assert(!w->named); /* the writer writes built or plainly parsed witnesses */
     for (size_t i = l->first; i < l->first + l->n; i++)
         fprintf(f, " (%llu,%llu)", (unsigned long long)w->tx[i].sid,
                 (unsigned long long)w->tx[i].tid);
@@ -631,6 +706,7 @@ void psi_witness_free(psi_witness *w)
     for (size_t k = 0; k < w->n_reads; k++)
         free(w->reads[k].key_name);
     free(w->tx);
+    free(w->txn);
     free(w->keys);
     free(w->reads);
     free(w->chains);

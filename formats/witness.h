@@ -77,6 +77,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct psi_txn_names; /* core/txnid.h (internal): names resolved to a history's transactions */
+
 /* A transaction named in a witness. */
 typedef struct psi_witness_txn {
     uint64_t sid, tid; /* session id, transaction id */
@@ -120,6 +122,13 @@ typedef struct psi_witness {
     /* The transactions of all lines, line by line. */
     psi_witness_txn *tx;
     size_t n_tx;
+    /* psi_witness_parse_named (named set): the key and chain lines'
+     * transactions as the history's indices, line by line; those lines'
+     * first and n index txn[], and their transactions are on their line.
+     * tx[] then holds the order line's alone. NULL otherwise. */
+    bool named;
+    uint32_t *txn;
+    size_t n_txn;
     /* The key lines, in text order. */
     psi_witness_line *keys;
     size_t n_keys;
@@ -141,6 +150,18 @@ typedef struct psi_witness {
  * (nothing to free). */
 psi_status psi_witness_parse(const char *name, const char *text, size_t len, psi_witness *out,
                              psi_diag *d);
+
+/* psi_witness_parse, resolving the transactions of key and chain lines
+ * (a version order's chains: millions of names) to the indices of the
+ * history `names` was built for while the text is read, so that no entry
+ * per name is kept and nothing visits the names again (w->named, w->txn).
+ * A name that is not one transaction's stops the parse: *resolved is then
+ * false, the status PSI_OK and *out empty, and the caller parses the text
+ * with psi_witness_parse (its consumers then name what is wrong). Errors,
+ * and *out on them, as psi_witness_parse. */
+psi_status psi_witness_parse_named(const char *name, const char *text, size_t len,
+                                   struct psi_txn_names *names, psi_witness *out, bool *resolved,
+                                   psi_diag *d);
 
 /* The lowest format version that can carry w's lines: 5 when a read line
  * names more than one read event, 4 when a key is spelled, 3 with a level other than si/ser or

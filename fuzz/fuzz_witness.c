@@ -10,7 +10,9 @@
  * (a VALID witness for a violating history is a soundness bug). The same
  * text is then a version-order hint (check --version-order): any hint is
  * refused with a message or checked, and a history the check accepts with
- * hints the oracle must accept without them (hints only add edges). */
+ * hints the oracle must accept without them (hints only add edges); read
+ * as `check` reads it (resolved for the history) the text must give the
+ * same answers; and what PL-2 accepts with the hints it accepts without. */
 #include "fuzz.h"
 #include "fuzz_check.h"
 
@@ -107,10 +109,40 @@ int psi_fuzz_witness(const uint8_t *data, size_t size)
     }
     free(why);
     psi_hint_file hf;
-    if (psi_hint_file_parse("fuzz.hints", (const char *)data + 3, size - 3, &hf, &d) == PSI_OK) {
+    psi_status pst = psi_hint_file_parse("fuzz.hints", (const char *)data + 3, size - 3, &hf, &d);
+    /* The same text read as `check` reads it (resolved for h while it is
+     * parsed): the same parse errors, and below the same answers. */
+    psi_hint_file hn;
+    psi_diag dn = {0};
+    psi_status nst =
+        psi_hint_file_parse_for("fuzz.hints", (const char *)data + 3, size - 3, h, &hn, &dn);
+    FUZZ_REQUIRE(nst == pst, "the resolved parse and the plain one disagree on the status");
+    FUZZ_REQUIRE(pst == PSI_OK || strcmp(d.msg, dn.msg) == 0,
+                 "the resolved parse and the plain one disagree on the message");
+    if (pst == PSI_OK) {
         psi_check_opts co = {.ser = ser, .version_order = &hf.vo};
         psi_check_result res;
         st = psi_check(h, &co, &res, &d);
+        psi_check_opts cn = {.ser = ser, .version_order = &hn.vo};
+        psi_check_result rn;
+        nst = psi_check(h, &cn, &rn, &dn);
+        FUZZ_REQUIRE(nst == st, "resolved chains change the check's status");
+        FUZZ_REQUIRE(st != PSI_OK ? strcmp(d.msg, dn.msg) == 0
+                                  : rn.verdict == res.verdict && rn.reason == res.reason,
+                     "resolved chains change the check's answer");
+        psi_check_result_free(&rn);
+        /* PL-2 takes the order too (check/level.h): hints only add
+         * edges, so an accept with them is an accept without */
+        psi_check_opts pl = {.level = PSI_LEVEL_PL2, .version_order = &hn.vo};
+        if (psi_check(h, &pl, &rn, &dn) == PSI_OK && rn.verdict == PSI_ACCEPT) {
+            psi_check_opts pl0 = {.level = PSI_LEVEL_PL2};
+            psi_check_result r0;
+            FUZZ_REQUIRE(psi_check(h, &pl0, &r0, &dn) == PSI_OK && r0.verdict == PSI_ACCEPT,
+                         "PL-2 accepts with hints what it rejects without");
+            psi_check_result_free(&r0);
+        }
+        psi_check_result_free(&rn);
+        psi_hint_file_free(&hn);
         if (st != PSI_OK) {
             FUZZ_REQUIRE(memchr(d.msg, '\0', sizeof d.msg) && d.msg[0], "error without a message");
         } else if (res.verdict == PSI_ACCEPT) {

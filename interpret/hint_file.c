@@ -1,25 +1,25 @@
 /* Hint files as chains (see hint_file.h). */
 #include "interpret/hint_file.h"
 
+#include "core/txnid.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 static void add_chain(psi_hint_file *f, size_t *n, const psi_witness_line *l)
 {
+    bool named = f->w.named; /* entries resolved: w.txn */
     f->chains[(*n)++] = (psi_hint_chain){.key = l->key,
                                          .key_name = l->key_name, /* owned by f->w */
                                          .line = l->line,
-                                         .tx = f->tx ? f->tx + l->first : NULL,
+                                         .tx = !named && f->tx ? f->tx + l->first : NULL,
+                                         .txn = named && f->w.txn ? f->w.txn + l->first : NULL,
                                          .n = l->n};
 }
 
-psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, psi_hint_file *out,
-                               psi_diag *d)
+/* The parsed witness out->w as chains and reads (out->vo). */
+static psi_status to_chains(const char *name, const psi_history *h, psi_hint_file *out, psi_diag *d)
 {
-    memset(out, 0, sizeof *out);
-    psi_status st = psi_witness_parse(name, text, len, &out->w, d);
-    if (st != PSI_OK)
-        return st;
     psi_witness *w = &out->w;
     size_t nc = w->n_keys + w->n_chains;
     out->chains = malloc((nc ? nc : 1) * sizeof *out->chains);
@@ -35,14 +35,16 @@ psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, p
                        _Alignof(psi_hint_txn) <= _Alignof(psi_witness_txn),
                    "hint and witness transactions share their memory");
     void *mem = w->tx;
-    for (size_t i = 0; i < w->n_tx; i++) {
+    for (size_t i = 0; i < w->n_tx && !w->named; i++) {
         psi_witness_txn x = w->tx[i];
         psi_hint_txn y = {.sid = x.sid, .tid = x.tid, .line = x.line};
         memcpy((char *)mem + i * sizeof y, &y, sizeof y);
     }
-    out->tx = mem;
-    w->tx = NULL; /* out->tx owns it now */
-    w->n_tx = 0;
+    if (!w->named) { /* else tx[] holds order lines' entries, not used */
+        out->tx = mem;
+        w->tx = NULL; /* out->tx owns it now */
+        w->n_tx = 0;
+    }
     size_t n = 0;
     for (size_t i = 0; i < w->n_keys; i++)
         add_chain(out, &n, &w->keys[i]);
@@ -64,11 +66,39 @@ psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, p
                             .line = x->line};
     }
     out->vo = (psi_version_order){.name = name,
+                                  .named_in = w->named ? h : NULL,
                                   .chains = out->chains,
                                   .n_chains = n,
                                   .reads = out->reads,
                                   .n_reads = w->n_reads};
     return PSI_OK;
+}
+
+psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, psi_hint_file *out,
+                               psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    psi_status st = psi_witness_parse(name, text, len, &out->w, d);
+    return st == PSI_OK ? to_chains(name, NULL, out, d) : st;
+}
+
+psi_status psi_hint_file_parse_for(const char *name, const char *text, size_t len,
+                                   const psi_history *h, psi_hint_file *out, psi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    psi_txn_names names;
+    psi_status st = psi_txn_names_init(&names, h, d);
+    bool resolved = false;
+    if (st == PSI_OK)
+        st = psi_witness_parse_named(name, text, len, &names, &out->w, &resolved, d);
+    psi_txn_names_free(&names);
+    if (st != PSI_OK)
+        return st;
+    /* A name that is no one transaction's: the plain chains, whose
+     * resolution names it (or finds it is not used). */
+    if (!resolved)
+        return psi_hint_file_parse(name, text, len, out, d);
+    return to_chains(name, h, out, d);
 }
 
 void psi_hint_file_free(psi_hint_file *f)

@@ -32,6 +32,17 @@ typedef struct psi_hint_file {
  * when malformed, *out then empty. */
 psi_status psi_hint_file_parse(const char *name, const char *text, size_t len, psi_hint_file *out,
                                psi_diag *d);
+
+/* psi_hint_file_parse for checking history h (which must outlive *out):
+ * the chains' transactions are resolved to h's indices while the text is
+ * read (psi_witness_parse_named; vo.named_in = h, the chains' txn[]), so a
+ * complete order of millions of names costs 4 bytes a name and no second
+ * visit. When a name is not exactly one transaction of h, the text is
+ * parsed again plainly (chains by name): the check then says what is
+ * wrong with it as before. Either way the check's answers are
+ * psi_hint_file_parse's. */
+psi_status psi_hint_file_parse_for(const char *name, const char *text, size_t len,
+                                   const psi_history *h, psi_hint_file *out, psi_diag *d);
 void psi_hint_file_free(psi_hint_file *f);
 
 /* --timestamps FILE (formats/timestamps.h) as check/timestamps.h takes

@@ -3,8 +3,9 @@
  * force it: the read of the key from the later writer, and the relation
  * (a read, session order, or a causal path) from the earlier writer to
  * the reader. Nothing is searched beyond that: the cycle is the shortest
- * through one of its transactions, and every edge shown is either in the
- * history (certain) or forced by the level's axiom from edges shown. */
+ * through one of its transactions, and every edge shown is in the
+ * history (certain), given by --version-order (named by its line), or
+ * forced by the level's axiom from edges shown. */
 #include "interpret/describe.h"
 #include "interpret/local.h"
 
@@ -166,11 +167,15 @@ static void summarize(lcx *c, const psi_check_result *res, const psi_level_edge 
     const psi_level_result *lr = &res->level;
     char a[64], b[64], r[64];
     if (!f) {
+        bool given = false; /* an edge of --version-order's */
+        for (uint32_t i = 0; i < lr->cycle_len; i++)
+            given |= lr->cycle[i].why == PSI_LW_ORDER_WW;
         psi_fmt_txn(h, lr->cycle[0].from, a, sizeof a);
         snprintf(cx->summary, sizeof cx->summary,
                  "%s under %s: %u transactions from %s on form a cycle of session order, "
-                 "reads-from and the version orders list reads show",
-                 psi_cex_kind_name(cx->kind), level, lr->cycle_len, a);
+                 "reads-from and the version orders %s",
+                 psi_cex_kind_name(cx->kind), level, lr->cycle_len, a,
+                 given ? "the version-order file and list reads give" : "list reads show");
         return;
     }
     psi_fmt_txn(h, f->from, a, sizeof a);
@@ -207,6 +212,11 @@ psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res
                 first_forced = e;
         } else if (e->why == PSI_LW_LIST_WW) {
             at = add_edge(&c, e->from, e->to, e->key, PSI_EDGE_WW, PSI_CEX_CERTAIN);
+        } else if (e->why == PSI_LW_ORDER_WW) {
+            /* the given version order's pair: its line names it */
+            at = add_edge(&c, e->from, e->to, e->key, PSI_EDGE_WW, PSI_CEX_HINT);
+            if (at != NONE)
+                cx->edges[at].hint_line = psi_hints_line(&res->hints, e->from, e->to, e->key);
         } else {
             at = add_edge(&c, e->from, e->to, e->why == PSI_LW_SO ? UINT32_MAX : e->key,
                           e->why == PSI_LW_SO ? PSI_EDGE_SO : PSI_EDGE_WR, PSI_CEX_CERTAIN);
@@ -223,11 +233,13 @@ psi_status psi_level_cex_build(const psi_history *h, const psi_check_result *res
     cx->n_txns = psi_u32_sort_unique(cx->txns, cx->n_txns);
     bool all_ww = true;
     for (uint32_t i = 0; i < lr->cycle_len; i++)
-        all_ww &= lr->cycle[i].why == PSI_LW_LIST_WW;
+        all_ww &= lr->cycle[i].why == PSI_LW_LIST_WW || lr->cycle[i].why == PSI_LW_ORDER_WW;
     cx->kind = first_forced ? kind_of(first_forced) : all_ww ? PSI_CEX_G0 : PSI_CEX_G1C;
     /* a causality violation whose premise is one read is a fractured read
      * in RA's terms already; keep the level's own name */
     summarize(&c, res, first_forced);
+    if (res->hints.n_all)
+        snprintf(cx->hint_file, sizeof cx->hint_file, "%s", res->hints.file);
     cx->present = true;
     cx->restored_whole = true;
     cx->by_level = true;

@@ -336,7 +336,10 @@ static void cex_text(FILE *out, const psi_history *h, const psi_cex *cx)
                     (unsigned long long)h->sessions[h->txns[t].session].id, h->txns[t].pos + 1, ops,
                     h->txns[t].status == PSI_TXN_ABORTED ? " (aborted)" : "");
     }
-    if (cx->n_edges && cx->by_level)
+    if (cx->n_edges && cx->by_level && cx->hint_file[0])
+        fprintf(out, "  dependencies (certain: from the history; version-order: the hint file's "
+                     "line; forced: the level's axiom orders the two writers, from those):\n");
+    else if (cx->n_edges && cx->by_level)
         fprintf(out, "  dependencies (certain: from the history; forced: the level's axiom orders "
                      "the two writers, from the certain ones):\n");
     else if (cx->n_edges && cx->by_hints)

@@ -38,6 +38,9 @@ typedef struct psi_subcheck_data {
      * owned then) and their members by transaction (CSR over txns). */
     const psi_hint_chain *chains;
     size_t n_chains;
+    /* the check's version order when chains are its chains (whose
+     * entries may be resolved: psi_hint_chain_entry), else NULL */
+    const psi_version_order *vo;
     psi_hint_chain *own_chains;
     psi_hint_txn *own_tx;
     member *mem; /* sorted by txn */
@@ -103,12 +106,27 @@ static psi_status index_members(psi_subcheck_data *D, const psi_history *h, psi_
     D->mem_off = calloc((size_t)h->n_txns + 1, sizeof *D->mem_off);
     psi_txn_lookup tl = {0};
     psi_status st = D->mem && D->mem_off ? PSI_OK : psi_diag_nomem(d, "shrinking a counterexample");
-    if (st == PSI_OK)
+    /* entries by name need the table; resolved ones are h's already */
+    bool by_name = false;
+    for (size_t c = 0; c < D->n_chains; c++)
+        by_name |= D->chains[c].txn == NULL;
+    if (st == PSI_OK && by_name)
         st = psi_txn_lookup_init(&tl, h, true, "shrinking a counterexample", d);
     size_t m = 0;
     for (size_t c = 0; c < D->n_chains && st == PSI_OK; c++)
         for (size_t i = 0; i < D->chains[c].n; i++) {
-            uint32_t t = psi_txn_lookup_find(&tl, D->chains[c].tx[i].sid, D->chains[c].tx[i].tid);
+            const psi_hint_chain *ch = &D->chains[c];
+            uint32_t t;
+            if (ch->txn) {
+                /* the one transaction of that name: the table's answer
+                 * when committed (or the initial state) */
+                assert(D->vo && D->vo->named_in == h);
+                t = ch->txn[i];
+                if (h->txns[t].status != PSI_TXN_COMMITTED && h->txns[t].status != PSI_TXN_INITIAL)
+                    t = UINT32_MAX;
+            } else {
+                t = psi_txn_lookup_find(&tl, ch->tx[i].sid, ch->tx[i].tid);
+            }
             /* the check resolved every hint, so t is there */
             if (t != UINT32_MAX)
                 D->mem[m++] = (member){t, (uint32_t)c, (uint32_t)i};
@@ -168,6 +186,8 @@ psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_c
         D->amb_of[res->idx.amb[a].op] = a;
     psi_status st = PSI_OK;
     if (vo) {
+        assert(!vo->named_in || vo->named_in == h);
+        D->vo = vo;
         D->chains = vo->chains;
         D->n_chains = vo->n_chains;
         sc->vo_name = vo->name;
@@ -352,10 +372,11 @@ static psi_status kept_chains(psi_subcheck *sc, const uint32_t *txns, uint32_t n
             const psi_hint_chain *c = &D->chains[g[a].chain];
             (*chains)[*n_chains] = *c;
             (*chains)[*n_chains].tx = *tx + nt;
+            (*chains)[*n_chains].txn = NULL; /* named: the sub-history numbers its own */
             (*chains)[*n_chains].n = e - a;
             ++*n_chains;
             for (size_t k = a; k < e; k++)
-                (*tx)[nt++] = c->tx[g[k].pos];
+                (*tx)[nt++] = psi_hint_chain_entry(D->vo, c, g[k].pos);
         }
         a = e;
     }

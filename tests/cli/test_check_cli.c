@@ -5,7 +5,8 @@
  * write; errors are JSON objects with --json; batch runs (several PATHs,
  * --recursive, -j N) print a line per history and a summary, or a JSON
  * array, in the order of the paths, with per-history limits; --progress
- * draws a status line on stderr and erases it. */
+ * draws a status line on stderr and erases it; a bad --version-order is
+ * exit 2 naming the order file's line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +234,55 @@ static void test_json_errors(void **state)
     run_free(&r);
 }
 
+/* --version-order as `check` reads it (resolved for the history while it
+ * is parsed): a true complete order accepts; an order naming no
+ * transaction of the history, a writer twice, or a key the history does
+ * not have is exit 2 naming the order file and its line, whichever way
+ * the file was read; a syntax error names line and column; an order that
+ * contradicts the history is a reject naming the order's line. */
+static void test_version_order(void **state)
+{
+    (void)state;
+    if (!cli())
+        return;
+    run r;
+    /* T1 (session 1) writes key 1 := 1, T2 (session 2) := 2, T3 reads 2 */
+    put("vo.txt", "w(1,1,1,1)\nw(1,2,2,2)\nr(1,2,3,3)\n");
+    put("good.wit", "polysi-witness 3\nchain 1 (1,1) (2,2)\n");
+    cli_run(&r, "check --version-order good.wit vo.txt");
+    expect(&r, 0, "ACCEPT", NULL);
+    run_free(&r);
+    put("unknown.wit", "polysi-witness 3\n# T9 is not there\nchain 1 (1,1) (2,9)\n");
+    cli_run(&r, "check --version-order unknown.wit vo.txt");
+    expect(&r, 2, NULL, "unknown.wit:3:1: transaction (2,9) is not a committed transaction");
+    run_free(&r);
+    put("twice.wit", "polysi-witness 3\nchain 1 (1,1) (2,2) (1,1)\n");
+    cli_run(&r, "check --version-order twice.wit vo.txt");
+    expect(&r, 2, NULL, "twice.wit:2:1: the version order of key 1 contradicts itself");
+    run_free(&r);
+    put("key.wit", "polysi-witness 3\nchain 1 (1,1) (2,2)\nchain 7 (1,1)\n");
+    cli_run(&r, "check --version-order key.wit vo.txt");
+    expect(&r, 2, NULL, "key.wit:3:1: key 7 is not in the history");
+    run_free(&r);
+    put("syntax.wit", "polysi-witness 3\nchain 1 (1,1) (2,\n");
+    cli_run(&r, "check --version-order syntax.wit vo.txt");
+    expect(&r, 2, NULL, "syntax.wit:2:15:");
+    run_free(&r);
+    /* T2 follows T1 in their session: an order putting T2 first is a cycle */
+    put("so.txt", "w(1,1,1,1)\nw(1,2,1,2)\n");
+    put("swap.wit", "polysi-witness 3\n\nchain 1 (1,2) (1,1)\n");
+    cli_run(&r, "check --version-order swap.wit so.txt");
+    expect(&r, 1, "version-order swap.wit:3", NULL);
+    run_free(&r);
+    /* the polynomial levels take it too (a cycle with session order) */
+    cli_run(&r, "check --isolation pl2 --version-order swap.wit so.txt");
+    expect(&r, 1, "version-order swap.wit:3", NULL);
+    run_free(&r);
+    cli_run(&r, "check --isolation pl2 --version-order unknown.wit vo.txt");
+    expect(&r, 2, NULL, "unknown.wit:3:1: transaction (2,9) is not a committed transaction");
+    run_free(&r);
+}
+
 /* Several histories: a line each in the order given, a summary, and the
  * worst exit code; -j runs them at once with the same output; --json is
  * one array; --recursive finds the histories below a directory. */
@@ -397,9 +447,13 @@ static void test_all_anomalies(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_outputs_opened_first), cmocka_unit_test(test_stale_outputs_removed),
-        cmocka_unit_test(test_json_errors),          cmocka_unit_test(test_batch),
-        cmocka_unit_test(test_batch_limits),         cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_version_order),
+        cmocka_unit_test(test_outputs_opened_first),
+        cmocka_unit_test(test_stale_outputs_removed),
+        cmocka_unit_test(test_json_errors),
+        cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_limits),
+        cmocka_unit_test(test_progress),
         cmocka_unit_test(test_all_anomalies),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -37,6 +37,13 @@ static psi_status hints_parse(const char *text, hints_mem *m, psi_diag *d)
     return psi_hint_file_parse("hints.txt", text, strlen(text), m, d);
 }
 
+/* As `check` reads the file: its transactions resolved for h as it is
+ * parsed (psi_hint_file_parse_for). */
+static psi_status hints_parse_for(const char *text, const psi_history *h, hints_mem *m, psi_diag *d)
+{
+    return psi_hint_file_parse_for("hints.txt", text, strlen(text), h, m, d);
+}
+
 static void hints_free(hints_mem *m)
 {
     psi_hint_file_free(m);
@@ -52,12 +59,37 @@ static psi_status check_with(const char *spec, const char *hints, bool ser, psi_
     memset(&m, 0, sizeof m);
     psi_check_opts o = {.ser = ser};
     if (hints) {
+        /* First the chains by name (psi_hint_file_parse), on a history of
+         * its own: the resolved chains below must be answered alike. */
+        psi_history *h0 = spec_history(spec);
+        assert_non_null(h0);
         psi_status st = hints_parse(hints, &m, d);
         assert_int_equal(st, PSI_OK);
         o.version_order = &m.vo;
+        psi_check_result r0;
+        psi_status st0 = psi_check(h0, &o, &r0, d);
+        char msg0[sizeof d->msg];
+        memcpy(msg0, d->msg, sizeof msg0);
+        hints_free(&m);
+        assert_int_equal(hints_parse_for(hints, h, &m, d), PSI_OK);
+        o.version_order = &m.vo;
+        st = psi_check(h, &o, r, d);
+        assert_int_equal(st, st0);
+        if (st != PSI_OK)
+            assert_string_equal(d->msg, msg0);
+        else {
+            assert_int_equal(r->verdict, r0.verdict);
+            assert_int_equal(r->reason, r0.reason);
+            assert_int_equal(r->hints.n, r0.hints.n);
+            assert_int_equal(r->stats.known_edges_after, r0.stats.known_edges_after);
+        }
+        psi_check_result_free(&r0);
+        psi_history_free(h0);
+        hints_free(&m);
+        *hp = h;
+        return st;
     }
     psi_status st = psi_check(h, &o, r, d);
-    hints_free(&m);
     *hp = h;
     return st;
 }
@@ -243,6 +275,81 @@ static uint32_t txn_named(const psi_history *h, uint64_t sid, uint64_t tid)
     return 0;
 }
 
+/* psi_hint_file_parse_for: chains of names that are one transaction each
+ * come resolved (the history's indices, on the chain's line); a name that
+ * is none's leaves the whole file by name, whose check then names it as
+ * before (two transactions cannot share a name: the builder refuses a
+ * repeated transaction id). Aborted and unknown-outcome
+ * transactions resolve too: whether a hint may name them is decided at
+ * the check, by their status then (check_with compares both forms). */
+static void test_resolved_names(void **state)
+{
+    (void)state;
+    const char *spec = "1:1:c w1=1; 1:2:c w1=2; 2:3:a w1=3; 2:4:u w1=4";
+    psi_history *h = spec_history(spec);
+    assert_non_null(h);
+    psi_diag d;
+    hints_mem m;
+    assert_int_equal(hints_parse_for("polysi-witness 3\n# c\nchain 1 (1,1) (1,2) (2,3)\n"
+                                     "order (9,9)\n",
+                                     h, &m, &d),
+                     PSI_OK);
+    assert_ptr_equal(m.vo.named_in, h);
+    assert_int_equal(m.vo.n_chains, 1);
+    const psi_hint_chain *c = &m.vo.chains[0];
+    assert_null(c->tx);
+    assert_non_null(c->txn);
+    assert_int_equal(c->n, 3);
+    assert_int_equal(c->txn[0], txn_named(h, 1, 1));
+    assert_int_equal(c->txn[2], txn_named(h, 2, 3));
+    psi_hint_txn x = psi_hint_chain_entry(&m.vo, c, 1);
+    assert_int_equal(x.sid, 1);
+    assert_int_equal(x.tid, 2);
+    assert_int_equal(x.line, 3);
+    hints_free(&m);
+    /* (1,5) is no transaction of h: the file by name */
+    assert_int_equal(
+        hints_parse_for("polysi-witness 3\nchain 1 (1,1) (1,2)\nchain 1 (1,2) (1,5)\n", h, &m, &d),
+        PSI_OK);
+    assert_null(m.vo.named_in);
+    assert_int_equal(m.vo.n_chains, 2);
+    assert_non_null(m.vo.chains[1].tx);
+    assert_null(m.vo.chains[1].txn);
+    assert_int_equal(m.vo.chains[1].tx[1].tid, 5);
+    hints_free(&m);
+    /* a syntax error is the plain parse's, wherever the names stop */
+    assert_int_equal(
+        hints_parse_for("polysi-witness 3\nchain 1 (1,1)\nchain 1 (1,2) (1,\n", h, &m, &d),
+        PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "hints.txt:3:"));
+    assert_int_equal(hints_parse_for("polysi-witness 3\nchain 1 (7,7) (1,\n", h, &m, &d),
+                     PSI_ERR_SYNTAX);
+    assert_non_null(strstr(d.msg, "hints.txt:2:"));
+    psi_history_free(h);
+    /* resolved for one history, refused by a check of another */
+    h = spec_history(spec);
+    psi_history *h2 = spec_history(spec);
+    assert_non_null(h2);
+    assert_int_equal(hints_parse_for("polysi-witness 3\nchain 1 (1,1) (1,2)\n", h, &m, &d), PSI_OK);
+    psi_check_opts o = {.version_order = &m.vo};
+    psi_check_result r;
+    assert_int_equal(psi_check(h2, &o, &r, &d), PSI_ERR_USAGE);
+    assert_non_null(strstr(d.msg, "another history"));
+    psi_check_result_free(&r);
+    assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
+    assert_int_equal(r.verdict, PSI_ACCEPT);
+    psi_check_result_free(&r);
+    hints_free(&m);
+    psi_history_free(h);
+    psi_history_free(h2);
+    /* what a check refuses, by either form (check_with compares them) */
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (2,3)\n",
+                   "hints.txt:2:", "(2,3) is not a committed transaction");
+    expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,9)\n",
+                   "hints.txt:2:", "(1,9) is not a committed transaction");
+    expect_refused(spec, "polysi-witness 3\nchain 2 (1,1)\n", "hints.txt:2:", "key 2");
+}
+
 /* Resolving: transaction ids shared by sessions and session ids that are
  * not dense (each lookup path of hints.c), keys out of order in the file,
  * a key ordered by two chains that repeat an edge: one edge per pair,
@@ -302,17 +409,115 @@ static void test_bad_hints(void **state)
     expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,1)\n", "hints.txt:2:", "named twice");
     expect_refused(spec, "polysi-witness 3\nchain 1 (1,1) (1,2)\nchain 1 (1,2) (1,1)\n",
                    "hints.txt:", "contradicts itself");
-    /* Not for the polynomial levels. */
+}
+
+/* spec checked at a polynomial level with hint text (NULL: none), read as
+ * `check` reads it; returns the status, fills r, *hp, d. */
+static psi_status level_with(const char *spec, const char *hints, psi_level level,
+                             psi_check_result *r, psi_history **hp, psi_diag *d)
+{
     psi_history *h = spec_history(spec);
+    assert_non_null(h);
     hints_mem m;
-    psi_diag d;
-    assert_int_equal(hints_parse("polysi-witness 3\nchain 1 (1,1) (1,2)\n", &m, &d), PSI_OK);
-    psi_check_opts o = {.level = PSI_LEVEL_RC, .version_order = &m.vo};
-    psi_check_result r;
-    assert_int_equal(psi_check(h, &o, &r, &d), PSI_ERR_USAGE);
-    psi_check_result_free(&r);
+    memset(&m, 0, sizeof m);
+    psi_check_opts o = {.level = level};
+    if (hints) {
+        assert_int_equal(hints_parse_for(hints, h, &m, d), PSI_OK);
+        o.version_order = &m.vo;
+    }
+    psi_status st = psi_check(h, &o, r, d);
     hints_free(&m);
+    *hp = h;
+    return st;
+}
+
+static psi_verdict level_verdict(const char *spec, const char *hints, psi_level level)
+{
+    psi_check_result r;
+    psi_history *h;
+    psi_diag d;
+    psi_status st = level_with(spec, hints, level, &r, &h, &d);
+    if (st != PSI_OK)
+        fail_msg("%s at %s: %s", hints ? hints : "no hints", psi_level_name(level), d.msg);
+    psi_verdict v = r.verdict;
+    psi_check_result_free(&r);
     psi_history_free(h);
+    return v;
+}
+
+/* --version-order at the polynomial levels: a known pair is an edge of
+ * the level's graph, a fact of the commit order like a list-append read's
+ * (check/level.h). A write cycle (G0) only the order reveals is rejected
+ * at every one of them and accepted without the order; an order against
+ * session order too; an order against an edge RA and CC force (T3 reads x
+ * from T2 and y from T1, which also wrote x) only where the level forces
+ * it; bad hints are refused naming their line, as under SI; a read with a
+ * choice of writers is refused with the order (the searches do not take
+ * it). */
+static void test_weak_levels(void **state)
+{
+    (void)state;
+    static const psi_level levels[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA, PSI_LEVEL_CC};
+    const char *g0 = "1:1:c w1=1 w2=1; 2:2:c w1=2 w2=2";
+    const char *cyc = "polysi-witness 3\nchain 1 (1,1) (2,2)\n\nchain 2 (2,2) (1,1)\n";
+    const char *so = "1:1:c w1=1; 1:2:c w1=2";
+    const char *forced = "1:1:c w1=1 w2=1; 2:2:c w1=2; 3:3:c r1=2 r2=1";
+    const char *against = "polysi-witness 3\nchain 1 (2,2) (1,1)\n";
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+        psi_level l = levels[i];
+        assert_int_equal(level_verdict(g0, NULL, l), PSI_ACCEPT);
+        assert_int_equal(level_verdict(g0,
+                                       "polysi-witness 3\nchain 1 (1,1) (2,2)\n"
+                                       "chain 2 (1,1) (2,2)\n",
+                                       l),
+                         PSI_ACCEPT);
+        psi_check_result r;
+        psi_history *h;
+        psi_diag d;
+        assert_int_equal(level_with(g0, cyc, l, &r, &h, &d), PSI_OK);
+        assert_int_equal(r.verdict, PSI_REJECT);
+        assert_int_equal(r.reason, PSI_BY_LEVEL);
+        assert_int_equal(r.level.cycle_len, 2);
+        for (uint32_t j = 0; j < 2; j++) {
+            const psi_level_edge *e = &r.level.cycle[j];
+            assert_int_equal(e->why, PSI_LW_ORDER_WW);
+            /* key 1's pair on line 2, key 2's on line 4 */
+            assert_int_equal(psi_hints_line(&r.hints, e->from, e->to, e->key),
+                             e->from == txn_named(h, 1, 1) ? 2 : 4);
+        }
+        psi_check_result_free(&r);
+        psi_history_free(h);
+        assert_int_equal(level_verdict(so, "polysi-witness 3\nchain 1 (1,1) (1,2)\n", l),
+                         PSI_ACCEPT);
+        assert_int_equal(level_verdict(so, "polysi-witness 3\nchain 1 (1,2) (1,1)\n", l),
+                         PSI_REJECT);
+        assert_int_equal(level_verdict(forced, NULL, l), PSI_ACCEPT);
+        assert_int_equal(level_verdict(forced, against, l),
+                         l == PSI_LEVEL_RA || l == PSI_LEVEL_CC ? PSI_REJECT : PSI_ACCEPT);
+        /* bad hints: exit 2 naming the line, as under SI */
+        static const char *const bad[][3] = {
+            {"polysi-witness 3\nchain 1 (1,1) (9,9)\n",
+             "hints.txt:2:", "(9,9) is not a committed transaction"},
+            {"polysi-witness 3\n\nchain 7 (1,1)\n", "hints.txt:3:", "key 7 is not in"},
+            {"polysi-witness 3\nchain 1 (1,1) (2,2) (1,1)\n", "hints.txt:2:", "contradicts itself"},
+            {"polysi-witness 3\nchain 1 (1,1)\nchain 2 (3,3)\n",
+             "hints.txt:3:", "(3,3) does not write key 2"},
+        };
+        for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+            psi_status st = level_with(forced, bad[b][0], l, &r, &h, &d);
+            if (st != PSI_ERR_INPUT || !strstr(d.msg, bad[b][1]) || !strstr(d.msg, bad[b][2]))
+                fail_msg("%s at %s: status %d, '%s'", bad[b][0], psi_level_name(l), st, d.msg);
+            psi_check_result_free(&r);
+            psi_history_free(h);
+        }
+        /* a value written twice: T3's read has a choice of writers */
+        assert_int_equal(level_with("1:1:c w1=1; 2:2:c w1=1; 3:3:c r1=1",
+                                    "polysi-witness 3\nchain 1 (1,1) (2,2)\n", l, &r, &h, &d),
+                         PSI_ERR_USAGE);
+        assert_non_null(strstr(d.msg, "--version-order"));
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
 }
 
 /* Hint text from the key lines of a witness: each key's order, whole
@@ -348,12 +553,12 @@ static char *hints_from_witness(const psi_witness *w, unsigned keep, uint64_t *r
  * verdict under SI and SER; on an SI accept, the witness's orders as
  * hints, complete and in part: SI still accepts (complete: with no
  * constraint left), and SER keeps its verdict when it rejected (hints
- * only add edges). */
+ * only add edges); PL-2, RC, RA and CC accept with them. */
 static void test_true_hints_keep_verdicts(void **state)
 {
     (void)state;
     uint64_t rng = 42;
-    unsigned accepted = 0, rejected = 0;
+    unsigned accepted = 0, rejected = 0, weak_checked = 0;
     for (uint64_t seed = 1; seed <= 150; seed++) {
         psi_gen_opts go;
         psi_gen_opts_default(&go);
@@ -391,7 +596,7 @@ static void test_true_hints_keep_verdicts(void **state)
         for (size_t k = 0; k < 3; k++) {
             char *text = hints_from_witness(&w, keeps[k], &rng);
             hints_mem m;
-            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
             for (int ser = 0; ser < 2; ser++) {
                 psi_check_opts ho = {.ser = ser, .version_order = &m.vo};
                 psi_status st = psi_check(h, &ho, &r, &d);
@@ -408,6 +613,22 @@ static void test_true_hints_keep_verdicts(void **state)
                 }
                 psi_check_result_free(&r);
             }
+            /* SI's commit order is one of each weaker level's (check/
+             * level.h): its version orders keep their accepts (a read
+             * with a choice of writers refuses the order there) */
+            static const psi_level weak[] = {PSI_LEVEL_PL2, PSI_LEVEL_RC, PSI_LEVEL_RA,
+                                             PSI_LEVEL_CC};
+            for (size_t l = 0; l < sizeof weak / sizeof *weak; l++) {
+                psi_check_opts wo = {.level = weak[l], .version_order = &m.vo};
+                psi_status st = psi_check(h, &wo, &r, &d);
+                if (st == PSI_OK && r.verdict != PSI_ACCEPT)
+                    fail_msg("seed %llu keep %u: true hints made %s reject",
+                             (unsigned long long)seed, keeps[k], psi_level_name(weak[l]));
+                if (st != PSI_OK && st != PSI_ERR_USAGE)
+                    fail_msg("seed %llu: %s", (unsigned long long)seed, d.msg);
+                weak_checked += st == PSI_OK;
+                psi_check_result_free(&r);
+            }
             hints_free(&m);
             free(text);
         }
@@ -415,8 +636,10 @@ static void test_true_hints_keep_verdicts(void **state)
         psi_history_free(h);
     }
     assert_true(accepted > 50);
-    print_message("true hints: %u SI accepts re-checked with hints, %u rejects\n", accepted,
-                  rejected);
+    assert_true(weak_checked > 100);
+    print_message("true hints: %u SI accepts re-checked with hints, %u rejects, %u weak-level "
+                  "checks with them\n",
+                  accepted, rejected, weak_checked);
 }
 
 /* ---- The command line: check --version-order ---- */
@@ -581,7 +804,7 @@ static bool hinted_vs_oracle(const psi_history *h, bool ser, const char *text,
         return false;
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo};
     psi_status st = psi_check((psi_history *)h, &o, r, &d);
     hints_free(&m);
@@ -663,7 +886,7 @@ static bool complete_same_as_general(psi_history *h, bool ser, const char *text)
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     uint32_t init;
     psi_init_opts io = {0};
     assert_int_equal(psi_index_mark_initial(h, &io, &init, &d), PSI_OK);
@@ -749,7 +972,7 @@ static void witness_after_pass(psi_history *h, bool ser, const char *text,
     if (!r->g.w_off)
         assert_int_equal(psi_witness_build(h, r, ser, &wt, &d), PSI_ERR_USAGE);
     hints_mem m;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
     psi_check_result k;
     assert_int_equal(psi_check(h, &o, &k, &d), PSI_OK);
@@ -778,7 +1001,7 @@ static void fast_reject_same_as_old(psi_history *h, bool ser, const char *text,
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo, .keep_model = true};
     psi_check_result k;
     assert_int_equal(psi_check(h, &o, &k, &d), PSI_OK);
@@ -1042,7 +1265,7 @@ static psi_verdict verdict_with(psi_history *h, bool ser, const char *text, bool
 {
     hints_mem m;
     psi_diag d;
-    assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+    assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
     psi_check_opts o = {.ser = ser, .version_order = &m.vo};
     psi_check_result r;
     assert_int_equal(psi_check(h, &o, &r, &d), PSI_OK);
@@ -1248,7 +1471,7 @@ static void test_list_reads_in_pass(void **state)
         for (int ser = 0; ser < 2; ser++) {
             taken += complete_same_as_general(h, ser, text);
             hints_mem m;
-            assert_int_equal(hints_parse(text, &m, &d), PSI_OK);
+            assert_int_equal(hints_parse_for(text, h, &m, &d), PSI_OK);
             psi_check_opts o = {.ser = ser, .version_order = &m.vo};
             psi_check_opts ok = {.ser = ser, .version_order = &m.vo, .keep_model = true};
             psi_check_result a, b;
@@ -1272,6 +1495,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_lines),
+        cmocka_unit_test(test_resolved_names),
+        cmocka_unit_test(test_weak_levels),
         cmocka_unit_test(test_complete_order_needs_no_solver),
         cmocka_unit_test(test_hint_forces_rw),
         cmocka_unit_test(test_contradiction_names_line),
