@@ -30,9 +30,10 @@
 #define MAX_REPLAYED (1u << 26)
 /* The cores' sub-polygraph: writer pairs at most (psi_sub_polygraph_build) */
 #define CORE_MAX_CONS (1u << 22)
-/* The cores' solver: solves per member of the first S, and conflicts per
- * solve (10k values 1..4 under SER: about 140 solves of 566 members,
- * none over 1,000 conflicts); past either, the pipeline decides. */
+/* The cores' solver: solves per member of the first S (and at most what
+ * the budget of re-checks has left), and conflicts per solve (10k values
+ * 1..4 under SER: about 140 solves of 566 members, the first core's
+ * solve the longest); past either, the pipeline decides. */
 #define CORES_PER_TXN   8u
 #define CORES_CONFLICTS 100000
 
@@ -424,7 +425,11 @@ static int cores_init(sm *m)
                                             CORE_MAX_CONS, local, &m->L, &d);
     if (st == PSI_OK)
         st = psi_sub_cores_new(&m->L, m->h, CORES_CONFLICTS, &m->cores, &d);
+    /* and no more than the re-checks' budget has left: a small budget
+     * bounds them too */
+    uint64_t left = m->io->budget > *m->io->calls ? m->io->budget - *m->io->calls : 0;
     m->cores_left = (uint64_t)CORES_PER_TXN * m->nS;
+    m->cores_left = m->cores_left < left ? m->cores_left : left;
     m->l_in = malloc(n);
     m->l_core = malloc(n);
     m->l_order = malloc((size_t)n * sizeof *m->l_order);
