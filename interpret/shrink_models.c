@@ -3,6 +3,7 @@
 #include "interpret/shrink_models.h"
 
 #include "core/vec.h"
+#include "encode/local.h"
 #include "interpret/local.h"
 
 #include <assert.h>
@@ -27,6 +28,14 @@
  * (about a second); past it deletions go to the pipeline alone. 10k
  * values 1..4 under SER replays about 3 million. */
 #define MAX_REPLAYED (1u << 26)
+/* The cores' sub-polygraph: writer pairs at most (psi_sub_polygraph_build) */
+#define CORE_MAX_CONS (1u << 22)
+/* The cores' solver: solves per member of the first S (and at most what
+ * the budget of re-checks has left), and conflicts per solve (10k values
+ * 1..4 under SER: about 140 solves of 566 members, the first core's
+ * solve the longest); past either, the pipeline decides. */
+#define CORES_PER_TXN   8u
+#define CORES_CONFLICTS 100000
 
 typedef struct sm {
     psi_shrink_io *io;
@@ -39,6 +48,17 @@ typedef struct sm {
     uint32_t *mark, stamp; /* [n_txns] scratch set */
     uint32_t *M;           /* the last model: a serial order of an accepted set */
     uint32_t nM;
+    uint8_t *core; /* [n_txns] the cores' solver's last core */
+    /* The first S's sub-polygraph and its cores' solver (NULL when it
+     * could not be built: shrinking goes on without), a presence and a
+     * core flag per local node. */
+    psi_sub_polygraph L;
+    psi_sub_cores *cores;
+    uint8_t *l_in, *l_core;
+    uint32_t *l_order;
+    /* cores' solves left (CORES_PER_TXN per member of the first S) and
+     * deletions they decided */
+    uint64_t cores_left, cores_rejects;
     uint32_t *a, *b, *srt; /* scratch, room nS + 1 each */
     /* Models to rotate: (order, the transaction it lacks), orders of room
      * nS each in q. */
@@ -219,6 +239,60 @@ static bool learn(sm *m, const uint32_t *order, uint32_t n, const uint32_t *c, u
     return true;
 }
 
+/* S minus the chunk (marked in in_c) by the cores' solver: 1 when it
+ * finds a model whose order the replay accepts as a serial order of that
+ * sub-history (in m->a[0..*k)), 2 when it refutes it, 0 when it does not
+ * tell (no solver, its bounds reached, or an order the replay refuses:
+ * never seen), -1 on error. */
+static int by_cores(sm *m, uint32_t *k)
+{
+    if (!m->cores || !m->cores_left)
+        return 0;
+    m->cores_left--;
+    for (uint32_t v = 0; v < m->L.n_nodes; v++) {
+        uint32_t t = m->L.node_txn[v];
+        m->l_in[v] = t == PSI_INIT_TXN || (m->in_s[t] && !m->in_c[t]);
+    }
+    bool violation = false, decided = false;
+    uint32_t n = 0;
+    psi_diag d = {0};
+    if (psi_sub_cores_solve(m->cores, m->l_in, &decided, &violation, m->l_core, m->l_order, &n,
+                            &d) != PSI_OK)
+        return -1;
+    if (!decided)
+        return 0;
+    if (violation)
+        return 2;
+    *k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (m->L.node_txn[m->l_order[i]] != PSI_INIT_TXN)
+            m->a[(*k)++] = m->L.node_txn[m->l_order[i]];
+    for (uint32_t i = 0; i < m->nS; i++)
+        if (m->in_c[m->S[i]])
+            psi_serord_remove(m->io->so, m->S[i]);
+    bool ok = psi_serord_valid(m->io->so, m->a, *k);
+    for (uint32_t i = 0; i < m->nS; i++)
+        if (m->in_c[m->S[i]])
+            psi_serord_add(m->io->so, m->S[i]);
+    assert(ok); /* the encoding is the sub-history's (encode/local.h) */
+    return ok;
+}
+
+/* The pipeline's verdict on the sub-history over S minus the chunk
+ * (marked in in_c): 1 a violation, 0 not, -1 out of memory. */
+static int pipeline_rejects(sm *m)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->nS; i++)
+        if (!m->in_c[m->S[i]])
+            m->srt[k++] = m->S[i];
+    qsort(m->srt, k, sizeof *m->srt, psi_u32_cmp);
+    psi_diag d = {0};
+    bool violation = false;
+    psi_status st = psi_subcheck_run(m->io->sc, m->srt, k, &violation, NULL, &d);
+    return st == PSI_ERR_NOMEM ? -1 : violation;
+}
+
 /* Is S minus the chunk (marked in in_c) a violation? 1 yes, 0 no (then
  * m->M is a serial order of it when *model), -1 on error or when
  * the budget is out. */
@@ -235,6 +309,29 @@ static int test_marked(sm *m, bool *model)
         m->io->rotated++;
         memcpy(m->M, m->a, k * sizeof *m->a);
         m->nM = k;
+        *model = true;
+        return 0;
+    }
+    /* The cores' solver next: its models replayed are accepts, its
+     * refutations rejects (the final set is checked by the pipeline) */
+    int cr = by_cores(m, &k);
+    if (cr < 0)
+        return -1;
+    if (cr == 2) {
+        m->cores_rejects++;
+#ifndef NDEBUG /* the pipeline agrees */
+        int pr = pipeline_rejects(m);
+        assert(pr != 0);
+        if (pr < 0)
+            return -1;
+#endif
+        return 1;
+    }
+    if (cr == 1) {
+        m->io->rotated++;
+        memcpy(m->M, m->a, k * sizeof *m->a);
+        m->nM = k;
+        pool_add(m, m->M, k);
         *model = true;
         return 0;
     }
@@ -309,7 +406,87 @@ static void drop(sm *m, const uint32_t *c, uint32_t nc)
     m->nS = w;
 }
 
-uint32_t psi_shrink_by_models(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *complete)
+/* The cores' solver over S (the first S: every later one is a subset). */
+static int cores_init(sm *m)
+{
+    const psi_subcheck *sc = m->io->sc;
+    uint32_t n = m->nS + 1, *txns = malloc((size_t)n * sizeof *txns);
+    uint32_t *local = malloc((size_t)m->h->n_txns * sizeof *local);
+    int ret = -1;
+    if (!txns || !local)
+        goto out;
+    txns[0] = PSI_INIT_TXN;
+    for (uint32_t i = 0; i < m->nS; i++)
+        txns[i + 1] = m->S[i];
+    qsort(txns + 1, m->nS, sizeof *txns, psi_u32_cmp);
+    memset(local, 0xff, m->h->n_txns * sizeof *local);
+    psi_diag d = {0};
+    psi_status st = psi_sub_polygraph_build(m->h, &sc->res->idx, &sc->res->g, txns, n,
+                                            CORE_MAX_CONS, local, &m->L, &d);
+    if (st == PSI_OK)
+        st = psi_sub_cores_new(&m->L, m->h, CORES_CONFLICTS, &m->cores, &d);
+    /* and no more than the re-checks' budget has left: a small budget
+     * bounds them too */
+    uint64_t left = m->io->budget > *m->io->calls ? m->io->budget - *m->io->calls : 0;
+    m->cores_left = (uint64_t)CORES_PER_TXN * m->nS;
+    m->cores_left = m->cores_left < left ? m->cores_left : left;
+    m->l_in = malloc(n);
+    m->l_core = malloc(n);
+    m->l_order = malloc((size_t)n * sizeof *m->l_order);
+    if (st == PSI_ERR_NOMEM || !m->l_in || !m->l_core || !m->l_order)
+        goto out;
+    ret = 0; /* too big (PSI_ERR_LIMIT): no cores */
+out:
+    free(txns);
+    free(local);
+    return ret;
+}
+
+/* While the cores' solver shows a core of S that leaves out members not
+ * known to be needed, S without them is tried (test) and they go when it
+ * is a violation: a violation of hundreds of transactions found by the
+ * reasons loses most of what it does not need at once (10k values 1..4
+ * under SER: 566 -> 409). c: scratch of room nS. 0, or -1 on error or
+ * when the budget is out. */
+static int drop_outside_core(sm *m, uint32_t *c)
+{
+    while (m->cores && m->cores_left) {
+        m->cores_left--;
+        for (uint32_t v = 0; v < m->L.n_nodes; v++) {
+            uint32_t t = m->L.node_txn[v];
+            m->l_in[v] = t == PSI_INIT_TXN || m->in_s[t];
+            m->l_core[v] = 0;
+        }
+        bool violation = false, decided = false;
+        psi_diag d = {0};
+        if (psi_sub_cores_solve(m->cores, m->l_in, &decided, &violation, m->l_core, NULL, NULL,
+                                &d) != PSI_OK)
+            return -1;
+        if (!decided || !violation) /* S is a violation: never seen */
+            return 0;
+        for (uint32_t v = 0; v < m->L.n_nodes; v++)
+            m->core[m->L.node_txn[v]] = m->l_core[v];
+        uint32_t nc = 0;
+        for (uint32_t i = 0; i < m->nS; i++)
+            if (!m->core[m->S[i]] && !m->need[m->S[i]])
+                c[nc++] = m->S[i];
+        for (uint32_t v = 0; v < m->L.n_nodes; v++)
+            m->core[m->L.node_txn[v]] = 0;
+        if (!nc)
+            return 0;
+        int r = test(m, c, nc);
+        if (r != 1)
+            return r;
+        drop(m, c, nc);
+    }
+    return 0;
+}
+
+/* psi_shrink_by_models, with the cores' solver when use_cores; *refuted:
+ * the pipeline does not reject the result, which rests on a refutation
+ * of that solver (never seen). */
+static uint32_t shrink(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *complete, bool use_cores,
+                       bool *refuted)
 {
     const psi_history *h = io->sc->h;
     sm m = {.io = io, .h = h, .S = v, .nS = n, .stride = (size_t)n + 1};
@@ -327,8 +504,9 @@ uint32_t psi_shrink_by_models(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *
     m.cz.flag = calloc(nt, 1);
     m.pool = malloc((size_t)POOL * (n + 1) * sizeof *m.pool);
     m.cz.list = malloc((size_t)nt * sizeof *m.cz.list);
+    m.core = calloc(nt, 1);
     if (!m.in_s || !m.need || !m.in_c || !m.mark || !m.M || !m.a || !m.b || !m.srt || !c ||
-        !m.cz.flag || !m.cz.list || !m.pool)
+        !m.cz.flag || !m.cz.list || !m.pool || !m.core)
         goto out;
     assert(io->so->n_in == 0);
     for (uint32_t i = 0; i < n; i++) {
@@ -341,6 +519,11 @@ uint32_t psi_shrink_by_models(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *
      * made of hundreds of needed transactions rarely go, and the models
      * of the small ones' accepts (learn) show most needed ones. */
     uint32_t chunk = START_CHUNK;
+    if ((use_cores && cores_init(&m) < 0) || drop_outside_core(&m, c) < 0) {
+        if (!io->out_of_budget)
+            goto out;
+        goto done;
+    }
     for (bool more = true; more;) {
         more = false;
         for (uint32_t i = 0; i < m.nS;) {
@@ -370,6 +553,13 @@ uint32_t psi_shrink_by_models(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *
     *complete = true;
 done:
     ret = m.nS;
+    if (m.cores_rejects) { /* the result is the pipeline's violation too */
+        ++*io->calls;
+        int pr = pipeline_rejects(&m);
+        if (pr < 0)
+            ret = UINT32_MAX;
+        *refuted = pr == 0;
+    }
 out:
     for (uint32_t i = 0; m.in_s && i < m.nS; i++) /* the set empty again for the next caller */
         if (io->so->in[m.S[i]])
@@ -390,5 +580,30 @@ out:
     free(m.cz.flag);
     free(m.cz.list);
     free(m.pool);
+    free(m.core);
+    psi_sub_cores_free(m.cores);
+    psi_sub_polygraph_free(&m.L);
+    free(m.l_in);
+    free(m.l_core);
+    free(m.l_order);
     return ret;
+}
+
+uint32_t psi_shrink_by_models(psi_shrink_io *io, uint32_t *v, uint32_t n, bool *complete)
+{
+    uint32_t *v0 = malloc(((size_t)n + 1) * sizeof *v0);
+    if (!v0)
+        return UINT32_MAX;
+    memcpy(v0, v, n * sizeof *v);
+    bool refuted = false;
+    uint32_t r = shrink(io, v, n, complete, true, &refuted);
+    if (r != UINT32_MAX && refuted) {
+        /* A refutation of the cores' solver that the pipeline does not
+         * share: shrink again by the pipeline alone. */
+        assert(!"the cores' solver and the pipeline disagree");
+        memcpy(v, v0, n * sizeof *v);
+        r = shrink(io, v, n, complete, false, &refuted);
+    }
+    free(v0);
+    return r;
 }

@@ -32,8 +32,17 @@ static int member_chain_cmp(const void *a, const void *b)
 
 /* What the sub-histories keep from the whole history, built once. */
 typedef struct psi_subcheck_data {
-    psi_kv *w; /* writes of transactions that may be observed, sorted */
+    /* The (key, value) pairs that transactions that may be observed
+     * write, distinct and sorted, with how many writes each has, and per
+     * operation its pair: a write's of such a transaction, a single-value
+     * read's (UINT32_MAX: nobody writes what it read). A run counts its
+     * kept writes per pair in run_n (all 0 between runs), so drop_read
+     * compares two counts: each re-check costs its own operations, not a
+     * sort of them or a search of the whole history's writes. */
+    psi_kv *w;
+    uint32_t *w_n, *run_n;
     size_t n_w;
+    uint32_t *kv_of;
     /* Version-order chains (the check's, or one per resolved hint edge,
      * owned then) and their members by transaction (CSR over txns). */
     const psi_hint_chain *chains;
@@ -57,21 +66,70 @@ static bool observable(const psi_history *h, uint32_t t)
     return h->txns[t].status == PSI_TXN_COMMITTED || h->txns[t].status == PSI_TXN_UNKNOWN;
 }
 
-static size_t kv_count(const psi_kv *a, size_t n, uint32_t key, uint64_t value)
+/* The index of (key, value) in D->w, or UINT32_MAX when nobody writes it. */
+static uint32_t kv_find(const psi_subcheck_data *D, uint32_t key, uint64_t value)
 {
     psi_kv k = {key, value};
-    size_t lo = 0, hi = n;
+    size_t lo = 0, hi = D->n_w;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (psi_kv_cmp(&a[mid], &k) < 0)
+        if (psi_kv_cmp(&D->w[mid], &k) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    size_t c = 0;
-    while (lo + c < n && psi_kv_cmp(&a[lo + c], &k) == 0)
-        c++;
-    return c;
+    return lo < D->n_w && psi_kv_cmp(&D->w[lo], &k) == 0 ? (uint32_t)lo : UINT32_MAX;
+}
+
+/* D->w, w_n, run_n and kv_of from the history's operations. */
+static psi_status index_writes(psi_subcheck_data *D, const psi_history *h, psi_diag *d)
+{
+    size_t n = 0;
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        if (observable(h, t))
+            for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
+                n += h->ops[h->txns[t].first_op + i].kind == PSI_OP_WRITE;
+    D->w = malloc((n ? n : 1) * sizeof *D->w);
+    D->kv_of = malloc((h->n_ops ? h->n_ops : 1) * sizeof *D->kv_of);
+    if (!D->w || !D->kv_of)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    for (uint32_t t = 1; t < h->n_txns; t++) {
+        if (!observable(h, t))
+            continue;
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+            const psi_op *o = &h->ops[h->txns[t].first_op + i];
+            if (o->kind == PSI_OP_WRITE)
+                D->w[D->n_w++] = (psi_kv){o->key, o->value};
+        }
+    }
+    qsort(D->w, D->n_w, sizeof *D->w, psi_kv_cmp);
+    /* distinct pairs, each with its count */
+    D->w_n = malloc((D->n_w ? D->n_w : 1) * sizeof *D->w_n);
+    D->run_n = calloc(D->n_w ? D->n_w : 1, sizeof *D->run_n);
+    if (!D->w_n || !D->run_n)
+        return psi_diag_nomem(d, "shrinking a counterexample");
+    size_t m = 0;
+    for (size_t i = 0; i < D->n_w; i++) {
+        if (m && psi_kv_cmp(&D->w[m - 1], &D->w[i]) == 0) {
+            D->w_n[m - 1]++;
+            continue;
+        }
+        D->w[m] = D->w[i];
+        D->w_n[m++] = 1;
+    }
+    D->n_w = m;
+    memset(D->kv_of, 0xff, h->n_ops * sizeof *D->kv_of);
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
+            uint32_t o = h->txns[t].first_op + i;
+            const psi_op *op = &h->ops[o];
+            bool single = op->kind == PSI_OP_READ && !(op->flags & PSI_OPF_LIST);
+            bool write = op->kind == PSI_OP_WRITE && t != PSI_INIT_TXN && observable(h, t);
+            if (single || write)
+                D->kv_of[o] = kv_find(D, op->key, op->value);
+            assert(!write || D->kv_of[o] != UINT32_MAX);
+        }
+    return PSI_OK;
 }
 
 static psi_status chains_from_hints(psi_subcheck_data *D, const psi_history *h, const psi_hints *hs,
@@ -159,24 +217,9 @@ psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_c
     if (!D)
         return psi_diag_nomem(d, "shrinking a counterexample");
     sc->data = D;
-    size_t n = 0;
-    for (uint32_t t = 1; t < h->n_txns; t++)
-        if (observable(h, t))
-            for (uint32_t i = 0; i < h->txns[t].n_ops; i++)
-                n += h->ops[h->txns[t].first_op + i].kind == PSI_OP_WRITE;
-    D->w = malloc((n ? n : 1) * sizeof *D->w);
-    if (!D->w)
-        return psi_diag_nomem(d, "shrinking a counterexample");
-    for (uint32_t t = 1; t < h->n_txns; t++) {
-        if (!observable(h, t))
-            continue;
-        for (uint32_t i = 0; i < h->txns[t].n_ops; i++) {
-            const psi_op *o = &h->ops[h->txns[t].first_op + i];
-            if (o->kind == PSI_OP_WRITE)
-                D->w[D->n_w++] = (psi_kv){o->key, o->value};
-        }
-    }
-    qsort(D->w, D->n_w, sizeof *D->w, psi_kv_cmp);
+    psi_status st = index_writes(D, h, d);
+    if (st != PSI_OK)
+        return st;
     D->in_run = calloc(h->n_txns ? h->n_txns : 1, 1);
     D->amb_of = malloc((h->n_ops ? h->n_ops : 1) * sizeof *D->amb_of);
     if (!D->in_run || !D->amb_of)
@@ -184,7 +227,6 @@ psi_status psi_subcheck_init(psi_subcheck *sc, const psi_history *h, const psi_c
     memset(D->amb_of, 0xff, h->n_ops * sizeof *D->amb_of);
     for (uint32_t a = 0; a < res->idx.n_amb; a++)
         D->amb_of[res->idx.amb[a].op] = a;
-    psi_status st = PSI_OK;
     if (vo) {
         assert(!vo->named_in || vo->named_in == h);
         D->vo = vo;
@@ -205,6 +247,9 @@ void psi_subcheck_free(psi_subcheck *sc)
     psi_subcheck_data *D = sc->data;
     if (D) {
         free(D->w);
+        free(D->w_n);
+        free(D->run_n);
+        free(D->kv_of);
         free(D->own_chains);
         free(D->own_tx);
         free(D->mem);
@@ -213,7 +258,6 @@ void psi_subcheck_free(psi_subcheck *sc)
         free(D->amb_of);
         free(D);
     }
-    free(sc->kept);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -226,6 +270,23 @@ void psi_subrun_free(psi_subrun *r)
     free(r->key_map);
     free(r->op_map);
     memset(r, 0, sizeof *r);
+}
+
+/* Adds d (1 or -1) to run_n for each write of the kept transactions
+ * among txns[0..n) (marked in in_run). */
+static void count_writes(psi_subcheck_data *D, const psi_history *h, const uint32_t *txns,
+                         uint32_t n, int d)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = txns[i];
+        if (!D->in_run[t])
+            continue;
+        for (uint32_t k = 0; k < h->txns[t].n_ops; k++) {
+            uint32_t o = h->txns[t].first_op + k;
+            if (h->ops[o].kind == PSI_OP_WRITE)
+                D->run_n[D->kv_of[o]] += (uint32_t)d;
+        }
+    }
 }
 
 /* Is transaction t among the kept ones (the run's committed ones, marked
@@ -242,7 +303,7 @@ static bool is_kept(const psi_subcheck_data *D, uint32_t t)
  * value the index ruled out by its session's order are ruled out in the
  * sub-history too, whether they are kept or not); other reads, when a
  * writer of a value they read is left out. */
-static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept, uint32_t o)
+static bool drop_read(const psi_subcheck *sc, uint32_t o)
 {
     const psi_history *h = sc->h;
     const psi_subcheck_data *D = sc->data;
@@ -266,13 +327,16 @@ static bool drop_read(const psi_subcheck *sc, const psi_kv *kept, size_t n_kept,
             return !is_kept(D, idx->op_txn[idx->read_src[o]]);
         }
     }
-    uint32_t len = 1;
-    const uint64_t *v = &op->value;
-    if (op->flags & PSI_OPF_LIST)
-        v = psi_history_list(h, o, &len);
-    for (uint32_t i = 0; i < len; i++)
-        if (kv_count(D->w, D->n_w, op->key, v[i]) != kv_count(kept, n_kept, op->key, v[i]))
+    /* every write of each value read is kept (a pair nobody writes: 0 of 0) */
+    if (!(op->flags & PSI_OPF_LIST))
+        return D->kv_of[o] != UINT32_MAX && D->run_n[D->kv_of[o]] != D->w_n[D->kv_of[o]];
+    uint32_t len;
+    const uint64_t *v = psi_history_list(h, o, &len);
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t p = kv_find(D, op->key, v[i]);
+        if (p != UINT32_MAX && D->run_n[p] != D->w_n[p])
             return true;
+    }
     return false;
 }
 
@@ -298,9 +362,8 @@ static psi_status map_value(psi_builder *b, const psi_history *h, uint64_t v, ui
 
 /* Adds kept transaction t with its kept operations; records its ops'
  * original indices in op_map[*no..]. */
-static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const psi_kv *kept,
-                          size_t n_kept, uint32_t *op_map, uint32_t *no, uint64_t **vals,
-                          size_t *cap_vals, psi_diag *d)
+static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, uint32_t *op_map,
+                          uint32_t *no, uint64_t **vals, size_t *cap_vals, psi_diag *d)
 {
     const psi_history *h = sc->h;
     const psi_txn *tx = &h->txns[t];
@@ -310,7 +373,7 @@ static psi_status add_txn(psi_subcheck *sc, psi_builder *b, uint32_t t, const ps
     for (uint32_t k = 0; k < tx->n_ops && st == PSI_OK; k++) {
         uint32_t o = tx->first_op + k;
         const psi_op *op = &h->ops[o];
-        if (drop_read(sc, kept, n_kept, o))
+        if (drop_read(sc, o))
             continue;
         uint64_t key, val;
         if ((st = map_key(b, h, op->key, &key, d)) != PSI_OK)
@@ -407,29 +470,16 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
     psi_hint_txn *ctx = NULL;
     psi_hint_ts *tse = NULL;
     uint64_t *vals = NULL;
-    size_t cap_vals = 0, n_chains = 0, n_kept = 0, n_ops = 0;
+    size_t cap_vals = 0, n_chains = 0, n_ops = 0;
     psi_status st = PSI_OK;
     for (uint32_t i = 0; i < n; i++)
         if (txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED)
             n_ops += h->txns[txns[i]].n_ops;
-    if (!psi_grow((void **)&sc->kept, &sc->cap_kept, n_ops + 1, sizeof(psi_kv)) ||
-        !(r.op_map = malloc((n_ops + 1) * sizeof *r.op_map)) ||
+    if (!(r.op_map = malloc((n_ops + 1) * sizeof *r.op_map)) ||
         !(r.txn_map = malloc(((size_t)n + 1) * sizeof *r.txn_map))) {
         st = psi_diag_nomem(d, "shrinking a counterexample");
         goto out;
     }
-    psi_kv *kept = sc->kept;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t t = txns[i];
-        if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
-            continue;
-        for (uint32_t k = 0; k < h->txns[t].n_ops; k++) {
-            const psi_op *o = &h->ops[h->txns[t].first_op + k];
-            if (o->kind == PSI_OP_WRITE)
-                kept[n_kept++] = (psi_kv){o->key, o->value};
-        }
-    }
-    qsort(kept, n_kept, sizeof *kept, psi_kv_cmp);
     psi_builder *b = psi_builder_new(h->source, h->format);
     if (!b) {
         st = psi_diag_nomem(d, "shrinking a counterexample");
@@ -442,14 +492,16 @@ psi_status psi_subcheck_run(psi_subcheck *sc, const uint32_t *txns, uint32_t n, 
     for (uint32_t i = 0; i < n; i++)
         D->in_run[txns[i]] =
             txns[i] != PSI_INIT_TXN && h->txns[txns[i]].status == PSI_TXN_COMMITTED;
+    count_writes(D, h, txns, n, 1);
     for (uint32_t i = 0; i < n && st == PSI_OK; i++) {
         uint32_t t = txns[i];
         assert(i == 0 || txns[i - 1] < t);
         if (t == PSI_INIT_TXN || h->txns[t].status != PSI_TXN_COMMITTED)
             continue;
-        st = add_txn(sc, b, t, kept, n_kept, r.op_map, &no, &vals, &cap_vals, d);
+        st = add_txn(sc, b, t, r.op_map, &no, &vals, &cap_vals, d);
         r.txn_map[nt++] = t;
     }
+    count_writes(D, h, txns, n, -1);
     for (uint32_t i = 0; i < n; i++)
         D->in_run[txns[i]] = 0;
     if (st != PSI_OK) {

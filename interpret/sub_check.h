@@ -37,8 +37,6 @@ typedef struct psi_subcheck {
     psi_check_opts co;              /* the sub-checks' options */
     const char *vo_name;            /* the version-order file, for messages */
     struct psi_subcheck_data *data; /* what is built once (owned) */
-    void *kept;                     /* scratch reused across runs (owned) */
-    size_t cap_kept;
     /* Set by the caller between runs: a run is a violation only when
      * pruning rejects the sub-history (a known cycle, or a read left with
      * no candidate); one that reaches the solver is none, and its solve

@@ -10,7 +10,12 @@
  *    taken out of it goes back in (its old place works), and two members
  *    of one session swapped are refused;
  *  - a rejected subset: for members whose absence the pipeline accepts,
- *    the model without them takes them back nowhere. */
+ *    the model without them takes them back nowhere.
+ * And the cores' solver (encode/local.h, psi_sub_cores), which shrinking
+ * asks before the pipeline, on nested and random subsets of one
+ * sub-polygraph: the same verdict as the pipeline; an accept's order is
+ * a serial order by the replay, and a violation's core is a violation by
+ * the pipeline. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "encode/local.h"
 #include "interpret/local.h"
 #include "interpret/ser_order.h"
 #include "interpret/sub_check.h"
@@ -168,10 +174,103 @@ static void test_ser_order_agrees_with_pipeline(void **state)
     assert_true(accepts >= 5 && rejects >= 5 && refused >= 5);
 }
 
+static void test_sub_cores_agree_with_pipeline(void **state)
+{
+    (void)state;
+    uint64_t rnd = 7;
+    uint32_t accepts = 0, rejects = 0, smaller = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        psi_check_result r;
+        psi_history *h = gen_ser(30, seed == 2 ? 2 : 4, seed, &r);
+        psi_serord so;
+        psi_diag d;
+        bool usable = false;
+        assert_int_equal(psi_serord_init(&so, h, &r.idx, &usable, &d), PSI_OK);
+        assert_true(usable);
+        psi_subcheck sc;
+        assert_int_equal(psi_subcheck_init(&sc, h, &r, NULL, &d), PSI_OK);
+        uint32_t nt = h->n_txns;
+        uint32_t *txns = malloc(nt * sizeof *txns), *order = malloc(nt * sizeof *order);
+        uint32_t *local = malloc(nt * sizeof *local), *ord = malloc(nt * sizeof *ord);
+        uint8_t *in = calloc(nt, 1), *l_in = calloc(nt, 1), *core = calloc(nt, 1);
+        assert_true(txns && order && local && ord && in && l_in && core);
+        /* the sub-polygraph of every transaction; nodes are transactions */
+        for (uint32_t t = 0; t < nt; t++)
+            txns[t] = t, local[t] = UINT32_MAX;
+        psi_sub_polygraph S;
+        assert_int_equal(
+            psi_sub_polygraph_build(h, &r.idx, &r.g, txns, nt, 1u << 22, local, &S, &d), PSI_OK);
+        psi_sub_cores *x = NULL;
+        assert_int_equal(psi_sub_cores_new(&S, h, -1, &x, &d), PSI_OK);
+        for (uint32_t t = 0; t < nt; t++)
+            in[t] = 1;
+        for (int k = 0; k < 30; k++) {
+            /* nested: every third subset drops a few of the last one's
+             * members; the others are fresh random subsets */
+            for (uint32_t t = 1; t < nt; t++)
+                in[t] = k % 3 ? in[t] && next(&rnd) % 16 != 0 : next(&rnd) % 6 != 0;
+            uint32_t n = 0;
+            for (uint32_t t = 1; t < nt; t++)
+                if (in[t])
+                    txns[n++] = t;
+            in[PSI_INIT_TXN] = 1;
+            bool decided = false, violation = false;
+            uint32_t no = 0, nord = 0;
+            memset(core, 0, nt);
+            assert_int_equal(psi_sub_cores_solve(x, in, &decided, &violation, core, ord, &nord, &d),
+                             PSI_OK);
+            assert_true(decided);
+            int v = run(&sc, txns, n, order, &no);
+            assert_int_equal(violation, v == 1);
+            if (!violation) {
+                accepts++;
+                uint32_t m = 0;
+                for (uint32_t i = 0; i < nord; i++)
+                    if (ord[i] != PSI_INIT_TXN)
+                        order[m++] = ord[i];
+                assert_int_equal(m, n);
+                set_to(&so, h, in);
+                assert_true(psi_serord_valid(&so, order, m));
+                continue;
+            }
+            rejects++;
+            uint32_t nc = 0;
+            for (uint32_t t = 1; t < nt; t++) {
+                assert_true(!core[t] || in[t]);
+                if (core[t])
+                    txns[nc++] = t;
+            }
+            smaller += nc < n;
+            if (run(&sc, txns, nc, order, &no) != 1)
+                fail_msg("seed %llu: a core of %u (of %u) is no violation",
+                         (unsigned long long)seed, nc, n);
+        }
+        memset(in, 0, nt);
+        set_to(&so, h, in);
+        psi_sub_cores_free(x);
+        psi_sub_polygraph_free(&S);
+        free(txns);
+        free(order);
+        free(local);
+        free(ord);
+        free(in);
+        free(l_in);
+        free(core);
+        psi_subcheck_free(&sc);
+        psi_serord_free(&so);
+        psi_check_result_free(&r);
+        psi_history_free(h);
+    }
+    print_message("cores: %u accepted subsets, %u rejected (%u cores smaller)\n", accepts, rejects,
+                  smaller);
+    assert_true(accepts >= 5 && rejects >= 5 && smaller >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ser_order_agrees_with_pipeline),
+        cmocka_unit_test(test_sub_cores_agree_with_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
