@@ -1,6 +1,8 @@
 /* The restricted problem tried first (see restricted.h). */
 #include "check/restricted.h"
 
+#include "core/vec.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -442,32 +444,53 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
     return PSI_OK;
 }
 
-/* The candidates (a) keeps of read r, marked in keep[0..r->n): those
- * whose span overlaps the reader's (either may run first). */
-static void choose(const psi_history *h, const psi_index *idx, const double *lo, const double *hi,
-                   const psi_amb_read *r, uint8_t *keep)
+/* A transaction's span and session, side by side: choose looks all
+ * three up for each of tens of millions of candidates (a cache miss per
+ * array in the history's own layout). */
+typedef struct span_rec {
+    double lo, hi;
+    uint32_t session;
+} span_rec;
+
+/* choose's scratch, room for the longest candidate list. */
+typedef struct choose_buf {
+    uint8_t *keep;
+    double *hi; /* candidate j's span end, for the rule on those before the window */
+} choose_buf;
+
+/* The candidates (a) keeps of read r, appended to dst (room for r->n) in
+ * the list's order; returns how many (at least 1). Kept: those whose span
+ * overlaps the reader's (either may run first). */
+static uint32_t choose(const psi_index *idx, const span_rec *sp, const psi_amb_read *r,
+                       choose_buf *buf, uint32_t *dst)
 {
     const uint32_t *cand = idx->amb_cand + r->first;
-    const double rlo = lo[r->txn], rhi = hi[r->txn];
-    const uint32_t sess = h->txns[r->txn].session;
-    uint32_t before = UINT32_MAX, after = UINT32_MAX; /* nearest outside the window */
-    bool any = false;
+    uint8_t *keep = buf->keep;
+    const double rlo = sp[r->txn].lo, rhi = sp[r->txn].hi;
+    const uint32_t sess = sp[r->txn].session;
+    uint32_t after = UINT32_MAX;                  /* the nearest after the window */
+    double before_lo = -INFINITY, after_lo = 0.0; /* the latest start before it, the first after */
+    bool before = false, any = false;
     for (uint32_t j = 0; j < r->n; j++) {
         keep[j] = 0;
+        buf->hi[j] = INFINITY; /* not before the window */
         if (cand[j] == PSI_SRC_INIT) {
             keep[j] = 1; /* the rules say whether it can be (seeding's RW edges) */
             any = true;
             continue;
         }
-        uint32_t t = idx->op_txn[cand[j]];
-        if (h->txns[t].session == sess || (hi[t] >= rlo && lo[t] <= rhi)) {
+        const span_rec *t = &sp[idx->op_txn[cand[j]]];
+        if (t->session == sess || (t->hi >= rlo && t->lo <= rhi)) {
             keep[j] = 1;
             any = true;
-        } else if (hi[t] < rlo) {
-            if (before == UINT32_MAX || lo[t] > lo[idx->op_txn[cand[before]]])
-                before = j;
-        } else if (after == UINT32_MAX || lo[t] < lo[idx->op_txn[cand[after]]]) {
+        } else if (t->hi < rlo) {
+            buf->hi[j] = t->hi;
+            if (!before || t->lo > before_lo)
+                before_lo = t->lo;
+            before = true;
+        } else if (after == UINT32_MAX || t->lo < after_lo) {
             after = j;
+            after_lo = t->lo;
         }
     }
     /* The one before the window that starts last, and those that may end
@@ -476,18 +499,21 @@ static void choose(const psi_history *h, const psi_index *idx, const double *lo,
      * another candidate. A candidate after the window is kept only when
      * nothing else is (the skeleton then makes it impossible, and the
      * restricted problem rejects, which proves nothing). */
-    if (before != UINT32_MAX) {
-        double lb = lo[idx->op_txn[cand[before]]];
+    if (before) {
         for (uint32_t j = 0; j < r->n; j++)
-            if (!keep[j] && cand[j] != PSI_SRC_INIT && hi[idx->op_txn[cand[j]]] < rlo &&
-                hi[idx->op_txn[cand[j]]] >= lb)
+            if (buf->hi[j] != INFINITY && buf->hi[j] >= before_lo)
                 keep[j] = 1;
         any = true;
     }
-    if (!any) {
-        assert(after != UINT32_MAX);
+    assert(any || after != UINT32_MAX); /* a read has a candidate */
+    if (!any && after != UINT32_MAX)
         keep[after] = 1;
-    }
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < r->n; j++)
+        if (keep[j])
+            dst[k++] = cand[j];
+    assert(k >= 1);
+    return k;
 }
 
 psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *lo,
@@ -508,7 +534,10 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     uint32_t max_n = 0;
     for (uint32_t a = 0; a < idx->n_amb; a++)
         max_n = idx->amb[a].n > max_n ? idx->amb[a].n : max_n;
-    uint8_t *keep = malloc(max_n ? max_n : 1);
+    choose_buf buf = {.keep = malloc(max_n ? max_n : 1),
+                      .hi = malloc((max_n ? max_n : 1) * sizeof *buf.hi)};
+    span_rec *sp = malloc((size_t)h->n_txns * sizeof *sp);
+    size_t cap = 0;
     out->op_txn = malloc((n_ops ? n_ops : 1) * sizeof *out->op_txn);
     out->read_src = malloc((n_ops ? n_ops : 1) * sizeof *out->read_src);
     out->op_info = malloc(n_ops ? n_ops : 1);
@@ -520,8 +549,8 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     }
     if (idx->dup_prev)
         out->dup_prev = malloc((n_ops ? n_ops : 1) * sizeof *out->dup_prev);
-    if (!keep || !out->op_txn || !out->read_src || !out->op_info || !out->amb ||
-        (idx->w_first && (!out->w_first || !out->w_val || !out->w_op)) ||
+    if (!buf.keep || !buf.hi || !sp || !out->op_txn || !out->read_src || !out->op_info ||
+        !out->amb || (idx->w_first && (!out->w_first || !out->w_val || !out->w_op)) ||
         (idx->dup_prev && !out->dup_prev))
         goto nomem;
     memcpy(out->op_txn, idx->op_txn, n_ops * sizeof *out->op_txn);
@@ -534,33 +563,21 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     }
     if (idx->dup_prev)
         memcpy(out->dup_prev, idx->dup_prev, n_ops * sizeof *out->dup_prev);
-    /* Two passes: count what is kept, then fill. */
-    uint64_t kept = 0;
-    for (uint32_t a = 0; a < idx->n_amb; a++) {
-        choose(h, idx, lo, hi, &idx->amb[a], keep);
-        uint32_t k = 0;
-        for (uint32_t j = 0; j < idx->amb[a].n; j++)
-            k += keep[j];
-        if (k >= 2)
-            kept += k;
-    }
-    out->amb_cand = malloc((kept ? kept : 1) * sizeof *out->amb_cand);
-    if (!out->amb_cand)
-        goto nomem;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        sp[t] = (span_rec){.lo = lo[t], .hi = hi[t], .session = h->txns[t].session};
+    /* One pass: each read's kept candidates go straight to the end of
+     * out's list, and stay there if they are at least two. */
     for (uint32_t a = 0; a < idx->n_amb; a++) {
         const psi_amb_read *r = &idx->amb[a];
-        const uint32_t *cand = idx->amb_cand + r->first;
-        choose(h, idx, lo, hi, r, keep);
-        uint32_t k = 0, last = 0;
-        for (uint32_t j = 0; j < r->n; j++)
-            if (keep[j])
-                k++, last = cand[j];
+        if (!psi_grow((void **)&out->amb_cand, &cap, out->n_amb_cand + r->n, sizeof *out->amb_cand))
+            goto nomem;
+        uint32_t *dst = out->amb_cand + out->n_amb_cand;
+        uint32_t k = choose(idx, sp, r, &buf, dst);
         cut->choices_before += r->n;
         cut->choices_after += k;
-        assert(k >= 1);
         if (k == 1) {
             /* An ordinary read of the one writer left (index.h). */
-            out->read_src[r->op] = last;
+            out->read_src[r->op] = dst[0];
             out->op_info[r->op] &= (uint8_t)~PSI_OI_AMBIG;
             continue;
         }
@@ -568,17 +585,23 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
         *o = *r;
         o->first = out->n_amb_cand;
         o->n = k;
-        for (uint32_t j = 0; j < r->n; j++)
-            if (keep[j])
-                out->amb_cand[out->n_amb_cand++] = cand[j]; /* in the read's order */
+        out->n_amb_cand += k;
     }
-    assert(out->n_amb_cand == kept);
     cut->reads_before = idx->n_amb;
     cut->reads_after = out->n_amb;
-    free(keep);
+    /* the list grew by doubling: give back what it did not use */
+    uint32_t *fit =
+        realloc(out->amb_cand, (out->n_amb_cand ? out->n_amb_cand : 1) * sizeof *out->amb_cand);
+    if (fit)
+        out->amb_cand = fit;
+    free(buf.keep);
+    free(buf.hi);
+    free(sp);
     return PSI_OK;
 nomem:
-    free(keep);
+    free(buf.keep);
+    free(buf.hi);
+    free(sp);
     psi_index_free(out);
     return psi_diag_nomem(d, "restricting the read-from choices");
 }
