@@ -486,6 +486,12 @@ static uint32_t choose(const psi_index *idx, const span_rec *sp, const psi_amb_r
     double before_lo = -INFINITY, after_lo = 0.0; /* the latest start before it, the first after */
     bool before = false, any = false;
     for (uint32_t j = 0; j < r->n; j++) {
+        /* two steps ahead: a later candidate's transaction, and the span
+         * of a nearer one's (both cache misses on large histories) */
+        if (j + 2 * EST_AHEAD < r->n && cand[j + 2 * EST_AHEAD] != PSI_SRC_INIT)
+            EST_PREFETCH(&idx->op_txn[cand[j + 2 * EST_AHEAD]]);
+        if (j + EST_AHEAD < r->n && cand[j + EST_AHEAD] != PSI_SRC_INIT)
+            EST_PREFETCH(&sp[idx->op_txn[cand[j + EST_AHEAD]]]);
         keep[j] = 0;
         buf->hi[j] = INFINITY; /* not before the window */
         if (cand[j] == PSI_SRC_INIT) {
