@@ -1,6 +1,8 @@
 /* The restricted problem tried first (see restricted.h). */
 #include "check/restricted.h"
 
+#include "core/vec.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -71,34 +73,44 @@ static void by_position(const psi_history *h, double *est)
     est[PSI_INIT_TXN] = -1.0;
 }
 
-/* The rounds' work space: each key's final writers (ops), sorted by
- * their transactions' estimate each round, and per transaction the sum
- * and count of its reads' pulls. */
+/* A key's writer, or a transaction, placed by the estimate. */
+typedef struct est_item {
+    double est;     /* its transaction's, as of the round's start */
+    uint64_t value; /* the value written (writers only) */
+    uint32_t txn;
+    uint32_t tie; /* the order among equal estimates: the operation (writers), the transaction */
+} est_item;
+
+/* The rounds' work space: each key's final writers, sorted by their
+ * transactions' estimate each round, with the value and transaction a
+ * read's test needs next to the estimate (looking them up in the
+ * history's operations was most of a round's time: a cache miss each);
+ * and per transaction the sum and count of its reads' pulls. */
 typedef struct est_ctx {
     const psi_history *h;
     const psi_index *idx;
     double *est;
     uint32_t *koff; /* key k's writers: kw[koff[k] .. koff[k + 1]) */
-    struct kwriter {
-        double est; /* its transaction's, as of the round's start */
-        uint32_t op;
-    } * kw;
-    struct kwriter *order; /* [n_txns] every transaction (op: the transaction), by estimate */
-    uint32_t *reads;       /* external reads of committed transactions */
+    est_item *kw;
+    est_item *order; /* [n_txns - 1] every transaction but the initial one, by estimate */
+    uint32_t *reads; /* external reads of committed transactions */
+    uint32_t *slot;  /* [n_reads] each read's place among its key's writers, last round */
     uint32_t n_reads;
     uint8_t *init_ok; /* [n_ops] the read may return the initial value */
     double *pull, *smooth;
     uint32_t *n_pull;
 } est_ctx;
 
-/* Whether read o, placed after key writer slot q - 1 and before slot q,
- * returns its value. */
-static bool plausible(const est_ctx *c, uint32_t o, uint32_t k, uint32_t q)
+/* Whether a read of value v by transaction t, placed after key writer
+ * slot q - 1 (of the key's writers from b) and before slot q, returns its
+ * value; init_ok: whether it may return the initial one. */
+static bool plausible(const est_ctx *c, uint32_t b, uint32_t q, uint64_t v, uint32_t t,
+                      bool init_ok)
 {
     if (q == 0)
-        return c->init_ok[o];
-    uint32_t w = c->kw[c->koff[k] + q - 1].op;
-    return c->h->ops[w].value == c->h->ops[o].value && c->idx->op_txn[w] != c->idx->op_txn[o];
+        return init_ok;
+    const est_item *w = &c->kw[b + q - 1];
+    return w->value == v && w->txn != t;
 }
 
 /* The most one read moves its transaction in the first round, in ranks;
@@ -108,25 +120,91 @@ static bool plausible(const est_ctx *c, uint32_t o, uint32_t k, uint32_t q)
 /* The pulls are averaged over 2 SMOOTH + 1 positions of a session. */
 #define SMOOTH 80
 
-/* The nearest place (slot q) where read o is plausible, walking at most
- * `reach` slots each way from p; UINT32_MAX when none. */
-static uint32_t nearest(const est_ctx *c, uint32_t o, uint32_t k, uint32_t p, uint32_t m,
-                        uint32_t reach)
+/* The nearest place (slot q) where a read of value v by transaction t
+ * is plausible, walking at most `reach` slots each way from p among the
+ * m writers from b; UINT32_MAX when none. */
+static uint32_t nearest(const est_ctx *c, uint32_t b, uint32_t p, uint32_t m, uint64_t v,
+                        uint32_t t, bool init_ok, uint32_t reach)
 {
     for (uint32_t d = 1; d <= reach; d++) {
-        if (p >= d && plausible(c, o, k, p - d))
+        if (p >= d && plausible(c, b, p - d, v, t, init_ok))
             return p - d;
-        if (p + d <= m && plausible(c, o, k, p + d))
+        if (p + d <= m && plausible(c, b, p + d, v, t, init_ok))
             return p + d;
     }
     return UINT32_MAX;
 }
 
-static int by_est(const void *a, const void *b)
+static bool item_before(const est_item *x, const est_item *y)
 {
-    const struct kwriter *x = a, *y = b;
-    return (x->est > y->est) - (x->est < y->est);
+    return x->est < y->est || (x->est == y->est && x->tie < y->tie);
 }
+
+static int item_cmp(const void *a, const void *b)
+{
+    const est_item *x = a, *y = b;
+    return item_before(x, y) ? -1 : item_before(y, x) ? 1 : 0;
+}
+
+/* Sorts a[0 .. n) by estimate, then tie (a total order: the result does
+ * not depend on the order a starts in). A round moves each transaction
+ * by a few ranks, so the last round's order is nearly sorted and an
+ * insertion sort costs about n; past a few moves per item (the first
+ * round, from the sessions' positions) qsort sorts the rest. */
+static void sort_items(est_item *a, uint32_t n)
+{
+    uint64_t budget = 8 * (uint64_t)n + 64;
+    for (uint32_t i = 1; i < n; i++) {
+        est_item x = a[i];
+        uint32_t j = i;
+        while (j > 0 && item_before(&x, &a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+            if (!--budget) {
+                a[j] = x;
+                qsort(a, n, sizeof *a, item_cmp);
+                return;
+            }
+        }
+        a[j] = x;
+    }
+}
+
+/* How many of the m writers kw[0 .. m) (sorted) are placed before e,
+ * from guess (the read's answer in the last round): a round moves the
+ * read and the writers around it by a few ranks, so a short walk from
+ * there touches one or two cache lines where a binary search over a hot
+ * key's writers missed the cache at every step (most of a round's time);
+ * past a few steps, the binary search. */
+static uint32_t slot_before(const est_item *kw, uint32_t m, double e, uint32_t guess)
+{
+    uint32_t p = guess < m ? guess : m;
+    for (int step = 0; step < 8; step++) {
+        if (p > 0 && !(kw[p - 1].est < e))
+            p--;
+        else if (p < m && kw[p].est < e)
+            p++;
+        else
+            return p;
+    }
+    uint32_t lo = 0, hi = m;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kw[mid].est < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Reads ahead whose first writer slot a round prefetches. */
+#define EST_AHEAD 16u
+#if defined(__GNUC__)
+#define EST_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define EST_PREFETCH(p) ((void)(p))
+#endif
 
 /* c->smooth[f + i], for the session's n transactions from f: the sum of
  * val over positions i - w .. i + w divided by their reads' count
@@ -160,28 +238,28 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
     for (uint32_t k = 0; k < h->n_keys; k++) {
         uint32_t b = c->koff[k], e = c->koff[k + 1];
         for (uint32_t i = b; i < e; i++)
-            c->kw[i].est = c->est[c->idx->op_txn[c->kw[i].op]];
-        if (e - b > 1)
-            qsort(c->kw + b, e - b, sizeof *c->kw, by_est);
+            c->kw[i].est = c->est[c->kw[i].txn];
+        sort_items(c->kw + b, e - b);
     }
     for (uint32_t t = 0; t < h->n_txns; t++)
         c->pull[t] = 0.0, c->n_pull[t] = 0;
     for (uint32_t i = 0; i < c->n_reads; i++) {
+        if (i + EST_AHEAD < c->n_reads) {
+            /* the place a read a little ahead looks at first (its key's
+             * writers are seldom in the cache) */
+            uint32_t ahead = i + EST_AHEAD;
+            EST_PREFETCH(&c->kw[c->koff[h->ops[c->reads[ahead]].key] + c->slot[ahead]]);
+        }
         uint32_t o = c->reads[i], k = h->ops[o].key, t = c->idx->op_txn[o];
         uint32_t b = c->koff[k], m = c->koff[k + 1] - b;
+        uint64_t v = h->ops[o].value;
+        bool init_ok = c->init_ok[o];
         double e = c->est[t];
-        uint32_t lo = 0, hi = m; /* slots before e */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (c->kw[b + mid].est < e)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo = c->slot[i] = slot_before(c->kw + b, m, e, c->slot[i]);
         c->n_pull[t]++;
-        if (plausible(c, o, k, lo))
+        if (plausible(c, b, lo, v, t, init_ok))
             continue;
-        uint32_t q = nearest(c, o, k, lo, m, 64);
+        uint32_t q = nearest(c, b, lo, m, v, t, init_ok, 64);
         if (q == UINT32_MAX) {
             if (resid) /* nothing plausible within reach: at least that far */
                 resid[t] += fmax(fabs(c->kw[b + (lo + 64 < m ? lo + 64 : m - 1)].est - e),
@@ -210,13 +288,15 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
                 c->est[f + i] = c->est[f + i - 1] + 1e-3;
         }
     }
-    /* Back to ranks, so that the window keeps its meaning. */
-    uint32_t m = 0;
-    for (uint32_t t = 1; t < h->n_txns; t++)
-        c->order[m++] = (struct kwriter){.est = c->est[t], .op = t};
-    qsort(c->order, m, sizeof *c->order, by_est);
+    /* Back to ranks, so that the window keeps its meaning (order holds
+     * the last round's ranking, or the transactions in order before the
+     * first). */
+    uint32_t m = h->n_txns - 1;
     for (uint32_t i = 0; i < m; i++)
-        c->est[c->order[i].op] = i;
+        c->order[i].est = c->est[c->order[i].txn];
+    sort_items(c->order, m);
+    for (uint32_t i = 0; i < m; i++)
+        c->est[c->order[i].txn] = i;
 }
 
 /* unc[t]: the mean distance, in ranks, from its reads' places to their
@@ -266,13 +346,17 @@ psi_status psi_restricted_estimate(const psi_history *h, const psi_index *idx, u
     uint32_t nw = c.koff[h->n_keys];
     c.kw = malloc((nw ? nw : 1) * sizeof *c.kw);
     for (uint32_t i = 0; c.kw && i < nw; i++)
-        c.kw[i].op = wops[i];
+        c.kw[i] =
+            (est_item){.value = h->ops[wops[i]].value, .txn = idx->op_txn[wops[i]], .tie = wops[i]};
     free(wops);
+    for (uint32_t t = 1; t < h->n_txns; t++)
+        c.order[t - 1] = (est_item){.txn = t, .tie = t};
     for (uint32_t o = 0; o < h->n_ops; o++)
         if ((idx->op_info[o] & PSI_OI_LIVE) && (idx->op_info[o] & PSI_OI_EXTERNAL_READ))
             c.n_reads++;
     c.reads = malloc((c.n_reads ? c.n_reads : 1) * sizeof *c.reads);
-    if (!c.kw || !c.reads)
+    c.slot = calloc(c.n_reads ? c.n_reads : 1, sizeof *c.slot);
+    if (!c.kw || !c.reads || !c.slot)
         goto nomem;
     c.n_reads = 0;
     for (uint32_t o = 0; o < h->n_ops; o++)
@@ -294,6 +378,7 @@ out:
     free(c.koff);
     free(c.kw);
     free(c.reads);
+    free(c.slot);
     free(c.init_ok);
     free(c.pull);
     free(c.smooth);
@@ -373,32 +458,59 @@ psi_status psi_restricted_open_pairs(const psi_history *h, const psi_index *idx,
     return PSI_OK;
 }
 
-/* The candidates (a) keeps of read r, marked in keep[0..r->n): those
- * whose span overlaps the reader's (either may run first). */
-static void choose(const psi_history *h, const psi_index *idx, const double *lo, const double *hi,
-                   const psi_amb_read *r, uint8_t *keep)
+/* A transaction's span and session, side by side: choose looks all
+ * three up for each of tens of millions of candidates (a cache miss per
+ * array in the history's own layout). */
+typedef struct span_rec {
+    double lo, hi;
+    uint32_t session;
+} span_rec;
+
+/* choose's scratch, room for the longest candidate list. */
+typedef struct choose_buf {
+    uint8_t *keep;
+    double *hi; /* candidate j's span end, for the rule on those before the window */
+} choose_buf;
+
+/* The candidates (a) keeps of read r, appended to dst (room for r->n) in
+ * the list's order; returns how many (at least 1). Kept: those whose span
+ * overlaps the reader's (either may run first). */
+static uint32_t choose(const psi_index *idx, const span_rec *sp, const psi_amb_read *r,
+                       choose_buf *buf, uint32_t *dst)
 {
     const uint32_t *cand = idx->amb_cand + r->first;
-    const double rlo = lo[r->txn], rhi = hi[r->txn];
-    const uint32_t sess = h->txns[r->txn].session;
-    uint32_t before = UINT32_MAX, after = UINT32_MAX; /* nearest outside the window */
-    bool any = false;
+    uint8_t *keep = buf->keep;
+    const double rlo = sp[r->txn].lo, rhi = sp[r->txn].hi;
+    const uint32_t sess = sp[r->txn].session;
+    uint32_t after = UINT32_MAX;                  /* the nearest after the window */
+    double before_lo = -INFINITY, after_lo = 0.0; /* the latest start before it, the first after */
+    bool before = false, any = false;
     for (uint32_t j = 0; j < r->n; j++) {
+        /* two steps ahead: a later candidate's transaction, and the span
+         * of a nearer one's (both cache misses on large histories) */
+        if (j + 2 * EST_AHEAD < r->n && cand[j + 2 * EST_AHEAD] != PSI_SRC_INIT)
+            EST_PREFETCH(&idx->op_txn[cand[j + 2 * EST_AHEAD]]);
+        if (j + EST_AHEAD < r->n && cand[j + EST_AHEAD] != PSI_SRC_INIT)
+            EST_PREFETCH(&sp[idx->op_txn[cand[j + EST_AHEAD]]]);
         keep[j] = 0;
+        buf->hi[j] = INFINITY; /* not before the window */
         if (cand[j] == PSI_SRC_INIT) {
             keep[j] = 1; /* the rules say whether it can be (seeding's RW edges) */
             any = true;
             continue;
         }
-        uint32_t t = idx->op_txn[cand[j]];
-        if (h->txns[t].session == sess || (hi[t] >= rlo && lo[t] <= rhi)) {
+        const span_rec *t = &sp[idx->op_txn[cand[j]]];
+        if (t->session == sess || (t->hi >= rlo && t->lo <= rhi)) {
             keep[j] = 1;
             any = true;
-        } else if (hi[t] < rlo) {
-            if (before == UINT32_MAX || lo[t] > lo[idx->op_txn[cand[before]]])
-                before = j;
-        } else if (after == UINT32_MAX || lo[t] < lo[idx->op_txn[cand[after]]]) {
+        } else if (t->hi < rlo) {
+            buf->hi[j] = t->hi;
+            if (!before || t->lo > before_lo)
+                before_lo = t->lo;
+            before = true;
+        } else if (after == UINT32_MAX || t->lo < after_lo) {
             after = j;
+            after_lo = t->lo;
         }
     }
     /* The one before the window that starts last, and those that may end
@@ -407,18 +519,21 @@ static void choose(const psi_history *h, const psi_index *idx, const double *lo,
      * another candidate. A candidate after the window is kept only when
      * nothing else is (the skeleton then makes it impossible, and the
      * restricted problem rejects, which proves nothing). */
-    if (before != UINT32_MAX) {
-        double lb = lo[idx->op_txn[cand[before]]];
+    if (before) {
         for (uint32_t j = 0; j < r->n; j++)
-            if (!keep[j] && cand[j] != PSI_SRC_INIT && hi[idx->op_txn[cand[j]]] < rlo &&
-                hi[idx->op_txn[cand[j]]] >= lb)
+            if (buf->hi[j] != INFINITY && buf->hi[j] >= before_lo)
                 keep[j] = 1;
         any = true;
     }
-    if (!any) {
-        assert(after != UINT32_MAX);
+    assert(any || after != UINT32_MAX); /* a read has a candidate */
+    if (!any && after != UINT32_MAX)
         keep[after] = 1;
-    }
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < r->n; j++)
+        if (keep[j])
+            dst[k++] = cand[j];
+    assert(k >= 1);
+    return k;
 }
 
 psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, const double *lo,
@@ -439,7 +554,10 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     uint32_t max_n = 0;
     for (uint32_t a = 0; a < idx->n_amb; a++)
         max_n = idx->amb[a].n > max_n ? idx->amb[a].n : max_n;
-    uint8_t *keep = malloc(max_n ? max_n : 1);
+    choose_buf buf = {.keep = malloc(max_n ? max_n : 1),
+                      .hi = malloc((max_n ? max_n : 1) * sizeof *buf.hi)};
+    span_rec *sp = malloc((size_t)h->n_txns * sizeof *sp);
+    size_t cap = 0;
     out->op_txn = malloc((n_ops ? n_ops : 1) * sizeof *out->op_txn);
     out->read_src = malloc((n_ops ? n_ops : 1) * sizeof *out->read_src);
     out->op_info = malloc(n_ops ? n_ops : 1);
@@ -451,8 +569,8 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     }
     if (idx->dup_prev)
         out->dup_prev = malloc((n_ops ? n_ops : 1) * sizeof *out->dup_prev);
-    if (!keep || !out->op_txn || !out->read_src || !out->op_info || !out->amb ||
-        (idx->w_first && (!out->w_first || !out->w_val || !out->w_op)) ||
+    if (!buf.keep || !buf.hi || !sp || !out->op_txn || !out->read_src || !out->op_info ||
+        !out->amb || (idx->w_first && (!out->w_first || !out->w_val || !out->w_op)) ||
         (idx->dup_prev && !out->dup_prev))
         goto nomem;
     memcpy(out->op_txn, idx->op_txn, n_ops * sizeof *out->op_txn);
@@ -465,33 +583,21 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
     }
     if (idx->dup_prev)
         memcpy(out->dup_prev, idx->dup_prev, n_ops * sizeof *out->dup_prev);
-    /* Two passes: count what is kept, then fill. */
-    uint64_t kept = 0;
-    for (uint32_t a = 0; a < idx->n_amb; a++) {
-        choose(h, idx, lo, hi, &idx->amb[a], keep);
-        uint32_t k = 0;
-        for (uint32_t j = 0; j < idx->amb[a].n; j++)
-            k += keep[j];
-        if (k >= 2)
-            kept += k;
-    }
-    out->amb_cand = malloc((kept ? kept : 1) * sizeof *out->amb_cand);
-    if (!out->amb_cand)
-        goto nomem;
+    for (uint32_t t = 0; t < h->n_txns; t++)
+        sp[t] = (span_rec){.lo = lo[t], .hi = hi[t], .session = h->txns[t].session};
+    /* One pass: each read's kept candidates go straight to the end of
+     * out's list, and stay there if they are at least two. */
     for (uint32_t a = 0; a < idx->n_amb; a++) {
         const psi_amb_read *r = &idx->amb[a];
-        const uint32_t *cand = idx->amb_cand + r->first;
-        choose(h, idx, lo, hi, r, keep);
-        uint32_t k = 0, last = 0;
-        for (uint32_t j = 0; j < r->n; j++)
-            if (keep[j])
-                k++, last = cand[j];
+        if (!psi_grow((void **)&out->amb_cand, &cap, out->n_amb_cand + r->n, sizeof *out->amb_cand))
+            goto nomem;
+        uint32_t *dst = out->amb_cand + out->n_amb_cand;
+        uint32_t k = choose(idx, sp, r, &buf, dst);
         cut->choices_before += r->n;
         cut->choices_after += k;
-        assert(k >= 1);
         if (k == 1) {
             /* An ordinary read of the one writer left (index.h). */
-            out->read_src[r->op] = last;
+            out->read_src[r->op] = dst[0];
             out->op_info[r->op] &= (uint8_t)~PSI_OI_AMBIG;
             continue;
         }
@@ -499,17 +605,23 @@ psi_status psi_restricted_index(const psi_history *h, const psi_index *idx, cons
         *o = *r;
         o->first = out->n_amb_cand;
         o->n = k;
-        for (uint32_t j = 0; j < r->n; j++)
-            if (keep[j])
-                out->amb_cand[out->n_amb_cand++] = cand[j]; /* in the read's order */
+        out->n_amb_cand += k;
     }
-    assert(out->n_amb_cand == kept);
     cut->reads_before = idx->n_amb;
     cut->reads_after = out->n_amb;
-    free(keep);
+    /* the list grew by doubling: give back what it did not use */
+    uint32_t *fit =
+        realloc(out->amb_cand, (out->n_amb_cand ? out->n_amb_cand : 1) * sizeof *out->amb_cand);
+    if (fit)
+        out->amb_cand = fit;
+    free(buf.keep);
+    free(buf.hi);
+    free(sp);
     return PSI_OK;
 nomem:
-    free(keep);
+    free(buf.keep);
+    free(buf.hi);
+    free(sp);
     psi_index_free(out);
     return psi_diag_nomem(d, "restricting the read-from choices");
 }

@@ -403,11 +403,16 @@ static psi_status choose_sources(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
     psi_index *idx = c->idx;
     const psi_txn *rt = &c->h->txns[t];
     uint64_t first = idx->n_amb_cand;
-    uint32_t n = 0, same = PSI_SRC_NONE, later = PSI_SRC_NONE;
+    uint32_t n = 0, same = PSI_SRC_NONE, later = PSI_SRC_NONE, same_pos = 0;
     *bad = -1;
     *bad_w = PSI_SRC_NONE;
-    for (uint32_t w = last; w != PSI_SRC_NONE; w = prev_dup(idx, w)) {
-        int why = invalid_source(c, t, w);
+    const psi_dup_rec *chain = psi_index_dup_chain(c, last);
+    if (!chain)
+        return psi_diag_nomem(c->d, "recording candidate writers");
+    for (const psi_dup_rec *cr = chain; cr->w != PSI_SRC_NONE; cr++) {
+        uint32_t w = cr->w;
+        int why = psi_dup_invalid(cr, rt);
+        assert(why == invalid_source(c, t, w));
         if (why >= 0) {
             if (*bad < 0) {
                 *bad = why;
@@ -415,15 +420,14 @@ static psi_status choose_sources(index_ctx *c, uint32_t t, uint32_t o, uint32_t 
             }
             continue;
         }
-        const psi_txn *wt = &c->h->txns[idx->op_txn[w]];
-        if (wt->session == rt->session) {
+        if (cr->session == rt->session) {
             /* Later in the session: the WR edge would close a cycle with
              * SO. Earlier: only the last such writer, which overwrites the
              * others (and the initial value) before the read. */
-            if (wt->pos > rt->pos)
+            if (cr->pos > rt->pos)
                 later = w;
-            else if (same == PSI_SRC_NONE || wt->pos > c->h->txns[idx->op_txn[same]].pos)
-                same = w;
+            else if (same == PSI_SRC_NONE || cr->pos > same_pos)
+                same = w, same_pos = cr->pos;
             continue;
         }
         if (!psi_grow((void **)&idx->amb_cand, &c->cap_amb_cand, (size_t)first + n + 1,
@@ -750,6 +754,8 @@ out:
     free(c.order);
     kv_free(&c);
     free(c.opt_anom);
+    free(c.chain_at);
+    free(c.chains);
     if (st != PSI_OK)
         psi_index_free(idx);
     return st;
