@@ -242,7 +242,9 @@ typedef struct psi_pair {
 } psi_pair;
 
 /* Replaces the constraints by those of pairs[0..n) (taking ownership of
- * the array), grouped per writer pair when g->coalesce. */
+ * the array: the constraints are written over it), grouped per writer
+ * pair when g->coalesce: ordered by (t, s), a pair's keys in the order
+ * given. Each record's t and s are its ops' transactions (g->op_txn). */
 psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *pairs, uint64_t n,
                                          psi_diag *d);
 
