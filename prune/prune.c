@@ -656,6 +656,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
      * reach of the first tested_known known edges */
     bool tested = false;
     uint64_t tested_known = 0;
+    /* whether the last round seeded the constraints (psi_seeded_open) */
+    bool seeded = false;
     for (;;) {
         psi_reach r;
         uint32_t cyc;
@@ -739,6 +741,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             }
             if (!again)
                 res->seeded = g->n_cons;
+            seeded = !again;
             continue;
         }
         uint32_t changed = 0, open = 0;
@@ -750,6 +753,11 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         const uint8_t *rw_new = NULL;
         if (tested && r.changed && (ser == RULE_SER || ser == RULE_SI))
             st = psi_prune_new_rw(g, ser == RULE_SI, tested_known, rwbuf, &rw_new, d);
+        /* SER's round after seeding, with seeding's reach extended by this
+         * one (see psi_seeded_open; optional transactions' keys seed
+         * ordered pairs too) */
+        bool after_seed = seeded && ser == RULE_SER && !g->opt && r.changed;
+        seeded = false;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
             const psi_constraint *con = &g->cons[c];
             if (pr && (c & 4095u) == 4095u)
@@ -759,7 +767,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             open++;
             side_check e = {.r = &r, .anti = &ai, .ser = ser, .g = g},
                        o = {.r = &r, .anti = &ai, .ser = ser, .g = g};
-            if (rw_new && psi_constraint_unchanged(&r, rw_new, con)) {
+            if ((rw_new && psi_constraint_unchanged(&r, rw_new, con)) ||
+                (after_seed && psi_seeded_open(&r, g, con))) {
 #ifndef NDEBUG
                 psi_constraint_for_each(g, con, true, check_edge, &e);
                 psi_constraint_for_each(g, con, false, check_edge, &o);

@@ -113,6 +113,13 @@ psi_status psi_prune_resolve(psi_polygraph *g, uint32_t c, bool either, psi_crea
  * added since (SI). */
 bool psi_constraint_unchanged(const psi_reach *r, const uint8_t *rw_new, const psi_constraint *con);
 
+/* SER, in the first round after seeding on a graph without optional
+ * transactions, against a reach that extends seeding's (r->changed
+ * non-NULL): whether open constraint con is one that neither side of
+ * closes a cycle with, known without testing it (resolve.c says why);
+ * false says nothing. */
+bool psi_seeded_open(const psi_reach *r, const psi_polygraph *g, const psi_constraint *con);
+
 /* *out = *rw (allocated when NULL, n_nodes bytes, the caller frees it)
  * marking the targets of the known RW edges past the first `since` (si),
  * none otherwise. */
