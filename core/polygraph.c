@@ -489,8 +489,7 @@ static uint32_t keep_pairs(psi_pair *recs, uint64_t m, psi_ckey *ck)
     for (uint64_t i = 0; i < m; i++) {
         psi_pair p = recs[i];
         ck[i] = p.k;
-        psi_constraint c = {
-            .t = p.t, .s = p.s, .first = (uint32_t)i, .n_keys = 1, .state = PSI_C_OPEN};
+        psi_constraint c = {.t = p.t, .s = p.s, .first = (uint32_t)i, .state = PSI_C_OPEN};
         memcpy(cons + i * sizeof c, &c, sizeof c);
     }
     return (uint32_t)m;
@@ -549,14 +548,11 @@ static psi_status group_pairs(const psi_polygraph *g, psi_pair *recs, uint64_t m
         psi_constraint c = {0};
         for (uint32_t i = 0; i < len; i++) {
             ck[begin + i] = r[i].k;
-            if (i > 0 && r[i].s == c.s) {
-                c.n_keys++;
-                continue;
-            }
+            if (i > 0 && r[i].s == c.s)
+                continue; /* a key of the same pair: c's keys run on */
             if (i > 0)
                 memcpy(cons + (size_t)n++ * sizeof c, &c, sizeof c);
-            c = (psi_constraint){
-                .t = t, .s = r[i].s, .first = begin + i, .n_keys = 1, .state = PSI_C_OPEN};
+            c = (psi_constraint){.t = t, .s = r[i].s, .first = begin + i, .state = PSI_C_OPEN};
         }
         memcpy(cons + (size_t)n++ * sizeof c, &c, sizeof c);
         begin = (uint32_t)off[t];
@@ -573,7 +569,7 @@ out:
  * (psi_polygraph_set_constraints takes it), which is then shrunk to
  * them: at 10^5 transactions with values 1..4 seeding hands over 62.7 M
  * pairs (1.25 GB), and a second buffer of whole pairs for the sort made
- * this the check's peak. A pair is 20 bytes, a constraint 20, a key 12;
+ * this the check's peak. A pair is 20 bytes, a constraint 16, a key 12;
  * memcpy writes the constraints, as the buffer held another type. */
 psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *recs, uint64_t m, psi_diag *d)
 {
@@ -601,10 +597,6 @@ psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *recs, uint6
     g->cons = cs ? cs : (psi_constraint *)(void *)recs;
     g->n_ckeys = m;
     g->n_cons = nc;
-    g->n_unknown_deps = 0;
-    for (uint32_t c = 0; c < nc; c++)
-        g->n_unknown_deps += psi_constraint_side_size(g, &g->cons[c], true) +
-                             psi_constraint_side_size(g, &g->cons[c], false);
     g->pending = false;
     return PSI_OK;
 }
@@ -683,7 +675,8 @@ void psi_polygraph_free(psi_polygraph *g)
 bool psi_constraint_for_each(const psi_polygraph *g, const psi_constraint *c, bool either,
                              psi_edge_fn fn, void *ctx)
 {
-    return psi_side_edges(g, c->t, c->s, g->ckeys + c->first, c->n_keys, either, fn, ctx);
+    return psi_side_edges(g, c->t, c->s, g->ckeys + c->first, psi_constraint_n_keys(g, c), either,
+                          fn, ctx);
 }
 
 uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *c, bool either)
@@ -691,7 +684,7 @@ uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *
     uint32_t to = either ? c->s : c->t;
     const psi_ckey *ks = g->ckeys + c->first;
     uint64_t n = 1;
-    for (uint32_t i = 0; i < c->n_keys; i++) {
+    for (uint32_t i = 0, nk = psi_constraint_n_keys(g, c); i < nk; i++) {
         uint32_t op = either ? ks[i].op_t : ks[i].op_s, nr;
         const uint32_t *rd = psi_polygraph_readers(g, op, &nr);
         for (uint32_t r = 0; r < nr; r++)

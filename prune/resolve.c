@@ -54,7 +54,7 @@ psi_status psi_prune_resolve(psi_polygraph *g, uint32_t c, bool either, psi_crea
     const psi_constraint *con = &g->cons[c];
     uint32_t to = either ? con->s : con->t;
     const psi_ckey *ks = g->ckeys + con->first;
-    for (uint32_t i = 0; i < con->n_keys && st == PSI_OK; i++) {
+    for (uint32_t i = 0, nk = psi_constraint_n_keys(g, con); i < nk && st == PSI_OK; i++) {
         uint32_t n, op = either ? ks[i].op_t : ks[i].op_s;
         const psi_cread *cr = psi_polygraph_creaders(g, op, &n);
         if (!n)
@@ -113,7 +113,7 @@ bool psi_seeded_open(const psi_reach *r, const psi_polygraph *g, const psi_const
     if (r->changed[con->t] || r->changed[con->s])
         return false;
     const psi_ckey *ks = g->ckeys + con->first;
-    for (uint32_t i = 0; i < con->n_keys; i++) {
+    for (uint32_t i = 0, nk = psi_constraint_n_keys(g, con); i < nk; i++) {
         uint32_t a = ks[i].op_t, b = ks[i].op_s;
         if (g->reader_off[a + 1] != g->reader_off[a] || g->reader_off[b + 1] != g->reader_off[b])
             return false;
