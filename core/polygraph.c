@@ -432,84 +432,171 @@ static psi_status add_init_rw(psi_polygraph *g, const psi_history *h, const psi_
     return PSI_OK;
 }
 
-/* Stable counting sort of pair records by one 32-bit field, from in to
- * out (n records each). */
-static psi_status sort_pairs(const psi_pair *in, psi_pair *out, uint64_t n, uint32_t n_nodes,
-                             bool by_t, psi_diag *d)
+/* One writer pair while its writer T's records are sorted by S: T is
+ * the group's. */
+typedef struct srec {
+    uint32_t s;
+    psi_ckey k;
+} srec;
+
+/* The end of the run of non-decreasing s that starts at a[i]. */
+static uint32_t run_end(const srec *a, uint32_t i, uint32_t n)
 {
-    uint64_t *cnt = calloc((size_t)n_nodes + 1, sizeof *cnt);
-    if (!cnt)
-        return psi_diag_nomem(d, "sorting constraints");
-    for (uint64_t i = 0; i < n; i++)
-        cnt[(by_t ? in[i].t : in[i].s) + 1]++;
-    for (uint32_t v = 0; v < n_nodes; v++)
-        cnt[v + 1] += cnt[v];
-    for (uint64_t i = 0; i < n; i++)
-        out[cnt[by_t ? in[i].t : in[i].s]++] = in[i];
-    free(cnt);
-    return PSI_OK;
+    while (++i < n && a[i - 1].s <= a[i].s)
+        ;
+    return i;
 }
 
-/* The constraints and their keys are written over the two buffers the
- * sort used, recs and tmp (m records each), instead of into fresh arrays:
- * at 10^5 transactions with values 1..4 seeding hands over 62.7 M pairs
- * (1.25 GB), and the fresh arrays (a second sort buffer, the keys, the
- * constraints: 3.25 GB with recs) made this the check's peak, 3.7 GB,
- * and their pages' clearing 17 % of its CPU. A pair is 20 bytes, a key 12
- * and a constraint 20: key i goes over bytes [12 i, 12 i + 12) of recs,
- * never past pair i, which is read before; constraint c goes over tmp,
- * whose pairs are not needed after the sort. memcpy writes both, as the
- * buffers held another type. */
+/* Sorts a[0..n) by s, stably (b: scratch of n records); returns a or b,
+ * whichever holds the result. A merge sort of the runs already there:
+ * seeding and all_pairs emit T's pairs of one key in ascending S, so a
+ * writer's records are one run per key it writes (a few), and merging
+ * adjacent runs pass by pass sorts them in about log2(keys) passes over
+ * a group that sits in the cache. Ties keep the left run's record first,
+ * which is the one generated first. */
+static srec *sort_group(srec *a, srec *b, uint32_t n)
+{
+    for (;;) {
+        uint32_t i = 0, runs = 0;
+        while (i < n) {
+            uint32_t mid = run_end(a, i, n);
+            runs++;
+            if (mid == n) {
+                if (runs == 1)
+                    return a; /* sorted already */
+                memcpy(b + i, a + i, (size_t)(n - i) * sizeof *a);
+                break;
+            }
+            uint32_t end = run_end(a, mid, n), x = i, y = mid, o = i;
+            while (x < mid && y < end)
+                b[o++] = a[y].s < a[x].s ? a[y++] : a[x++];
+            memcpy(b + o, a + x, (size_t)(mid - x) * sizeof *a);
+            o += mid - x;
+            memcpy(b + o, a + y, (size_t)(end - y) * sizeof *a);
+            i = end;
+        }
+        srec *t = a;
+        a = b;
+        b = t;
+    }
+}
+
+/* set_constraints without coalescing: one constraint per record, in the
+ * order given; constraint i goes over pair i (read first). */
+static uint32_t keep_pairs(psi_pair *recs, uint64_t m, psi_ckey *ck)
+{
+    unsigned char *cons = (unsigned char *)recs;
+    for (uint64_t i = 0; i < m; i++) {
+        psi_pair p = recs[i];
+        ck[i] = p.k;
+        psi_constraint c = {.t = p.t, .s = p.s, .first = (uint32_t)i, .state = PSI_C_OPEN};
+        memcpy(cons + i * sizeof c, &c, sizeof c);
+    }
+    return (uint32_t)m;
+}
+
+/* set_constraints with coalescing: the records ordered by (t, s), ties
+ * in the order given, their keys into ck and one constraint per (t, s)
+ * over the front of recs; *nc gets how many.
+ *
+ * A stable counting sort by t (one pass that scatters each record's key
+ * to its writer's group), then each group sorted by s in cache
+ * (sort_group): the same order as the radix sort by s and then by t that
+ * this replaces, with one pass over the 62.7 M records of 10^5
+ * transactions with values 1..4 (bench/README, s31 i17b) instead of two,
+ * and the keys written where they stay. S is its write's transaction,
+ * so only the keys move (12 bytes a record instead of a second buffer
+ * of whole records); the constraints go over recs, all read by then. */
+static psi_status group_pairs(const psi_polygraph *g, psi_pair *recs, uint64_t m, psi_ckey *ck,
+                              uint32_t *nc, psi_diag *d)
+{
+    uint64_t *off = calloc((size_t)g->n_nodes + 1, sizeof *off);
+    srec *a = NULL, *b = NULL;
+    psi_status st = PSI_OK;
+    if (!off) {
+        st = psi_diag_nomem(d, "sorting constraints");
+        goto out;
+    }
+    for (uint64_t i = 0; i < m; i++)
+        off[recs[i].t + 1]++;
+    uint64_t big = 0; /* the largest group */
+    for (uint32_t v = 0; v < g->n_nodes; v++) {
+        big = off[v + 1] > big ? off[v + 1] : big;
+        off[v + 1] += off[v];
+    }
+    assert(off[g->n_nodes] == m && big <= UINT32_MAX);
+    a = malloc((big ? big : 1) * sizeof *a);
+    b = malloc((big ? big : 1) * sizeof *b);
+    if (!a || !b) {
+        st = psi_diag_nomem(d, "sorting constraints");
+        goto out;
+    }
+    /* off[t] moves to the end of t's group, which is where t + 1's starts */
+    for (uint64_t i = 0; i < m; i++) {
+        assert(g->op_txn[recs[i].k.op_t] == recs[i].t && g->op_txn[recs[i].k.op_s] == recs[i].s);
+        ck[off[recs[i].t]++] = recs[i].k;
+    }
+    unsigned char *cons = (unsigned char *)recs;
+    uint32_t n = 0;
+    for (uint32_t t = 0, begin = 0; t < g->n_nodes; t++) {
+        uint32_t len = (uint32_t)(off[t] - begin);
+        if (!len)
+            continue;
+        for (uint32_t i = 0; i < len; i++)
+            a[i] = (srec){.s = g->op_txn[ck[begin + i].op_s], .k = ck[begin + i]};
+        const srec *r = sort_group(a, b, len);
+        psi_constraint c = {0};
+        for (uint32_t i = 0; i < len; i++) {
+            ck[begin + i] = r[i].k;
+            if (i > 0 && r[i].s == c.s)
+                continue; /* a key of the same pair: c's keys run on */
+            if (i > 0)
+                memcpy(cons + (size_t)n++ * sizeof c, &c, sizeof c);
+            c = (psi_constraint){.t = t, .s = r[i].s, .first = begin + i, .state = PSI_C_OPEN};
+        }
+        memcpy(cons + (size_t)n++ * sizeof c, &c, sizeof c);
+        begin = (uint32_t)off[t];
+    }
+    *nc = n;
+out:
+    free(off);
+    free(a);
+    free(b);
+    return st;
+}
+
+/* The keys go to a fresh array and the constraints over the pairs'
+ * (psi_polygraph_set_constraints takes it), which is then shrunk to
+ * them: at 10^5 transactions with values 1..4 seeding hands over 62.7 M
+ * pairs (1.25 GB), and a second buffer of whole pairs for the sort made
+ * this the check's peak. A pair is 20 bytes, a constraint 16, a key 12;
+ * memcpy writes the constraints, as the buffer held another type. */
 psi_status psi_polygraph_set_constraints(psi_polygraph *g, psi_pair *recs, uint64_t m, psi_diag *d)
 {
-    static_assert(sizeof(psi_ckey) <= sizeof(psi_pair), "keys are written over their pairs");
-    static_assert(sizeof(psi_constraint) <= sizeof(psi_pair), "constraints fit the sort buffer");
+    static_assert(sizeof(psi_constraint) <= sizeof(psi_pair), "constraints go over their pairs");
+    assert(m < UINT32_MAX);
+    psi_ckey *ck = malloc((m ? m : 1) * sizeof *ck);
     psi_status st = PSI_OK;
-    void *tmp = malloc((m ? m : 1) * sizeof(psi_pair));
-    if (!tmp)
+    uint32_t nc = 0;
+    if (!ck)
         st = psi_diag_nomem(d, "generating constraints");
-    if (st == PSI_OK && g->coalesce) {
-        /* Radix sort by (t, s): stable by s, then by t, back into recs. */
-        st = sort_pairs(recs, tmp, m, g->n_nodes, false, d);
-        if (st == PSI_OK)
-            st = sort_pairs(tmp, recs, m, g->n_nodes, true, d);
-    }
+    if (st == PSI_OK && g->coalesce)
+        st = group_pairs(g, recs, m, ck, &nc, d);
+    else if (st == PSI_OK)
+        nc = keep_pairs(recs, m, ck);
     if (st != PSI_OK) {
-        free(tmp);
+        free(ck);
         free(recs);
         return st;
     }
-    unsigned char *keys = (unsigned char *)recs, *cons = tmp;
-    uint32_t nc = 0;
-    psi_constraint last = {0};
-    for (uint64_t i = 0; i < m; i++) {
-        psi_pair p = recs[i];
-        memcpy(keys + i * sizeof(psi_ckey), &p.k, sizeof p.k);
-        if (g->coalesce && nc > 0 && last.t == p.t && last.s == p.s) {
-            last.n_keys++;
-            continue;
-        }
-        if (nc > 0)
-            memcpy(cons + (nc - 1) * sizeof last, &last, sizeof last);
-        last = (psi_constraint){
-            .t = p.t, .s = p.s, .first = (uint32_t)i, .n_keys = 1, .state = PSI_C_OPEN};
-        nc++;
-    }
-    if (nc > 0)
-        memcpy(cons + (nc - 1) * sizeof last, &last, sizeof last);
-    /* Returning the rest of each buffer; a failed shrink keeps it all. */
-    psi_ckey *ck = realloc(recs, (m ? m : 1) * sizeof *ck);
-    psi_constraint *cs = realloc(tmp, (nc ? nc : 1) * sizeof *cs);
+    /* Returning the rest of the pairs' buffer; a failed shrink keeps it all. */
+    psi_constraint *cs = realloc(recs, (nc ? nc : 1) * sizeof *cs);
     free(g->ckeys);
     free(g->cons);
-    g->ckeys = ck ? ck : (psi_ckey *)(void *)recs;
-    g->cons = cs ? cs : (psi_constraint *)tmp;
+    g->ckeys = ck;
+    g->cons = cs ? cs : (psi_constraint *)(void *)recs;
     g->n_ckeys = m;
     g->n_cons = nc;
-    g->n_unknown_deps = 0;
-    for (uint32_t c = 0; c < nc; c++)
-        g->n_unknown_deps += psi_constraint_side_size(g, &g->cons[c], true) +
-                             psi_constraint_side_size(g, &g->cons[c], false);
     g->pending = false;
     return PSI_OK;
 }
@@ -588,7 +675,8 @@ void psi_polygraph_free(psi_polygraph *g)
 bool psi_constraint_for_each(const psi_polygraph *g, const psi_constraint *c, bool either,
                              psi_edge_fn fn, void *ctx)
 {
-    return psi_side_edges(g, c->t, c->s, g->ckeys + c->first, c->n_keys, either, fn, ctx);
+    return psi_side_edges(g, c->t, c->s, g->ckeys + c->first, psi_constraint_n_keys(g, c), either,
+                          fn, ctx);
 }
 
 uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *c, bool either)
@@ -596,7 +684,7 @@ uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *
     uint32_t to = either ? c->s : c->t;
     const psi_ckey *ks = g->ckeys + c->first;
     uint64_t n = 1;
-    for (uint32_t i = 0; i < c->n_keys; i++) {
+    for (uint32_t i = 0, nk = psi_constraint_n_keys(g, c); i < nk; i++) {
         uint32_t op = either ? ks[i].op_t : ks[i].op_s, nr;
         const uint32_t *rd = psi_polygraph_readers(g, op, &nr);
         for (uint32_t r = 0; r < nr; r++)

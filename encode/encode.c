@@ -120,7 +120,7 @@ static bool constraint_choice_edges(const psi_polygraph *g, psi_encoding *enc, u
     int sel = either ? enc->cons_var[c] : -enc->cons_var[c];
     uint32_t to = either ? con->s : con->t;
     const psi_ckey *ks = g->ckeys + con->first;
-    for (uint32_t i = 0; i < con->n_keys; i++) {
+    for (uint32_t i = 0, nk = psi_constraint_n_keys(g, con); i < nk; i++) {
         uint32_t n;
         const psi_cread *cr = psi_polygraph_creaders(g, either ? ks[i].op_t : ks[i].op_s, &n);
         for (uint32_t r = 0; r < n; r++) {

@@ -80,7 +80,7 @@ psi_status psi_route_plan(const psi_polygraph *g, psi_encoding *enc, bool ser, p
         if (con->state != PSI_C_OPEN)
             continue; /* pruning recorded the resolved side's edges */
         const psi_ckey *ks = g->ckeys + con->first;
-        for (uint32_t i = 0; i < con->n_keys; i++)
+        for (uint32_t i = 0, nk = psi_constraint_n_keys(g, con); i < nk; i++)
             for (uint32_t either = 0; either < 2; either++) {
                 uint32_t op = either ? ks[i].op_t : ks[i].op_s, n;
                 if (!psi_polygraph_creaders(g, op, &n) || !n)

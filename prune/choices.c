@@ -81,7 +81,20 @@ static uint64_t csucc_culprit(const psi_reach *r, const psi_anti_index *ai, cons
  * edge from writer w, the known RW edges into w (rw_new: the targets of
  * those added since). A test that reads nothing changed answers as it
  * did then. grown[op] marks the writes whose group of shared edges got
- * new ones since (init_grown: a key's initial value's group). */
+ * new ones since (init_grown: a key's initial value's group).
+ *
+ * The first round after seeding may take the pass before seeding as its
+ * last (psi_prune_choices' seeded_end) when that pass probed
+ * (psi_seed_conditional) on the reach seeding then used: seeding derives
+ * each group of shared edges exactly as the probe did (the same walk of
+ * the same reach: the same targets), and only for writes with an open
+ * reader, of which the probe had at least as many, so every group seeding
+ * leaves was tested by that pass with the same edges, and every choice
+ * open after it was found possible. The groups are new to the shared
+ * array (the probe's were dropped), not to the tests; what that round's
+ * resolved constraints add after them is new. At 10^5
+ * transactions with values 1..4 under SER that round's pass was the
+ * largest left in pruning (bench/README, s31 i17b). */
 typedef struct choice_delta {
     const uint8_t *rw_new;
     const uint8_t *grown;
@@ -147,8 +160,17 @@ static psi_status cond_impossible(const psi_reach *r, const psi_anti_index *ai, 
         /* The unchanged-group test first: it reads the group's few targets,
          * while the open-reader test below reads the choice state of
          * readers spread over all choices (a cache miss each). */
-        if (group_unchanged(r, g, dl, i, j))
+        if (group_unchanged(r, g, dl, i, j)) {
+#ifndef NDEBUG
+            /* no open reader's choice is excluded by the group now */
+            uint32_t nd;
+            const psi_cread *cd = psi_polygraph_csucc_readers(g, &g->csucc[i], &nd);
+            for (uint32_t k = 0; k < nd; k++)
+                assert(g->choice_state[cd[k].choice] != PSI_CH_OPEN || imp[cd[k].choice] ||
+                       csucc_culprit(r, ai, g, ser, i, j, cd[k].txn) == j);
+#endif
             continue;
+        }
         const psi_cread *cr = psi_polygraph_csucc_readers(g, &g->csucc[i], &n);
         bool any = false;
         for (uint32_t k = 0; k < n && !any; k++)
@@ -274,34 +296,38 @@ static psi_status csucc_settle(psi_polygraph *g, const uint8_t *forced, psi_diag
  * counts the choices settled. imp is scratch of n_choices bytes. */
 psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                              psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
-                             const uint8_t *rw_new, uint32_t *changed, psi_diag *d)
+                             const uint8_t *rw_new, uint64_t seeded_end, uint32_t *changed,
+                             psi_diag *d)
 {
     psi_status st = PSI_OK;
     uint32_t forced = 0, excluded = 0;
     assert(!rw_new || (r->changed && csucc_known && (ser == RULE_SER || ser == RULE_SI)));
     uint32_t *m = malloc((r->n_sessions ? r->n_sessions : 1) * sizeof *m);
-    uint8_t *grown = rw_new && g->n_cr_lists ? calloc(g->n_cr_lists, 1) : NULL;
+    assert(!seeded_end || (!rw_new && r->changed && csucc_known && ser == RULE_SER &&
+                           seeded_end <= g->n_csucc && *sorted == 0));
+    bool delta_on = rw_new || seeded_end;
+    uint8_t *grown = delta_on && g->n_cr_lists ? calloc(g->n_cr_lists, 1) : NULL;
     /* the reader lists that get excluded choices (for
      * psi_polygraph_drop_excluded_marked): each write's, then each key's
      * initial value's; and after them those that get forced ones (for
      * csucc_settle) */
     size_t n_lists = (size_t)g->n_cr_lists + g->n_keys;
     uint8_t *dropped = g->cr_off ? calloc(2 * n_lists, 1) : NULL;
-    if (!m || (rw_new && g->n_cr_lists && !grown) || (g->cr_off && !dropped)) {
+    if (!m || (delta_on && g->n_cr_lists && !grown) || (g->cr_off && !dropped)) {
         free(m);
         free(grown);
         free(dropped);
         return psi_diag_nomem(d, "pruning read-from choices");
     }
     choice_delta delta = {.rw_new = rw_new, .grown = grown};
-    for (uint64_t q = *sorted; rw_new && q < g->n_csucc; q++) {
+    for (uint64_t q = seeded_end ? seeded_end : *sorted; delta_on && q < g->n_csucc; q++) {
         uint32_t op = g->csucc[q].op;
         if (op == PSI_CSUCC_INIT)
             delta.init_grown = true;
         else
             grown[op] = 1;
     }
-    const choice_delta *dl = rw_new ? &delta : NULL;
+    const choice_delta *dl = delta_on ? &delta : NULL;
     memset(imp, 0, g->n_choices);
     st = csucc_sort(g, *sorted, d);
     uint8_t *ww = NULL;
@@ -413,7 +439,7 @@ psi_status psi_prune_settle_choices(const psi_history *h, const psi_reach *r,
     if (probe && ser != RULE_DEP)
         st = psi_seed_conditional(h, g, r, d);
     if (st == PSI_OK)
-        st = psi_prune_choices(r, ai, g, ser, imp, sorted, false, NULL, &settled, d);
+        st = psi_prune_choices(r, ai, g, ser, imp, sorted, false, NULL, 0, &settled, d);
     g->n_csucc = 0;
     *sorted = 0;
     *again = st == PSI_OK && (uint64_t)settled * 100 >= open && settled > 0;

@@ -656,6 +656,7 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
      * reach of the first tested_known known edges */
     bool tested = false;
     uint64_t tested_known = 0;
+    uint64_t seeded_csucc = 0; /* seeding's shared edges, probed before (seeded_end) */
     for (;;) {
         psi_reach r;
         uint32_t cyc;
@@ -739,6 +740,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             }
             if (!again)
                 res->seeded = g->n_cons;
+            seeded_csucc = !again && g->n_amb && g->n_choices >= probe_choices && ser != RULE_DEP
+                               ? g->n_csucc
+                               : 0;
             continue;
         }
         uint32_t changed = 0, open = 0;
@@ -750,6 +754,9 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         const uint8_t *rw_new = NULL;
         if (tested && r.changed && (ser == RULE_SER || ser == RULE_SI))
             st = psi_prune_new_rw(g, ser == RULE_SI, tested_known, rwbuf, &rw_new, d);
+        /* SER's round after seeding, on a reach extending seeding's (see
+         * psi_seeded_open; optional transactions' keys seed ordered pairs) */
+        bool after_seed = !tested && res->seeded && ser == RULE_SER && !g->opt && r.changed;
         for (uint32_t c = 0; c < g->n_cons && st == PSI_OK; c++) {
             const psi_constraint *con = &g->cons[c];
             if (pr && (c & 4095u) == 4095u)
@@ -759,7 +766,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
             open++;
             side_check e = {.r = &r, .anti = &ai, .ser = ser, .g = g},
                        o = {.r = &r, .anti = &ai, .ser = ser, .g = g};
-            if (rw_new && psi_constraint_unchanged(&r, rw_new, con)) {
+            if ((rw_new && psi_constraint_unchanged(&r, rw_new, con)) ||
+                (after_seed && psi_seeded_open(&r, g, con))) {
 #ifndef NDEBUG
                 psi_constraint_for_each(g, con, true, check_edge, &e);
                 psi_constraint_for_each(g, con, false, check_edge, &o);
@@ -789,7 +797,8 @@ static psi_status prune_rounds(const psi_history *h, psi_polygraph *g, const psi
         tested_known = built_of;
         uint32_t settled = 0;
         if (st == PSI_OK && g->n_amb)
-            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, rw_new, &settled, d);
+            st = psi_prune_choices(&r, &ai, g, ser, imp, &csucc_sorted, true, rw_new,
+                                   after_seed ? seeded_csucc : 0, &settled, d);
         /* PSI's last round: its reach is the final known graph's */
         if (st == PSI_OK && ser == RULE_PSI && !changed && !settled)
             st = psi_rw_drop(&r, g, ak, res, d);

@@ -74,10 +74,16 @@ bool psi_prune_closes_cycle(const psi_reach *r, const psi_anti_index *a, psi_pru
  * reach r extends (r->changed) and every open choice has been tested
  * since, and rw_new[t] marks the transactions with known RW edges into
  * them added since that reach: only the tests that read a changed row or
- * such an edge run again (choices.c choice_delta). */
+ * such an edge run again (choices.c choice_delta). seeded_end (SER, in
+ * the first round after seeding, on a reach extending seeding's; else 0):
+ * the shared edges [0, seeded_end) are seeding's and the last pass was
+ * psi_prune_settle_choices' probe on seeding's reach, which tested each
+ * of their groups with the same edges (choices.c says why): the same
+ * delta with none of those edges new (rw_new NULL: SER reads none). */
 psi_status psi_prune_choices(const psi_reach *r, const psi_anti_index *ai, psi_polygraph *g,
                              psi_prune_rule ser, uint8_t *imp, uint64_t *sorted, bool csucc_known,
-                             const uint8_t *rw_new, uint32_t *changed, psi_diag *d);
+                             const uint8_t *rw_new, uint64_t seeded_end, uint32_t *changed,
+                             psi_diag *d);
 
 /* Before seeding (g->pending): psi_prune_choices on the known graph and
  * the conditional edges seeding would derive from the writer pairs r
@@ -112,6 +118,13 @@ psi_status psi_prune_resolve(psi_polygraph *g, uint32_t c, bool either, psi_crea
  * then; rw_new[t] marks the transactions with known RW edges into them
  * added since (SI). */
 bool psi_constraint_unchanged(const psi_reach *r, const uint8_t *rw_new, const psi_constraint *con);
+
+/* SER, in the first round after seeding on a graph without optional
+ * transactions, against a reach that extends seeding's (r->changed
+ * non-NULL): whether open constraint con is one that neither side of
+ * closes a cycle with, known without testing it (resolve.c says why);
+ * false says nothing. */
+bool psi_seeded_open(const psi_reach *r, const psi_polygraph *g, const psi_constraint *con);
 
 /* *out = *rw (allocated when NULL, n_nodes bytes, the caller frees it)
  * marking the targets of the known RW edges past the first `since` (si),

@@ -14,6 +14,7 @@
 #include "core/polygraph.h"
 #include "support/spec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,12 +208,97 @@ static void test_sub_polygraph(void **state)
     unbuild(&b);
 }
 
+/* set_constraints orders the writer pairs by (T, S), ties (the keys of
+ * one pair) in the order given, one constraint per (T, S) with its keys
+ * contiguous; without coalescing it keeps the order given, one constraint
+ * per pair. Checked against a stable insertion sort on shuffles of every
+ * writer pair of a history where each of 9 transactions writes 4 keys, so
+ * that each writer's pairs come in several unsorted runs. */
+static void test_set_constraints_order(void **state)
+{
+    (void)state;
+    char spec[512] = "";
+    for (unsigned t = 1; t <= 9; t++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s%u:%u:c w0=%u w1=%u w2=%u w3=%u", t > 1 ? "; " : "", t % 3 + 1,
+                 t, t, t, t, t);
+        strcat(spec, one);
+    }
+    built b;
+    build(&b, spec_history(spec), false);
+    psi_polygraph *g = &b.g;
+    assert_true(g->pending);
+    psi_pair all[4 * 36];
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < g->n_keys; k++)
+        for (uint32_t x = g->w_off[k]; x < g->w_off[k + 1]; x++)
+            for (uint32_t y = x + 1; y < g->w_off[k + 1]; y++) {
+                assert_true(m < 4 * 36);
+                uint32_t ox = g->w_op[x], oy = g->w_op[y];
+                all[m++] = (psi_pair){.t = b.idx.op_txn[ox],
+                                      .s = b.idx.op_txn[oy],
+                                      .k = {.key = k, .op_t = ox, .op_s = oy}};
+            }
+    assert_int_equal(m, 4 * 36);
+    uint64_t rng = 12345;
+    psi_diag d;
+    for (int round = 0; round < 40; round++) {
+        bool coalesce = round % 4 != 3;
+        for (uint32_t i = m - 1; i > 0; i--) {
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            uint32_t j = (uint32_t)((rng >> 33) % (i + 1));
+            psi_pair tmp = all[i];
+            all[i] = all[j];
+            all[j] = tmp;
+        }
+        psi_pair ref[4 * 36];
+        memcpy(ref, all, sizeof ref);
+        for (uint32_t i = 1; i < m && coalesce; i++)
+            for (uint32_t j = i; j > 0; j--) {
+                psi_pair *p = &ref[j - 1], *q = &ref[j];
+                if (p->t < q->t || (p->t == q->t && p->s <= q->s))
+                    break;
+                psi_pair tmp = *p;
+                *p = *q;
+                *q = tmp;
+            }
+        psi_pair *recs = malloc(sizeof all);
+        assert_non_null(recs);
+        memcpy(recs, all, sizeof all);
+        g->coalesce = coalesce;
+        assert_int_equal(psi_polygraph_set_constraints(g, recs, m, &d), PSI_OK);
+        assert_int_equal(g->n_ckeys, m);
+        assert_false(g->pending);
+        uint32_t c = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            assert_memory_equal(&g->ckeys[i], &ref[i].k, sizeof ref[i].k);
+            bool same = coalesce && i > 0 && ref[i].t == ref[i - 1].t && ref[i].s == ref[i - 1].s;
+            if (same)
+                continue;
+            assert_true(c < g->n_cons);
+            const psi_constraint *con = &g->cons[c++];
+            assert_int_equal(con->t, ref[i].t);
+            assert_int_equal(con->s, ref[i].s);
+            assert_int_equal(con->first, i);
+            assert_int_equal(con->state, PSI_C_OPEN);
+            uint32_t n = 1;
+            while (coalesce && i + n < m && ref[i + n].t == con->t && ref[i + n].s == con->s)
+                n++;
+            assert_int_equal(psi_constraint_n_keys(g, con), n);
+        }
+        assert_int_equal(c, g->n_cons);
+        assert_int_equal(g->n_cons, coalesce ? 36 : m);
+    }
+    unbuild(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_origins_and_pruning_api),
         cmocka_unit_test(test_list_ww_range),
         cmocka_unit_test(test_sub_polygraph),
+        cmocka_unit_test(test_set_constraints_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
