@@ -266,19 +266,35 @@ static psi_status seed_session(seeder *s, uint32_t key, uint32_t b0, uint32_t ns
     psi_status st;
     for (uint32_t m = 0; m < ns; m++)
         s->jnext[m] = s->lo[m] = s->segs[m].begin;
-    walk_reached(s, ns, ka, sa->begin);
+    /* jnext is the walk's place for writer `at` (UINT32_MAX: none yet;
+     * the segments' starts are before every writer's place). */
+    uint32_t at = UINT32_MAX;
     for (uint32_t i = sa->begin; i < sa->end; i++) {
         uint32_t p = s->wp[i];
         bool has_next = i + 1 < sa->end;
-        /* With cond_only, a write without an open reader gets nothing:
-         * only the walk goes on (the next writer starts from it). */
-        bool want = !s->cond_only || open_src(s, key, wtxn(s, i), s->g->w_op[b0 + i]);
-        if (want)
-            memcpy(s->jcur, s->jnext, ns * sizeof *s->jcur);
+        /* With cond_only, a write without an open reader gets nothing,
+         * and the walk skips it: the frontier only moves on along a
+         * session, so walking from an earlier writer's place ends where
+         * walking from each writer's in turn would. At 10^5 transactions
+         * with values 1..4, 376 k of 389 k writes have an open reader in
+         * the first probe, 168 k in the seventh. */
+        if (s->cond_only && !open_src(s, key, wtxn(s, i), s->g->w_op[b0 + i]))
+            continue;
+        if (at != i)
+            walk_reached(s, ns, ka, i);
+        memcpy(s->jcur, s->jnext, ns * sizeof *s->jcur);
         if (has_next)
             walk_reached(s, ns, ka, i + 1);
-        if (!want)
-            continue;
+        at = i + 1;
+#ifndef NDEBUG
+        for (uint32_t m = 0; m < ns; m++) { /* jcur is i's place in each other segment */
+            const seg *sg = &s->segs[m];
+            uint32_t j = s->jcur[m], lim = fr(s, i, m);
+            assert(m == ka || (j >= sg->begin && j <= sg->end));
+            assert(m == ka || j == sg->begin || s->wp[j - 1] < lim);
+            assert(m == ka || j == sg->end || s->wp[j] >= lim);
+        }
+#endif
         uint32_t nc = 0;
         for (uint32_t m = 0; m < ns; m++) {
             const seg *sg = &s->segs[m];
