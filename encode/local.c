@@ -10,6 +10,21 @@
 #include <limits.h>
 #include <stdlib.h>
 
+/* The labels of sub-polygraph edge e (0 when absent): constraint c is
+ * variable c + 1, true for its either side; read-from choice r is
+ * variable n_c + r + 1, true when taken. An edge of both has the side
+ * first and the choice second; an edge of a choice alone, the choice
+ * first. */
+static void edge_lits(const psi_sub_polygraph *S, const psi_sub_edge *e, int *lit, int *rlit)
+{
+    *lit = e->cons < 0 ? 0 : (e->side ? -(e->cons + 1) : e->cons + 1);
+    *rlit = e->rc ? (int)(S->n_c + e->rc) : 0;
+    if (!*lit) {
+        *lit = *rlit;
+        *rlit = 0;
+    }
+}
+
 psi_status psi_encode_solve_sub(const psi_sub_polygraph *S, bool ser, bool *violation, psi_diag *d)
 {
     *violation = false;
@@ -27,12 +42,8 @@ psi_status psi_encode_solve_sub(const psi_sub_polygraph *S, bool ser, bool *viol
         const psi_sub_edge *e = &S->e[i];
         if (!e->on)
             continue;
-        /* Constraint c is variable c + 1: true for its either side;
-         * read-from choice r is variable n_c + r + 1: true when taken. */
-        int lit = e->cons < 0 ? 0 : (e->side ? -(e->cons + 1) : e->cons + 1);
-        int rlit = e->rc ? (int)(S->n_c + e->rc) : 0;
-        if (!lit)
-            lit = rlit, rlit = 0;
+        int lit, rlit;
+        edge_lits(S, e, &lit, &rlit);
         psi_edge_kind k = psi_edge_is_anti((psi_edge_type)e->e.type) ? PSI_EDGE_ANTI : PSI_EDGE_DEP;
         if (psi_acyc_add_edge(g, e->e.from, e->e.to, k, lit, rlit) < 0)
             goto nomem;
@@ -118,10 +129,8 @@ psi_status psi_sub_cores_new(const psi_sub_polygraph *S, const psi_history *h,
         const psi_sub_edge *e = &S->e[i];
         if (!e->on)
             continue;
-        int lit = e->cons < 0 ? 0 : (e->side ? -(e->cons + 1) : e->cons + 1);
-        int rlit = e->rc ? (int)(S->n_c + e->rc) : 0;
-        if (!lit)
-            lit = rlit, rlit = 0;
+        int lit, rlit;
+        edge_lits(S, e, &lit, &rlit);
         if (psi_acyc_add_edge(x->g, 2 * e->e.from + 1, 2 * e->e.to, PSI_EDGE_DEP, lit, rlit) < 0)
             goto nomem;
     }

@@ -84,21 +84,47 @@ static void set_to(psi_serord *so, const psi_history *h, const uint8_t *in)
     }
 }
 
+/* A generated SER history with its check, its replay and its re-checks
+ * over sub-histories: what both tests below start from. */
+typedef struct fixture {
+    psi_check_result r;
+    psi_history *h;
+    psi_serord so;
+    psi_subcheck sc;
+} fixture;
+
+static void fixture_open(fixture *f, uint32_t txns, uint64_t values, uint64_t seed)
+{
+    f->h = gen_ser(txns, values, seed, &f->r);
+    psi_diag d;
+    bool usable = false;
+    assert_int_equal(psi_serord_init(&f->so, f->h, &f->r.idx, &usable, &d), PSI_OK);
+    assert_true(usable);
+    assert_int_equal(psi_subcheck_init(&f->sc, f->h, &f->r, NULL, &d), PSI_OK);
+}
+
+/* Empties the replay's set (its free asserts nothing is in) and frees. */
+static void fixture_close(fixture *f, uint8_t *in)
+{
+    memset(in, 0, f->h->n_txns);
+    set_to(&f->so, f->h, in);
+    psi_subcheck_free(&f->sc);
+    psi_serord_free(&f->so);
+    psi_check_result_free(&f->r);
+    psi_history_free(f->h);
+}
+
 static void test_ser_order_agrees_with_pipeline(void **state)
 {
     (void)state;
     uint64_t rnd = 42;
     uint32_t accepts = 0, rejects = 0, refused = 0;
     for (uint64_t seed = 1; seed <= 2; seed++) {
-        psi_check_result r;
-        psi_history *h = gen_ser(60, seed == 2 ? 2 : 4, seed, &r);
-        psi_serord so;
-        psi_diag d;
-        bool usable = false;
-        assert_int_equal(psi_serord_init(&so, h, &r.idx, &usable, &d), PSI_OK);
-        assert_true(usable);
-        psi_subcheck sc;
-        assert_int_equal(psi_subcheck_init(&sc, h, &r, NULL, &d), PSI_OK);
+        fixture f;
+        fixture_open(&f, 60, seed == 2 ? 2 : 4, seed);
+        psi_history *h = f.h;
+        psi_serord *so = &f.so;
+        psi_subcheck *sc = &f.sc;
         uint32_t nt = h->n_txns;
         uint32_t *txns = malloc(nt * sizeof *txns), *order = malloc(nt * sizeof *order);
         uint32_t *less = malloc(nt * sizeof *less), *out = malloc((nt + 1) * sizeof *out);
@@ -113,18 +139,18 @@ static void test_ser_order_agrees_with_pipeline(void **state)
                     txns[n++] = t;
             }
             uint32_t no = 0;
-            int v = run(&sc, txns, n, order, &no);
-            set_to(&so, h, in);
+            int v = run(sc, txns, n, order, &no);
+            set_to(so, h, in);
             if (v == 0) {
                 accepts++;
                 assert_int_equal(no, n);
-                assert_true(psi_serord_valid(&so, order, no));
+                assert_true(psi_serord_valid(so, order, no));
                 /* a member out and back in: its old place works */
                 uint32_t at = (uint32_t)(next(&rnd) % no), u = order[at];
                 memcpy(less, order, at * sizeof *less);
                 memcpy(less + at, order + at + 1, (no - at - 1) * sizeof *less);
-                assert_true(psi_serord_insert(&so, less, no - 1, u, out));
-                assert_true(psi_serord_valid(&so, out, no));
+                assert_true(psi_serord_insert(so, less, no - 1, u, out));
+                assert_true(psi_serord_valid(so, out, no));
                 /* two of a session swapped break session order */
                 for (uint32_t i = 0; i + 1 < no; i++)
                     for (uint32_t j = i + 1; j < no; j++)
@@ -132,7 +158,7 @@ static void test_ser_order_agrees_with_pipeline(void **state)
                             memcpy(out, order, no * sizeof *out);
                             out[i] = order[j];
                             out[j] = order[i];
-                            assert_false(psi_serord_valid(&so, out, no));
+                            assert_false(psi_serord_valid(so, out, no));
                             refused++;
                             i = j = no; /* one pair is enough */
                         }
@@ -147,26 +173,21 @@ static void test_ser_order_agrees_with_pipeline(void **state)
                 for (uint32_t i = 0; i < n; i++)
                     if (i != drop)
                         less[m++] = txns[i];
-                if (run(&sc, less, m, order, &no) != 0)
+                if (run(sc, less, m, order, &no) != 0)
                     continue;
                 assert_int_equal(no, m);
-                set_to(&so, h, in); /* the whole rejected subset */
-                if (psi_serord_insert(&so, order, no, txns[drop], out))
+                set_to(so, h, in); /* the whole rejected subset */
+                if (psi_serord_insert(so, order, no, txns[drop], out))
                     fail_msg("seed %llu: a rejected subset of %u has a serial order",
                              (unsigned long long)seed, n);
             }
         }
-        memset(in, 0, nt);
-        set_to(&so, h, in);
+        fixture_close(&f, in);
         free(txns);
         free(order);
         free(less);
         free(out);
         free(in);
-        psi_subcheck_free(&sc);
-        psi_serord_free(&so);
-        psi_check_result_free(&r);
-        psi_history_free(h);
     }
     print_message("%u accepted subsets, %u rejected, %u session swaps refused\n", accepts, rejects,
                   refused);
@@ -180,26 +201,24 @@ static void test_sub_cores_agree_with_pipeline(void **state)
     uint64_t rnd = 7;
     uint32_t accepts = 0, rejects = 0, smaller = 0;
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        psi_check_result r;
-        psi_history *h = gen_ser(30, seed == 2 ? 2 : 4, seed, &r);
-        psi_serord so;
+        fixture f;
+        fixture_open(&f, 30, seed == 2 ? 2 : 4, seed);
+        psi_history *h = f.h;
+        psi_serord *so = &f.so;
+        psi_subcheck *sc = &f.sc;
         psi_diag d;
-        bool usable = false;
-        assert_int_equal(psi_serord_init(&so, h, &r.idx, &usable, &d), PSI_OK);
-        assert_true(usable);
-        psi_subcheck sc;
-        assert_int_equal(psi_subcheck_init(&sc, h, &r, NULL, &d), PSI_OK);
         uint32_t nt = h->n_txns;
         uint32_t *txns = malloc(nt * sizeof *txns), *order = malloc(nt * sizeof *order);
         uint32_t *local = malloc(nt * sizeof *local), *ord = malloc(nt * sizeof *ord);
-        uint8_t *in = calloc(nt, 1), *l_in = calloc(nt, 1), *core = calloc(nt, 1);
-        assert_true(txns && order && local && ord && in && l_in && core);
+        uint8_t *in = calloc(nt, 1), *core = calloc(nt, 1);
+        assert_true(txns && order && local && ord && in && core);
         /* the sub-polygraph of every transaction; nodes are transactions */
         for (uint32_t t = 0; t < nt; t++)
             txns[t] = t, local[t] = UINT32_MAX;
         psi_sub_polygraph S;
         assert_int_equal(
-            psi_sub_polygraph_build(h, &r.idx, &r.g, txns, nt, 1u << 22, local, &S, &d), PSI_OK);
+            psi_sub_polygraph_build(h, &f.r.idx, &f.r.g, txns, nt, 1u << 22, local, &S, &d),
+            PSI_OK);
         psi_sub_cores *x = NULL;
         assert_int_equal(psi_sub_cores_new(&S, h, -1, &x, &d), PSI_OK);
         for (uint32_t t = 0; t < nt; t++)
@@ -220,7 +239,7 @@ static void test_sub_cores_agree_with_pipeline(void **state)
             assert_int_equal(psi_sub_cores_solve(x, in, &decided, &violation, core, ord, &nord, &d),
                              PSI_OK);
             assert_true(decided);
-            int v = run(&sc, txns, n, order, &no);
+            int v = run(sc, txns, n, order, &no);
             assert_int_equal(violation, v == 1);
             if (!violation) {
                 accepts++;
@@ -229,8 +248,8 @@ static void test_sub_cores_agree_with_pipeline(void **state)
                     if (ord[i] != PSI_INIT_TXN)
                         order[m++] = ord[i];
                 assert_int_equal(m, n);
-                set_to(&so, h, in);
-                assert_true(psi_serord_valid(&so, order, m));
+                set_to(so, h, in);
+                assert_true(psi_serord_valid(so, order, m));
                 continue;
             }
             rejects++;
@@ -241,25 +260,19 @@ static void test_sub_cores_agree_with_pipeline(void **state)
                     txns[nc++] = t;
             }
             smaller += nc < n;
-            if (run(&sc, txns, nc, order, &no) != 1)
+            if (run(sc, txns, nc, order, &no) != 1)
                 fail_msg("seed %llu: a core of %u (of %u) is no violation",
                          (unsigned long long)seed, nc, n);
         }
-        memset(in, 0, nt);
-        set_to(&so, h, in);
         psi_sub_cores_free(x);
         psi_sub_polygraph_free(&S);
+        fixture_close(&f, in);
         free(txns);
         free(order);
         free(local);
         free(ord);
         free(in);
-        free(l_in);
         free(core);
-        psi_subcheck_free(&sc);
-        psi_serord_free(&so);
-        psi_check_result_free(&r);
-        psi_history_free(h);
     }
     print_message("cores: %u accepted subsets, %u rejected (%u cores smaller)\n", accepts, rejects,
                   smaller);
