@@ -37,9 +37,26 @@ bool psi_limits_option(psi_args *a, const char *arg, psi_limits *l)
     if (psi_args_opt(a, arg, "--max-memory")) {
         if (!a->failed)
             psi_args_u64(a, "--max-memory", &l->max_mb);
+        l->max_mb_given = true;
         return true;
     }
     return false;
+}
+
+uint64_t psi_limits_default_mb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    /* A container's limit is what the kernel enforces there ("max" when
+     * there is none). */
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f) {
+        unsigned long long cg = 0;
+        if (fscanf(f, "%llu", &cg) == 1 && cg > 0 && (!bytes || cg < bytes))
+            bytes = cg;
+        fclose(f);
+    }
+    return bytes / 10 * 9 / (1024u * 1024u);
 }
 
 /* Prints the message and ends the process; called with mu held, so the
@@ -51,9 +68,13 @@ static void fire(psi_watchdog *w, bool memory)
     int n;
     if (memory)
         n = snprintf(msg, sizeof msg,
-                     "polysi-solve: memory limit of %llu MB reached in the %s stage; no "
+                     "polysi-solve: memory limit of %llu MB%s reached in the %s stage; no "
                      "verdict\n",
-                     (unsigned long long)w->lim.max_mb, stage);
+                     (unsigned long long)w->lim.max_mb,
+                     w->lim.max_mb_given ? ""
+                                         : " (the default: 90 % of this machine's memory; "
+                                           "--max-memory sets it)",
+                     stage);
     else
         n = snprintf(msg, sizeof msg,
                      "polysi-solve: time limit of %g s reached in the %s stage; no verdict\n",
@@ -98,7 +119,10 @@ static void *watch(void *arg)
 psi_watchdog *psi_limits_start(const psi_limits *l, bool *failed)
 {
     *failed = false;
-    if (l->timeout <= 0 && l->max_mb == 0)
+    psi_limits eff = *l;
+    if (!eff.max_mb_given)
+        eff.max_mb = psi_limits_default_mb();
+    if (eff.timeout <= 0 && eff.max_mb == 0)
         return NULL;
     psi_watchdog *w = calloc(1, sizeof *w);
     if (!w) {
@@ -106,7 +130,7 @@ psi_watchdog *psi_limits_start(const psi_limits *l, bool *failed)
         *failed = true;
         return NULL;
     }
-    w->lim = *l;
+    w->lim = eff;
     w->start = now();
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);

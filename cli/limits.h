@@ -24,7 +24,11 @@
 
 typedef struct psi_limits {
     double timeout;  /* seconds, 0: none */
-    uint64_t max_mb; /* MiB of resident memory, 0: none */
+    uint64_t max_mb; /* MiB of resident memory, 0: none (when max_mb_given) */
+    /* --max-memory was given. Without it the limit is psi_limits_default_mb:
+     * a run that outgrows the machine ends with the limit's message (exit
+     * 2, the stage named) instead of being killed by the kernel. */
+    bool max_mb_given;
     /* Called (with the watchdog's lock held, just before the process
      * ends) with the stage and the message without its "polysi-solve: "
      * prefix, e.g. to print it as JSON or hand it to a batch parent; it
@@ -38,6 +42,11 @@ typedef struct psi_watchdog psi_watchdog;
 /* Parses --timeout / --max-memory if arg is one of them (true when
  * consumed; a bad value sets a->failed). */
 bool psi_limits_option(psi_args *a, const char *arg, psi_limits *l);
+
+/* The memory limit without --max-memory, in MiB: 90 % of the machine's
+ * memory, or of the cgroup's limit (/sys/fs/cgroup/memory.max) when that is
+ * lower; 0 when neither can be read. */
+uint64_t psi_limits_default_mb(void);
 
 /* Starts the watchdog (NULL when no limit is set, or when the thread
  * cannot be started: then *failed is set and a message printed). */

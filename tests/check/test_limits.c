@@ -8,6 +8,9 @@
 
 #include <cmocka.h>
 
+#include "cli/args.h"
+#include "cli/limits.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +106,67 @@ static void test_memory_limit_names_stage_and_prints_no_verdict(void **state)
     assert_null(strstr(r.out, "\"verdict\":"));
 }
 
+/* Options as `check` reads them into l. */
+static void parse_limits(psi_limits *l, char *line)
+{
+    char cmd[] = "check";
+    char *argv[8] = {cmd};
+    int argc = 1;
+    for (char *t = strtok(line, " "); t && argc < 8; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    psi_args a;
+    psi_args_init(&a, argc, argv);
+    a.quiet = true;
+    const char *arg;
+    bool opt;
+    memset(l, 0, sizeof *l);
+    while (psi_args_next(&a, &arg, &opt))
+        assert_true(opt && psi_limits_option(&a, arg, l));
+    assert_false(a.failed);
+}
+
+/* Without --max-memory the watchdog still runs, bounded by 90 % of the
+ * machine's memory (or its cgroup's), so a run that outgrows the machine
+ * ends with the limit's message, not the kernel's kill; --max-memory 0
+ * (and no timeout) runs no watchdog at all. */
+static void test_default_memory_limit(void **state)
+{
+    (void)state;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    assert_true(pages > 0 && page > 0);
+    uint64_t most = (uint64_t)pages * (uint64_t)page / 10 * 9 / (1024u * 1024u);
+    uint64_t def = psi_limits_default_mb();
+    assert_true(def > 0 && def <= most);
+
+    psi_limits l;
+    char none[] = "", zero[] = "--max-memory 0", some[] = "--max-memory=512";
+    parse_limits(&l, none);
+    assert_false(l.max_mb_given);
+    bool failed = true;
+    psi_watchdog *w = psi_limits_start(&l, &failed);
+    assert_false(failed);
+    assert_non_null(w); /* the default limit is armed */
+    psi_limits_stop(w);
+
+    parse_limits(&l, zero);
+    assert_true(l.max_mb_given);
+    assert_int_equal(l.max_mb, 0);
+    assert_null(psi_limits_start(&l, &failed)); /* no limit at all */
+    assert_false(failed);
+
+    parse_limits(&l, some);
+    assert_true(l.max_mb_given);
+    assert_int_equal(l.max_mb, 512);
+
+    /* and the CLI decides with no memory limit */
+    run r;
+    char args[512];
+    snprintf(args, sizeof args, "check --json --interpret-budget 0 --max-memory 0 '%s'", g_hist);
+    cli(&r, args);
+    assert_true(r.rc == 0 || r.rc == 1);
+    assert_non_null(strstr(r.out, "\"verdict\":"));
+}
+
 static void test_generous_limits_change_nothing(void **state)
 {
     (void)state;
@@ -171,6 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeout_names_stage_and_prints_no_verdict),
         cmocka_unit_test(test_memory_limit_names_stage_and_prints_no_verdict),
+        cmocka_unit_test(test_default_memory_limit),
         cmocka_unit_test(test_generous_limits_change_nothing),
         cmocka_unit_test(test_sat_timeout),
         cmocka_unit_test(test_bad_limit_values),
