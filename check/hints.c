@@ -101,15 +101,15 @@ uint32_t psi_hints_find_txn(psi_resolver *r, uint64_t sid, uint64_t tid, bool *n
 }
 
 /* Whether committed transaction t has a final write of dense key k: the
- * polygraph's writer list of k, or without one the resolver's (kw_off,
- * kw_txn), is sorted by transaction. */
+ * polygraph's writer list of k, or without one the resolver's key
+ * writers, is sorted by transaction. */
 static bool writes_key(const psi_resolver *r, uint32_t t, uint32_t k)
 {
     const psi_polygraph *g = r->g;
-    uint32_t b = g ? g->w_off[k] : r->kw_off[k], e = g ? g->w_off[k + 1] : r->kw_off[k + 1];
+    uint32_t b = g ? g->w_off[k] : r->kw->off[k], e = g ? g->w_off[k + 1] : r->kw->off[k + 1];
     while (b < e) {
         uint32_t m = b + (e - b) / 2;
-        uint32_t mt = g ? g->op_txn[g->w_op[m]] : r->kw_txn[m];
+        uint32_t mt = g ? g->op_txn[g->w_op[m]] : r->kw->wtx[m];
         if (mt == t)
             return true;
         if (mt < t)
@@ -370,7 +370,7 @@ static psi_status check_consistent(psi_resolver *r)
 }
 
 /* psi_hints_resolve and psi_hints_resolve_index: r names the history and
- * its writer lists (r->g's, or r->kw_off and r->kw_txn). */
+ * its writer lists (r->g's, or r->kw). */
 static psi_status resolve(psi_resolver *rp, psi_hints *out)
 {
     psi_resolver r = *rp;
@@ -424,33 +424,14 @@ psi_status psi_hints_resolve_index(const psi_history *h, const psi_index *idx,
     memset(out, 0, sizeof *out);
     /* each key's committed final writes by transaction, as the
      * polygraph's writer lists have them */
-    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d};
-    uint32_t *off = calloc((size_t)h->n_keys + 2, sizeof *off), *txn = NULL;
-    uint64_t n = 0;
-    for (uint32_t o = 0; off && o < h->n_ops; o++)
-        if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
-            (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) {
-            off[h->ops[o].key + 2]++;
-            n++;
-        }
-    if (off && n < UINT32_MAX)
-        txn = malloc((n ? n : 1) * sizeof *txn);
-    if (!txn) {
-        free(off);
-        return psi_diag_nomem(d, "reading the version order");
-    }
-    for (uint32_t k = 0; k < h->n_keys; k++)
-        off[k + 2] += off[k + 1];
-    for (uint32_t t = 0; t < h->n_txns; t++)
-        for (uint32_t o = h->txns[t].first_op; o < h->txns[t].first_op + h->txns[t].n_ops; o++)
-            if ((idx->op_info[o] & (PSI_OI_LIVE | PSI_OI_FINAL_WRITE)) ==
-                (PSI_OI_LIVE | PSI_OI_FINAL_WRITE))
-                txn[off[h->ops[o].key + 1]++] = t;
-    r.kw_off = off;
-    r.kw_txn = txn;
-    psi_status st = resolve(&r, out);
-    free(off);
-    free(txn);
+    psi_key_writers kw = {0};
+    psi_status st = psi_key_writers_build(h, idx, &kw)
+                        ? PSI_OK
+                        : psi_diag_nomem(d, "reading the version order");
+    psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d, .kw = &kw};
+    if (st == PSI_OK)
+        st = resolve(&r, out);
+    psi_key_writers_free(&kw);
     return st;
 }
 

@@ -24,6 +24,7 @@
 #include "core/index.h"
 #include "core/polygraph.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,19 @@ typedef struct psi_version_order {
 /* Entry i of chain c of vo as a name: (session id, transaction id) and
  * the line it is on. */
 psi_hint_txn psi_hint_chain_entry(const psi_version_order *vo, const psi_hint_chain *c, size_t i);
+
+/* Entry i of chain c, resolved in vo->named_in (c->txn): its transaction
+ * when a hint may name it (committed, or the recorded initial state),
+ * UINT32_MAX otherwise, as a look-up of its name answers. */
+static inline uint32_t psi_hint_resolved_txn(const psi_version_order *vo, const psi_hint_chain *c,
+                                             size_t i)
+{
+    assert(c->txn && vo->named_in && i < c->n);
+    uint32_t t = c->txn[i];
+    assert(t > 0 && t < vo->named_in->n_txns);
+    uint8_t s = vo->named_in->txns[t].status;
+    return s == PSI_TXN_COMMITTED || s == PSI_TXN_INITIAL ? t : UINT32_MAX;
+}
 
 /* One known WW edge: from is installed before to on dense key `key`, as
  * hint line `line` says (the first such line when several do). */

@@ -19,20 +19,12 @@ static bool named_write(const psi_index *idx, uint32_t o)
            (PSI_OI_LIVE | PSI_OI_FINAL_WRITE);
 }
 
-/* Key k's committed writers' final writes, sorted by transaction, as CSR
- * over dense keys: off[k]..off[k + 1] index into wop and wtx (wop's
- * transactions, for a binary search that stays in one array). Built only
- * for a transaction too large to scan (BIG_TXN). */
-typedef struct key_writers {
-    uint32_t *off, *wop, *wtx;
-} key_writers;
-
 /* Transactions with more operations than this are looked up in
- * key_writers instead of scanned: a chain per key naming a transaction
+ * psi_key_writers instead of scanned: a chain per key naming a transaction
  * that writes every key would make scanning quadratic. */
 #define BIG_TXN 64
 
-static bool key_writers_build(const psi_history *h, const psi_index *idx, key_writers *kw)
+bool psi_key_writers_build(const psi_history *h, const psi_index *idx, psi_key_writers *kw)
 {
     kw->off = calloc((size_t)h->n_keys + 2, sizeof *kw->off);
     uint64_t n = 0;
@@ -62,9 +54,17 @@ static bool key_writers_build(const psi_history *h, const psi_index *idx, key_wr
     return true;
 }
 
+void psi_key_writers_free(psi_key_writers *kw)
+{
+    free(kw->off);
+    free(kw->wop);
+    free(kw->wtx);
+    memset(kw, 0, sizeof *kw);
+}
+
 /* Committed transaction t's final write of key k, UINT32_MAX when it has
  * none (or when out of memory: *nomem set). */
-static uint32_t write_of(const psi_resolver *r, key_writers *kw, uint32_t t, uint32_t k,
+static uint32_t write_of(const psi_resolver *r, psi_key_writers *kw, uint32_t t, uint32_t k,
                          bool *nomem)
 {
     const psi_txn *tx = &r->h->txns[t];
@@ -74,7 +74,7 @@ static uint32_t write_of(const psi_resolver *r, key_writers *kw, uint32_t t, uin
                 return o;
         return UINT32_MAX;
     }
-    if (!kw->off && !key_writers_build(r->h, r->idx, kw)) {
+    if (!kw->off && !psi_key_writers_build(r->h, r->idx, kw)) {
         *nomem = true;
         return UINT32_MAX;
     }
@@ -235,7 +235,7 @@ enum { KEY_BARE = 0, KEY_CHAIN = 1, KEY_LONE = 2 };
  * a final write of t, or a key without a chain has a second writer: so
  * when every transaction has settled, each chain names each of its key's
  * committed writers exactly once. scratch: room for 3 * t's operations. */
-static bool settle_txn(psi_resolver *r, key_writers *kw, const txn_rec *x, uint32_t t,
+static bool settle_txn(psi_resolver *r, psi_key_writers *kw, const txn_rec *x, uint32_t t,
                        psi_hint_slot *nx, uint32_t *first, uint8_t *mark, uint32_t *scratch,
                        bool *nomem)
 {
@@ -308,7 +308,7 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
     assert(!vo->named_in || vo->named_in == h);
     /* a resolved order's entries need no id table (keys only) */
     psi_resolver r = {.h = h, .idx = idx, .vo = vo, .d = d, .keys_only = vo->named_in != NULL};
-    key_writers kw = {0};
+    psi_key_writers kw = {0};
     uint8_t *mark = calloc((size_t)h->n_keys + 1, 1); /* KEY_BARE ... */
     /* scratch: settle_txn's */
     txn_rec *rec = malloc(((size_t)h->n_txns + 1) * sizeof *rec);
@@ -368,9 +368,7 @@ psi_status psi_hints_next(const psi_history *h, const psi_index *idx, const psi_
         st = psi_diag_nomem(d, "reading the version order");
     *complete = ok && st == PSI_OK;
     psi_hints_close(&r);
-    free(kw.off);
-    free(kw.wop);
-    free(kw.wtx);
+    psi_key_writers_free(&kw);
     free(mark);
     free(rec);
     free(scratch);

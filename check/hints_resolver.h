@@ -16,6 +16,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Key k's committed writers' final writes, sorted by transaction, as CSR
+ * over dense keys: off[k]..off[k + 1] index into wop and wtx (wop's
+ * transactions, for a binary search that stays in one array). Owned by
+ * whoever builds it (psi_key_writers_free). */
+typedef struct psi_key_writers {
+    uint32_t *off, *wop, *wtx;
+} psi_key_writers;
+
+/* Builds kw from idx (false when out of memory; kw is then still the
+ * caller's to free). */
+bool psi_key_writers_build(const psi_history *h, const psi_index *idx, psi_key_writers *kw);
+void psi_key_writers_free(psi_key_writers *kw);
+
 typedef struct psi_resolver {
     const psi_history *h;
     const psi_polygraph *g; /* NULL in psi_hints_next, which has idx instead */
@@ -35,9 +48,9 @@ typedef struct psi_resolver {
      * ids are too sparse. */
     uint32_t *by_tid;
     uint64_t tid_min, tid_span;
-    /* psi_hints_resolve_index (no polygraph): key k's committed writers,
-     * ascending, kw_txn[kw_off[k] .. kw_off[k + 1]); NULL otherwise */
-    const uint32_t *kw_off, *kw_txn;
+    /* psi_hints_resolve_index (no polygraph): each key's committed
+     * writers (borrowed); NULL otherwise */
+    const psi_key_writers *kw;
     psi_key_lookup keys; /* by spelling or external integer */
     psi_hint_edge *e;    /* [cap_e]: one edge per consecutive pair of every chain */
     size_t n_e, cap_e;
@@ -61,10 +74,7 @@ static inline uint32_t psi_hints_entry_txn(psi_resolver *r, const psi_hint_chain
 {
     if (c->txn) {
         assert(r->vo->named_in == r->h);
-        uint32_t t = c->txn[i];
-        assert(t > 0 && t < r->h->n_txns);
-        uint8_t s = r->h->txns[t].status;
-        return s == PSI_TXN_COMMITTED || s == PSI_TXN_INITIAL ? t : UINT32_MAX;
+        return psi_hint_resolved_txn(r->vo, c, i);
     }
     return psi_hints_find_txn(r, c->tx[i].sid, c->tx[i].tid, nomem);
 }

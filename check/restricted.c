@@ -1,6 +1,7 @@
 /* The restricted problem tried first (see restricted.h). */
 #include "check/restricted.h"
 
+#include "core/prefetch.h"
 #include "core/vec.h"
 
 #include <assert.h>
@@ -200,11 +201,6 @@ static uint32_t slot_before(const est_item *kw, uint32_t m, double e, uint32_t g
 
 /* Reads ahead whose first writer slot a round prefetches. */
 #define EST_AHEAD 16u
-#if defined(__GNUC__)
-#define EST_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define EST_PREFETCH(p) ((void)(p))
-#endif
 
 /* c->smooth[f + i], for the session's n transactions from f: the sum of
  * val over positions i - w .. i + w divided by their reads' count
@@ -248,7 +244,7 @@ static void est_round(est_ctx *c, uint32_t smooth_w, double cap, double *resid)
             /* the place a read a little ahead looks at first (its key's
              * writers are seldom in the cache) */
             uint32_t ahead = i + EST_AHEAD;
-            EST_PREFETCH(&c->kw[c->koff[h->ops[c->reads[ahead]].key] + c->slot[ahead]]);
+            PSI_PREFETCH(&c->kw[c->koff[h->ops[c->reads[ahead]].key] + c->slot[ahead]]);
         }
         uint32_t o = c->reads[i], k = h->ops[o].key, t = c->idx->op_txn[o];
         uint32_t b = c->koff[k], m = c->koff[k + 1] - b;
@@ -489,9 +485,9 @@ static uint32_t choose(const psi_index *idx, const span_rec *sp, const psi_amb_r
         /* two steps ahead: a later candidate's transaction, and the span
          * of a nearer one's (both cache misses on large histories) */
         if (j + 2 * EST_AHEAD < r->n && cand[j + 2 * EST_AHEAD] != PSI_SRC_INIT)
-            EST_PREFETCH(&idx->op_txn[cand[j + 2 * EST_AHEAD]]);
+            PSI_PREFETCH(&idx->op_txn[cand[j + 2 * EST_AHEAD]]);
         if (j + EST_AHEAD < r->n && cand[j + EST_AHEAD] != PSI_SRC_INIT)
-            EST_PREFETCH(&sp[idx->op_txn[cand[j + EST_AHEAD]]]);
+            PSI_PREFETCH(&sp[idx->op_txn[cand[j + EST_AHEAD]]]);
         keep[j] = 0;
         buf->hi[j] = INFINITY; /* not before the window */
         if (cand[j] == PSI_SRC_INIT) {

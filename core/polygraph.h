@@ -44,6 +44,7 @@
 #include "core/history.h"
 #include "core/index.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -348,6 +349,8 @@ uint64_t psi_constraint_side_size(const psi_polygraph *g, const psi_constraint *
 /* How many keys constraint c (an element of g->cons) has. */
 static inline uint32_t psi_constraint_n_keys(const psi_polygraph *g, const psi_constraint *c)
 {
+    /* the count is read off the next constraint: a copy would read past it */
+    assert(c >= g->cons && c < g->cons + g->n_cons);
     uint64_t end = c + 1 < g->cons + g->n_cons ? c[1].first : g->n_ckeys;
     return (uint32_t)(end - c->first);
 }

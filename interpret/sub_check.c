@@ -176,12 +176,9 @@ static psi_status index_members(psi_subcheck_data *D, const psi_history *h, psi_
             const psi_hint_chain *ch = &D->chains[c];
             uint32_t t;
             if (ch->txn) {
-                /* the one transaction of that name: the table's answer
-                 * when committed (or the initial state) */
+                /* the one transaction of that name: the table's answer */
                 assert(D->vo && D->vo->named_in == h);
-                t = ch->txn[i];
-                if (h->txns[t].status != PSI_TXN_COMMITTED && h->txns[t].status != PSI_TXN_INITIAL)
-                    t = UINT32_MAX;
+                t = psi_hint_resolved_txn(D->vo, ch, i);
             } else {
                 t = psi_txn_lookup_find(&tl, ch->tx[i].sid, ch->tx[i].tid);
             }
